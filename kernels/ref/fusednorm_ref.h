@@ -1,0 +1,100 @@
+/*
+ * fusednorm_ref.h — the float64 reference, the naive fp32 baseline and the accuracy rules.
+ *
+ * One implementation used by the tests, the replay harness (verify/) and the bench, so that all
+ * three judge a result the same way. Everything here is host code on host buffers.
+ *
+ * Reference = float64 evaluation of the DESIGN.md formulas on the same (already rounded) inputs:
+ *   the storage rounding of s = RN(x + r) (fused add) and, for LLAMA casting, of the normalized
+ *   value RN(s * rstd) are part of the contract and are applied; everything else is float64.
+ * Naive fp32 = the same formulas in straightforward serial fp32 loops, rounded to the output dtype;
+ *   it is the "as accurate as fp32 math" yardstick for dx, dw and f32 outputs.
+ */
+#ifndef FUSEDNORM_REF_H_
+#define FUSEDNORM_REF_H_
+
+#include "kernels/include/fusednorm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- scalar conversions (round-to-nearest-even, NaN kept quiet) ---- */
+float fusednorm_half_to_float(uint16_t h);
+uint16_t fusednorm_float_to_half(float f);
+float fusednorm_bf16_to_float(uint16_t b);
+uint16_t fusednorm_float_to_bf16(float f);
+/* Element i of a buffer of `dtype` as double / stored from double with one correct rounding. */
+double fusednorm_load(const void *buf, fusednorm_dtype dtype, int64_t i);
+void fusednorm_store(void *buf, fusednorm_dtype dtype, int64_t i, double v);
+/* Round a double to `dtype` (one rounding: double -> f16/bf16 is done without double rounding). */
+double fusednorm_round_to(double v, fusednorm_dtype dtype);
+/* Distance in units in the last place of `dtype` between two values representable in it.
+ * Same NaN-ness and both NaN: 0; one NaN: INT64_MAX; +0 and -0 are 0 apart. */
+int64_t fusednorm_ulp_distance(double a, double b, fusednorm_dtype dtype);
+/* Size of one ulp of `dtype` at |v| (the spacing just above |v|; subnormal spacing near 0). */
+double fusednorm_ulp_of(double v, fusednorm_dtype dtype);
+
+/* ---- float64 reference ----
+ * Host buffers, strides as in fusednorm_fwd_args. Outputs are dense [rows x n] doubles
+ * (y, s = the normalized input after the fused add rounding, n = normalized value) and rstd[rows].
+ * Any output pointer may be NULL. Returns FUSEDNORM_OK or the validation status. */
+fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
+                                       double *y, double *s, double *rstd);
+/* dx (dense, includes ds for fused add) and dw[n] (unrounded sums) in float64. a->rstd is ignored:
+ * the reference recomputes rstd in float64 from s. */
+fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a,
+                                        double *dx, double *dw);
+
+/* ---- naive fp32 baseline (serial fp32 loops, outputs rounded to the output dtype) ----
+ * Writes into the buffers of `a` exactly like a backend would (dtype, strides). */
+fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a);
+/* a->rstd is recomputed by the naive forward formula from s, not read; workspace unused. */
+fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a);
+
+/* ---- error statistics of one tensor against its float64 reference ----
+ * Mergeable (sums, maxima) so ranks can combine them. */
+typedef struct {
+  int64_t count;            /* elements compared */
+  int64_t nonfinite_ref;    /* elements whose reference is NaN/Inf */
+  int64_t nan_mismatch;     /* NaN-ness or Inf differs from the rounded reference */
+  int64_t ulp_hist[4];      /* ulp distance to RN(ref): 0, 1, 2, >2 */
+  int64_t max_ulp;          /* largest ulp distance among finite elements */
+  double max_abs;           /* max |got - ref| over finite elements */
+  double max_rel;           /* max |got - ref| / |ref| over finite, nonzero ref */
+  double sum_sq_err;        /* sum (got - ref)^2 */
+  double sum_sq_ref;        /* sum ref^2 */
+  double max_excess;        /* max over elements of |got-ref| - ulp_of(ref): >0 means beyond 1 ulp */
+  int64_t worst_row, worst_col; /* coordinates of max_abs */
+  double worst_got, worst_ref;
+} fusednorm_err_stats;
+
+void fusednorm_err_stats_clear(fusednorm_err_stats *st);
+/* got: [rows x n] of `dtype` with row stride `stride`; ref: dense [rows x n] doubles.
+ * row0 is added to the reported worst_row (for row-split callers). Accumulates into *st. */
+void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm_dtype dtype,
+                             int64_t stride, const double *ref, int64_t rows, int64_t n,
+                             int64_t row0);
+void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from);
+double fusednorm_err_stats_rel_l2(const fusednorm_err_stats *st);
+
+/* ---- the accuracy rules of DESIGN.md ----
+ * Each returns 1 (pass) or 0 and writes a one-line reason (why it failed, or a summary) into
+ * `why` (may be NULL). `naive` is the naive fp32 baseline's stats on the same data.
+ *   y : 16-bit dtype: every element within 1 ulp of RN(ref) (LLAMA: plus the propagated 1 ulp of
+ *       the rounded intermediate); f32: the dx rule (fp32 math cannot promise 1 fp32 ulp).
+ *   dx: >= 99.9% within 1 ulp; max error <= 2 x naive max + 1 ulp; rel L2 <= 1.5 x naive's.
+ *   dw: 16-bit dtype: within 1 ulp of RN(ref); f32: max and rel L2 no worse than naive (with the
+ *       allowance documented in fusednorm_ref.c).
+ * Non-finite elements must match the reference's NaN/Inf pattern in every rule. */
+int fusednorm_rule_y(const fusednorm_problem *p, const fusednorm_err_stats *got,
+                     const fusednorm_err_stats *naive, char *why, size_t why_len);
+int fusednorm_rule_dx(const fusednorm_problem *p, const fusednorm_err_stats *got,
+                      const fusednorm_err_stats *naive, char *why, size_t why_len);
+int fusednorm_rule_dw(const fusednorm_problem *p, const fusednorm_err_stats *got,
+                      const fusednorm_err_stats *naive, char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FUSEDNORM_REF_H_ */

@@ -1,0 +1,45 @@
+/*
+ * engine.h — one check engine for every backend (CPU, CUDA, each forced mode).
+ *
+ * A backend is a struct of function pointers working on HOST buffers: a device backend copies
+ * inputs in, poisons its outputs (NaN bit patterns) before the run, runs, and copies outputs back.
+ * The engine draws fresh random inputs, runs forward and backward twice (bitwise determinism),
+ * computes the float64 reference and the naive fp32 baseline, and applies the DESIGN.md rules
+ * (kernels/ref/fusednorm_ref.h). Like nccl-tests: shared engine, short file per backend.
+ */
+#ifndef FUSEDNORM_TESTS_ENGINE_H_
+#define FUSEDNORM_TESTS_ENGINE_H_
+
+#include "kernels/include/fusednorm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  const char *name;
+  void *ctx;
+  /* Host-buffer forward/backward. The backend owns any workspace it needs. */
+  fusednorm_status (*forward)(void *ctx, const fusednorm_problem *p, const fusednorm_fwd_args *a);
+  fusednorm_status (*backward)(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a);
+} fn_backend;
+
+typedef struct {
+  int quick;            /* 1: a reduced matrix (smoke) */
+  int verbose;          /* print every case, not only failures */
+  uint64_t seed;        /* 0: from time (fresh inputs each run); the seed is printed */
+  fusednorm_mode mode;  /* forced into every problem (AUTO by default) */
+  const char *filter;   /* substring of the case name to run, or NULL */
+} fn_engine_opts;
+
+/* Runs the whole matrix of DESIGN.md/issue 2 on `b`; prints failures and a summary table.
+ * Returns the number of failed cases (0 = pass). */
+int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o);
+
+/* Parses --quick --verbose --seed=N --mode=NAME --filter=S; returns 0 or prints usage and 2. */
+int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
