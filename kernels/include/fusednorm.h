@@ -50,7 +50,8 @@ typedef enum {
   FUSEDNORM_ERR_MODE_UNSUPPORTED = 11, /* a forced mode cannot run this shape (e.g. row-packed, n > 1024) */
   FUSEDNORM_ERR_CUDA = 12,             /* a CUDA runtime call or launch failed (see fusednorm_cuda_error_string) */
   FUSEDNORM_ERR_NO_DEVICE = 13,        /* CUDA function called with no usable device */
-  FUSEDNORM_ERR_ALIASING = 14          /* an output overlaps an input in an unsupported way */
+  FUSEDNORM_ERR_ALIASING = 14,         /* an output overlaps an input in an unsupported way */
+  FUSEDNORM_ERR_OUT_OF_MEMORY = 15     /* CPU backend: per-thread scratch could not be allocated */
 } fusednorm_status;
 
 /* Readable, static, never NULL ("unknown status" for values outside the enum). */

@@ -30,11 +30,24 @@ typedef struct {
   uint64_t seed;        /* 0: from time (fresh inputs each run); the seed is printed */
   fusednorm_mode mode;  /* forced into every problem (AUTO by default) */
   const char *filter;   /* substring of the case name to run, or NULL */
+  int big;              /* 1: also the largest M x N pairs (4096 x 65536), off in CI for memory */
 } fn_engine_opts;
 
 /* Runs the whole matrix of DESIGN.md/issue 2 on `b`; prints failures and a summary table.
  * Returns the number of failed cases (0 = pass). */
 int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o);
+
+/* The C API entry points of one backend with the stream bound (CUDA adapters pass their stream).
+ * Used for the bad-argument checks, which must fail in validation before any memory is touched. */
+typedef struct {
+  const char *name;
+  fusednorm_status (*forward)(const fusednorm_problem *p, const fusednorm_fwd_args *a);
+  fusednorm_status (*backward)(const fusednorm_problem *p, const fusednorm_bwd_args *a);
+  fusednorm_status (*workspace_size)(const fusednorm_problem *p, size_t *bytes);
+} fn_api;
+
+/* Every bad argument returns its documented status (never a crash). Returns failures. */
+int fn_engine_check_bad_args(const fn_api *api);
 
 /* Parses --quick --verbose --seed=N --mode=NAME --filter=S; returns 0 or prints usage and 2. */
 int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o);

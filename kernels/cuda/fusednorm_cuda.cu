@@ -1,0 +1,310 @@
+/*
+ * fusednorm_cuda.cu — the CUDA entry points of fusednorm.h: validation (common.c), the per-device
+ * facts (queried once per device and cached), fusednorm_select_launch (select.c), then the
+ * launch of one kernel instance (rmsnorm_fwd.cu / rmsnorm_bwd.cu) on the caller's stream.
+ *
+ * Nothing here allocates or synchronizes: the only CUDA calls on the hot path are attribute reads
+ * (cached), cudaFuncSetAttribute (once per kernel and size) and the launches themselves, all of
+ * which are legal while a stream is being captured into a graph.
+ */
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+
+#include "kernels/cuda/launch_config.h"
+#include "kernels/cuda/rmsnorm_launch.h"
+#include "kernels/include/fusednorm.h"
+#include "kernels/src/common.h"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+/* The last CUDA failure on this thread, for fusednorm_cuda_error_string(). */
+thread_local char g_cuda_error[256] = "";
+
+fusednorm_status cuda_fail(cudaError_t err, const char *what) {
+  snprintf(g_cuda_error, sizeof g_cuda_error, "%s: %s (%s)", what, cudaGetErrorString(err),
+           cudaGetErrorName(err));
+  return FUSEDNORM_ERR_CUDA;
+}
+
+#define FN_CUDA_TRY(call)                                   \
+  do {                                                      \
+    cudaError_t err_ = (call);                              \
+    if (err_ != cudaSuccess) return cuda_fail(err_, #call); \
+  } while (0)
+
+constexpr int kMaxDevices = 64;
+std::atomic<int> g_info_ready[kMaxDevices];
+fusednorm_device_info g_info[kMaxDevices];
+
+/* Device facts, queried once per device (attribute reads only; no context-wide side effect). */
+fusednorm_status device_info(int device, fusednorm_device_info *out) {
+  if (device < 0) FN_CUDA_TRY(cudaGetDevice(&device));
+  if (device >= kMaxDevices) return FUSEDNORM_ERR_NO_DEVICE;
+  if (g_info_ready[device].load(std::memory_order_acquire)) {
+    *out = g_info[device];
+    return FUSEDNORM_OK;
+  }
+  fusednorm_device_info d;
+  int smem = 0;
+  cudaError_t err = cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (err == cudaErrorInvalidDevice || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
+    cuda_fail(err, "cudaDeviceGetAttribute");
+    return FUSEDNORM_ERR_NO_DEVICE;
+  }
+  if (err != cudaSuccess) return cuda_fail(err, "cudaDeviceGetAttribute(sm count)");
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device));
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&d.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&d.regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor, device));
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  d.smem_per_sm = (size_t)smem;
+  g_info[device] = d; /* identical values if two threads race here */
+  g_info_ready[device].store(1, std::memory_order_release);
+  *out = d;
+  return FUSEDNORM_OK;
+}
+
+/* cudaFuncSetAttribute once per (kernel, larger size): dynamic shared memory above 48 KB must be
+ * opted into per kernel. */
+fusednorm_status allow_smem(const void *kernel, size_t bytes) {
+  if (bytes <= 48 * 1024) return FUSEDNORM_OK;
+  static std::atomic<size_t> granted[2 * 3 * FN_NUM_CACHE + 1];
+  static std::atomic<const void *> keys[2 * 3 * FN_NUM_CACHE + 1];
+  int slot = -1;
+  for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); ++i) {
+    const void *k = keys[i].load();
+    if (k == kernel) { slot = i; break; }
+    if (k == nullptr) {
+      const void *expected = nullptr;
+      if (keys[i].compare_exchange_strong(expected, kernel) || expected == kernel) { slot = i; break; }
+    }
+  }
+  if (slot >= 0 && granted[slot].load() >= bytes) return FUSEDNORM_OK;
+  FN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  if (slot >= 0) granted[slot].store(bytes);
+  return FUSEDNORM_OK;
+}
+
+bool aligned16(const void *ptr, int64_t stride, size_t elem) {
+  return ptr == nullptr || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
+}
+
+/* Columns are int inside the kernels. */
+constexpr int64_t kMaxN = (int64_t)INT32_MAX - 65536;
+
+fusednorm_status launch(const void *kernel, const fusednorm_launch &l, size_t smem, void *params,
+                        cudaStream_t stream, const char *what) {
+  if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  cudaLaunchConfig_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.gridDim = dim3((unsigned)l.grid);
+  cfg.blockDim = dim3((unsigned)l.block_threads);
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (l.ctas_per_row > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = (unsigned)l.ctas_per_row;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
+  void *args[] = {params};
+  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, kernel, args));
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cuda_fail(err, what);
+  return FUSEDNORM_OK;
+}
+
+/* Shape facts common to both directions. */
+struct Shape {
+  int vec, team, chunk, cache;
+  int64_t slots;
+};
+
+Shape shape_of(const fusednorm_problem *p, const fusednorm_launch &l, int backward) {
+  Shape s;
+  s.vec = fn_vec_elems(p->x_dtype);
+  s.team = l.block_threads / (l.rows_per_cta > 0 ? l.rows_per_cta : 1);
+  s.chunk = (int)(l.ctas_per_row > 1 ? fn_cluster_chunk(p->n, l.ctas_per_row, s.vec) : p->n);
+  s.slots = (s.chunk + s.vec - 1) / s.vec;
+  s.cache = fn_cache_for(l.mode, backward, s.slots, s.team);
+  return s;
+}
+
+/* Backward plan: launch, shared memory and the workspace it needs. */
+struct BwdPlan {
+  fusednorm_launch l;
+  Shape sh;
+  int dw_smem;
+  size_t smem;
+  size_t ws_bytes; /* including 16 bytes of slack so a misaligned workspace can be aligned up */
+};
+
+/* Streamed columns' dw goes to shared memory up to this size; beyond it, to the workspace row
+ * (L2 read-modify-write; only reached for forced non-wide modes on rows > ~48K columns). */
+constexpr size_t kDwSmemMax = 96 * 1024;
+
+fusednorm_status plan_backward(const fusednorm_problem *p, int device, BwdPlan *plan) {
+  fusednorm_device_info info;
+  fusednorm_status st = device_info(device, &info);
+  if (st != FUSEDNORM_OK) return st;
+  st = fusednorm_select_launch(p, 1, &info, &plan->l);
+  if (st != FUSEDNORM_OK) return st;
+  plan->sh = shape_of(p, plan->l, 1);
+  plan->dw_smem = 1;
+  plan->smem = 0;
+  plan->ws_bytes = 0;
+  if (!p->has_weight) return FUSEDNORM_OK;
+  const int teams = plan->l.rows_per_cta > 0 ? plan->l.rows_per_cta : 1;
+  const int64_t cached_cols = (int64_t)plan->sh.cache * plan->sh.team * plan->sh.vec;
+  if (teams > 1) {
+    if (cached_cols < p->n) return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* select.c never does this */
+    plan->smem = (size_t)p->n * sizeof(float);
+  } else if (cached_cols < plan->sh.chunk) {
+    const size_t bytes = (size_t)(plan->sh.chunk - cached_cols) * sizeof(float);
+    plan->dw_smem = bytes <= kDwSmemMax;
+    plan->smem = plan->dw_smem ? bytes : 0;
+  }
+  plan->ws_bytes = (size_t)fn_partial_rows(&plan->l) * (size_t)p->n * sizeof(float) + 16;
+  return FUSEDNORM_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char *fusednorm_cuda_error_string(void) { return g_cuda_error; }
+
+int fusednorm_cuda_available(void) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return count > 0;
+}
+
+fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusednorm_fwd_args *a,
+                                        cudaStream_t stream) {
+  fusednorm_status st = fn_validate_forward(p, a);
+  if (st != FUSEDNORM_OK || p->rows == 0) return st;
+  if (p->n > kMaxN) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  fusednorm_device_info info;
+  st = device_info(-1, &info);
+  if (st != FUSEDNORM_OK) return st;
+  fusednorm_launch l;
+  st = fusednorm_select_launch(p, 0, &info, &l);
+  if (st != FUSEDNORM_OK) return st;
+  const Shape sh = shape_of(p, l, 0);
+  const size_t xs = fusednorm_dtype_size(p->x_dtype);
+  const bool fused = p->has_residual != 0;
+  const void *w = p->has_weight ? a->weight : nullptr;
+
+  fn::FwdParams k;
+  k.x = a->x; k.x_stride = a->x_stride;
+  k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;
+  k.w = w; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+  k.y = a->y; k.y_stride = a->y_stride;
+  k.ro = fused ? a->residual_out : nullptr; k.ro_stride = fused ? a->residual_out_stride : 0;
+  k.rstd = a->rstd;
+  k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
+  k.team = sh.team; k.cluster = l.ctas_per_row; k.chunk = sh.chunk;
+  k.aligned = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
+              (!fused || (aligned16(a->residual, a->residual_stride, xs) &&
+                          aligned16(a->residual_out, a->residual_out_stride, xs))) &&
+              aligned16(w, 0, 1);
+  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+  k.fused = fused;
+  return launch(fn::fwd_kernel(p->x_dtype, sh.cache), l, 0, &k, stream, "rms_norm_fwd launch");
+}
+
+fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem *p, int device,
+                                                        size_t *bytes) {
+  if (bytes == nullptr) return FUSEDNORM_ERR_NULL_POINTER;
+  fusednorm_status st = fn_validate_problem(p);
+  if (st != FUSEDNORM_OK) return st;
+  *bytes = 0;
+  if (!p->has_weight || p->rows == 0) return FUSEDNORM_OK;
+  if (p->n > kMaxN) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  BwdPlan plan;
+  st = plan_backward(p, device, &plan);
+  if (st == FUSEDNORM_OK) *bytes = plan.ws_bytes;
+  return st;
+}
+
+fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fusednorm_bwd_args *a,
+                                         cudaStream_t stream) {
+  fusednorm_status st = fn_validate_backward(p, a);
+  if (st != FUSEDNORM_OK) return st;
+  if (p->rows == 0) {
+    /* dw over zero rows is zeros (all-zero bits are +0 in every dtype). */
+    if (p->has_weight)
+      FN_CUDA_TRY(cudaMemsetAsync(a->dw, 0, (size_t)p->n * fusednorm_dtype_size(p->w_dtype), stream));
+    return FUSEDNORM_OK;
+  }
+  if (p->n > kMaxN) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  BwdPlan plan;
+  st = plan_backward(p, -1, &plan);
+  if (st != FUSEDNORM_OK) return st;
+  float *ws = nullptr;
+  if (p->has_weight) {
+    if (a->workspace == nullptr || a->workspace_bytes < plan.ws_bytes) return FUSEDNORM_ERR_WORKSPACE_TOO_SMALL;
+    ws = reinterpret_cast<float *>(((uintptr_t)a->workspace + 15) & ~(uintptr_t)15);
+  }
+  const size_t xs = fusednorm_dtype_size(p->x_dtype);
+  const void *w = p->has_weight ? a->weight : nullptr;
+  const void *ds = p->has_residual ? a->ds : nullptr;
+
+  fn::BwdParams k;
+  k.dy = a->dy; k.dy_stride = a->dy_stride;
+  k.s = a->s; k.s_stride = a->s_stride;
+  k.ds = ds; k.ds_stride = ds ? a->ds_stride : 0;
+  k.w = w; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+  k.rstd = a->rstd;
+  k.dx = a->dx; k.dx_stride = a->dx_stride;
+  k.ws = ws;
+  k.rows = p->rows; k.n = (int)p->n;
+  k.team = plan.sh.team; k.cluster = plan.l.ctas_per_row; k.chunk = plan.sh.chunk;
+  k.aligned = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
+              aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
+              aligned16(w, 0, 1);
+  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+  k.dw_smem = plan.dw_smem;
+
+  const void *kernel = fn::bwd_kernel(p->x_dtype, plan.sh.cache);
+  if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  st = allow_smem(kernel, plan.smem);
+  if (st != FUSEDNORM_OK) return st;
+  st = launch(kernel, plan.l, plan.smem, &k, stream, "rms_norm_bwd launch");
+  if (st != FUSEDNORM_OK || !p->has_weight) return st;
+
+  /* Fixed-order reduction of the partial rows into dw. */
+  const int64_t P = fn_partial_rows(&plan.l);
+  int n = (int)p->n;
+  void *dw = a->dw;
+  int wdt = (int)p->w_dtype;
+  fusednorm_launch r;
+  memset(&r, 0, sizeof r);
+  r.block_threads = fn::kDwReduceCols * fn::kDwReduceSlices;
+  r.grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
+  if (r.grid > 65535 * 16) r.grid = 65535 * 16; /* grid-stride over column blocks beyond */
+  r.ctas_per_row = 1;
+  const float *wsc = ws;
+  void *rargs[] = {&wsc, (void *)&P, &n, &dw, &wdt};
+  cudaLaunchConfig_t cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.gridDim = dim3((unsigned)r.grid);
+  cfg.blockDim = dim3((unsigned)r.block_threads);
+  cfg.stream = stream;
+  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");
+  return FUSEDNORM_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,84 @@
+/*
+ * launch_config.h — the facts about the compiled kernels that the pure selection heuristic
+ * (kernels/src/select.c, plain C) and the CUDA launchers (kernels/cuda/ files) must agree on.
+ *
+ * A kernel instance is (x dtype) x (register-cache size CACHE): each thread of a "team" owns the
+ * 16-byte vector slots k*team + lane (k < CACHE) of its row chunk and keeps them in registers
+ * between the reduction and the normalize pass; slots beyond team*CACHE are streamed (read
+ * twice, the second time from L2). CACHE = 0 is the pure reload variant. Everything else (team
+ * size, rows per CTA, cluster size, fused add, weight, casting, alignment) is a run-time argument,
+ * so the whole family is 3 x 5 instances per direction.
+ */
+#ifndef FUSEDNORM_CUDA_LAUNCH_CONFIG_H_
+#define FUSEDNORM_CUDA_LAUNCH_CONFIG_H_
+
+#include "kernels/include/fusednorm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Register-cache sizes that exist as template instances (index = position in the table). */
+#define FN_NUM_CACHE 5
+static const int fn_cache_sizes[FN_NUM_CACHE] = {0, 1, 2, 4, 8};
+
+/* __launch_bounds__ per cache size. They cap the registers per thread (65536 / threads); these
+ * bounds keep every instance spill-free (nvcc -Xptxas -v, see kernels/RESULTS.md), so the most
+ * elements one CTA can cache is threads * CACHE * vec = 2048 slots whatever CACHE is. */
+static inline int fn_max_threads(int backward, int cache) {
+  if (cache <= 2) return 1024;
+  if (cache == 4) return 512;
+  return backward ? 256 : 256;
+}
+
+/* Registers per thread by ptxas (sm_90a, nvcc 13.0), rounded up, used only to estimate how many
+ * CTAs are resident per SM for the persistent grid (the exact value matters little: a grid too
+ * large by a few CTAs costs a short second wave, never correctness). */
+static inline int fn_regs_estimate(int backward, int cache, int x_size) {
+  int per_slot = backward ? (x_size == 4 ? 12 : 16) : (x_size == 4 ? 8 : 12);
+  return 40 + per_slot * cache;
+}
+
+/* Elements per 16-byte vector. */
+static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
+
+/* Largest number of vector slots one CTA keeps in registers (all cache sizes agree). */
+#define FN_MAX_CACHED_SLOTS 2048
+/* Row-packed teams are at most a warp; n <= 1024 (the header's documented limit). */
+#define FN_ROW_PACKED_MAX_N 1024
+/* Largest cluster (CTAs per row) the wide mode uses: 8 is the portable maximum on sm_90. */
+#define FN_MAX_CLUSTER 8
+
+/* The cache size the kernel uses for a chunk of `slots` vector slots over `team` threads:
+ * the smallest instance that holds the whole chunk, or 8-or-less if it cannot (the rest streams);
+ * 0 for the reload mode. The launcher and select.c both call this, so they agree on what runs. */
+static inline int fn_cache_for(fusednorm_mode mode, int backward, int64_t slots, int team) {
+  int64_t per_thread;
+  int i;
+  if (mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) return 0;
+  per_thread = (slots + team - 1) / team;
+  for (i = 1; i < FN_NUM_CACHE; ++i)
+    if (per_thread <= fn_cache_sizes[i] && team <= fn_max_threads(backward, fn_cache_sizes[i]))
+      return fn_cache_sizes[i];
+  /* Does not fit: the largest cache this team size allows; the remainder is streamed. */
+  for (i = FN_NUM_CACHE - 1; i > 0; --i)
+    if (team <= fn_max_threads(backward, fn_cache_sizes[i])) return fn_cache_sizes[i];
+  return 0;
+}
+
+/* Columns of a row that one CTA of a cluster handles: a multiple of the vector width so that
+ * every CTA's slice starts aligned. */
+static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
+  int64_t c = (n + ctas_per_row - 1) / ctas_per_row;
+  return (c + vec - 1) / vec * vec;
+}
+
+/* Rows of fp32 partial dw the backward writes (one per CTA, or per cluster in the wide mode). */
+static inline int64_t fn_partial_rows(const fusednorm_launch *l) {
+  return l->grid / (l->ctas_per_row > 0 ? l->ctas_per_row : 1);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FUSEDNORM_CUDA_LAUNCH_CONFIG_H_ */

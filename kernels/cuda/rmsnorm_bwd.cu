@@ -1,0 +1,248 @@
+/*
+ * rmsnorm_bwd.cu — the RMSNorm backward family and the deterministic dw reduction.
+ *
+ * Same decomposition and mode table as rmsnorm_fwd.cu (one template rms_norm_bwd<T, CACHE>);
+ * the difference is the grid: every backward launch is bounded (persistent: one wave; the
+ * multi-wave modes: a few waves) because each row-processing unit (CTA, or cluster in the wide
+ * mode) owns one fp32 row of partial dw in the workspace: P = units rows of n floats.
+ *
+ * Per row, with rstd from the forward, n_j = s_j*rstd (LLAMA: RN_T(n_j), as the forward used it)
+ * and g_j = dy_j*(w_j+offset) (no weight: g = dy):
+ *   dx_j = RN_T(rstd*(g_j - n_j*mean(g*n)) [+ ds_j])      one rounding, ds only for fused add
+ *   dw_j += dy_j*n_j                                        fp32, in registers per thread
+ * dy and s of the cached slots stay in registers between the reduction and the dx pass; streamed
+ * slots are re-read (L2) and their dw accumulates in shared memory (or, for very wide chunks, in
+ * the unit's own workspace row). Every accumulation has a fixed order: a thread owns the same
+ * columns for every row and visits its rows in grid-stride order; row-packed teams are combined
+ * in team order; dw_reduce sums the P partial rows in fixed slices combined in slice order.
+ * Hence bitwise run-to-run determinism for a given device (P depends on the SM count).
+ */
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.h"
+
+namespace fn {
+
+/* sum over a slot of g*n, g = dy*(w+offset), n = s*rstd (LLAMA: rounded to T). */
+template <typename T>
+__device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
+                                          float rs, bool llama, float dot) {
+#pragma unroll
+  for (int e = 0; e < Vec<T>::N; ++e) {
+    float nrm = elem_f(sv, e) * rs;
+    if (llama) nrm = round_to<T>(nrm);
+    dot = fmaf(elem_f(dv, e) * wv[e], nrm, dot);
+  }
+  return dot;
+}
+
+/* dx of a slot, and dy*n added to dw. */
+template <typename T>
+__device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec<T> &sv, const Vec<T> &dsv,
+                                        bool has_ds, const float (&wv)[Vec<T>::N], float rs, float mean_gn,
+                                        bool llama, float (&dw)[Vec<T>::N]) {
+  constexpr int N = Vec<T>::N;
+  float f[N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    const float dy = elem_f(dv, e);
+    float nrm = elem_f(sv, e) * rs;
+    if (llama) nrm = round_to<T>(nrm);
+    float d = rs * (dy * wv[e] - nrm * mean_gn);
+    if (has_ds) d += elem_f(dsv, e);
+    f[e] = d;
+    dw[e] = fmaf(dy, nrm, dw[e]); /* unused (and dead) without weight */
+  }
+  from_floats(dxv, f);
+}
+
+template <typename T, int CACHE>
+__global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
+    rms_norm_bwd(const BwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  constexpr int C = CACHE > 0 ? CACHE : 1;
+  extern __shared__ float dyn_smem[];
+  __shared__ ReduceSmem red;
+  const Place pl = make_place(p.team, p.cluster, p.chunk, p.n);
+  const bool al = p.aligned != 0;
+  const bool has_w = p.ws != nullptr;
+  const int step = pl.team * N;
+  const int col0 = pl.c0 + pl.lane * N;
+  const int sbeg = pl.c0 + CACHE * step;         /* first streamed column of the chunk */
+  float *const wsrow = has_w ? p.ws + pl.unit * (int64_t)p.n : nullptr;
+  /* Streamed columns' dw, indexed by column - sbeg (only teams == 1 streams: select.c). */
+  float *const acc = !has_w || sbeg >= pl.c1 ? nullptr : (p.dw_smem ? dyn_smem : wsrow + sbeg);
+  if (acc != nullptr) {
+    for (int col = col0 + CACHE * step; col < pl.c1; col += step)
+      for (int e = 0; e < N && col + e < pl.c1; ++e) acc[col + e - sbeg] = 0.0f; /* own columns */
+  }
+
+  float dwc[C][N];
+#pragma unroll
+  for (int k = 0; k < C; ++k)
+#pragma unroll
+    for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
+
+  int parity = 0;
+  for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
+    const int64_t row = base + pl.team_idx;
+    const bool active = row < p.rows;
+    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
+    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
+    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
+    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+
+    V cdy[C], cs[C];
+    float dot = 0.0f, rs = 0.0f;
+    if (active) {
+      rs = p.rstd[row];
+#pragma unroll
+      for (int k = 0; k < CACHE; ++k) {
+        const int col = col0 + k * step;
+        if (col < pl.c1) {
+          load_slot(cdy[k], dyr, col, pl.c1, al);
+          load_slot(cs[k], sr, col, pl.c1, al);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < CACHE; ++k) {
+        const int col = col0 + k * step;
+        if (col < pl.c1) {
+          float wv[N];
+          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+          dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
+        }
+      }
+      for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+        V dv, sv;
+        float wv[N];
+        load_slot(dv, dyr, col, pl.c1, al);
+        load_slot(sv, sr, col, pl.c1, al);
+        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+        dot = slot_dot(dv, sv, wv, rs, p.llama, dot);
+      }
+    }
+    dot = team_sum(dot, pl.team, p.cluster, parity, red);
+    const float mean_gn = dot / (float)p.n;
+    if (!active) continue;
+
+#pragma unroll
+    for (int k = 0; k < CACHE; ++k) {
+      const int col = col0 + k * step;
+      if (col < pl.c1) {
+        float wv[N];
+        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al); /* L1 hit */
+        V dsv, dxv;
+        if (p.ds != nullptr) load_slot(dsv, dsr, col, pl.c1, al);
+        slot_dx(dxv, cdy[k], cs[k], dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwc[k]);
+        store_slot(dxr, dxv, col, pl.c1, al);
+      }
+    }
+    for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+      V dv, sv, dsv, dxv;
+      float wv[N], dwv[N];
+      load_slot(dv, dyr, col, pl.c1, al);
+      load_slot(sv, sr, col, pl.c1, al);
+      if (p.ds != nullptr) load_slot(dsv, dsr, col, pl.c1, al);
+      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+#pragma unroll
+      for (int e = 0; e < N; ++e) dwv[e] = 0.0f;
+      slot_dx(dxv, dv, sv, dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwv);
+      if (acc != nullptr) {
+#pragma unroll
+        for (int e = 0; e < N; ++e)
+          if (col + e < pl.c1) acc[col + e - sbeg] += dwv[e];
+      }
+      store_slot(dxr, dxv, col, pl.c1, al);
+    }
+  }
+
+  if (has_w) {
+    if (pl.teams == 1) {
+#pragma unroll
+      for (int k = 0; k < CACHE; ++k) {
+        const int col = col0 + k * step;
+#pragma unroll
+        for (int e = 0; e < N; ++e)
+          if (col + e < pl.c1) wsrow[col + e] = dwc[k][e];
+      }
+      if (acc != nullptr && p.dw_smem) {
+        for (int col = col0 + CACHE * step; col < pl.c1; col += step)
+          for (int e = 0; e < N && col + e < pl.c1; ++e) wsrow[col + e] = acc[col + e - sbeg];
+      }
+    } else {
+      /* Row-packed: every team covers the whole row in its cached slots; add the teams up in
+       * team order in shared memory (n floats), then write the CTA's partial row. */
+      for (int t = 0; t < pl.teams; ++t) {
+        if (pl.team_idx == t) {
+#pragma unroll
+          for (int k = 0; k < CACHE; ++k) {
+            const int col = col0 + k * step;
+#pragma unroll
+            for (int e = 0; e < N; ++e)
+              if (col + e < pl.c1) dyn_smem[col + e] = (t == 0 ? 0.0f : dyn_smem[col + e]) + dwc[k][e];
+          }
+        }
+        __syncthreads();
+      }
+      for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = dyn_smem[j];
+    }
+  }
+  if (p.cluster > 1) cg::this_cluster().sync();
+}
+
+/* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
+ * column (each summed in row order), combined in slice order. Depends only on (P, n). */
+__global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
+    dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
+  __shared__ float part[kDwReduceSlices][kDwReduceCols + 1];
+  const int lane = threadIdx.x % kDwReduceCols, slice = threadIdx.x / kDwReduceCols;
+  const int64_t p0 = P * slice / kDwReduceSlices, p1 = P * (slice + 1) / kDwReduceSlices;
+  for (int64_t cb = (int64_t)blockIdx.x * kDwReduceCols; cb < n; cb += (int64_t)gridDim.x * kDwReduceCols) {
+    const int64_t col = cb + lane;
+    float s = 0.0f;
+    if (col < n) {
+      const float *src = ws + col;
+#pragma unroll 8
+      for (int64_t u = p0; u < p1; ++u) s += src[u * n];
+    }
+    part[slice][lane] = s;
+    __syncthreads();
+    if (slice == 0 && col < n) {
+      float t = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kDwReduceSlices; ++i) t += part[i][lane];
+      switch (w_dtype) {
+        case FUSEDNORM_F32: static_cast<float *>(dw)[col] = t; break;
+        case FUSEDNORM_F16: static_cast<__half *>(dw)[col] = __float2half_rn(t); break;
+        default: static_cast<__nv_bfloat16 *>(dw)[col] = __float2bfloat16_rn(t); break;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <typename T>
+static const void *bwd_kernel_for(int cache) {
+  switch (cache) {
+    case 0: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 0>);
+    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 1>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 2>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 4>);
+    case 8: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 8>);
+  }
+  return nullptr;
+}
+
+const void *bwd_kernel(fusednorm_dtype x, int cache) {
+  switch (x) {
+    case FUSEDNORM_F32: return bwd_kernel_for<float>(cache);
+    case FUSEDNORM_F16: return bwd_kernel_for<__half>(cache);
+    case FUSEDNORM_BF16: return bwd_kernel_for<__nv_bfloat16>(cache);
+  }
+  return nullptr;
+}
+
+const void *dw_reduce_kernel() { return reinterpret_cast<const void *>(&dw_reduce); }
+
+}  // namespace fn

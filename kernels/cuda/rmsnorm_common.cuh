@@ -1,0 +1,236 @@
+/*
+ * rmsnorm_common.cuh — device building blocks shared by the forward and backward families:
+ * dtype conversion (round-to-nearest-even), 16-byte vector slots with an element-wise path for
+ * misaligned rows and the partial last vector, run-time weight dtype, and the fixed-order team /
+ * CTA / cluster sum (deterministic: the same tree for every run).
+ *
+ * Work decomposition used by every kernel (see launch_config.h):
+ *   team  = `team` consecutive threads normalizing one row chunk (team <= 32: a sub-warp, several
+ *           rows per CTA = row-packed; team == blockDim.x: one row per CTA);
+ *   chunk = the columns [c0, c1) of the row that this CTA handles (the whole row unless a
+ *           cluster of `cluster` CTAs splits it = wide mode);
+ *   slot  = 16 bytes of x; thread `lane` of a team owns slots lane, lane+team, lane+2*team, ...
+ *           of the chunk: the first CACHE of them live in registers, the rest are streamed.
+ */
+#ifndef FUSEDNORM_CUDA_RMSNORM_COMMON_CUH_
+#define FUSEDNORM_CUDA_RMSNORM_COMMON_CUH_
+
+#include <cooperative_groups.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "kernels/cuda/launch_config.h"
+#include "kernels/include/fusednorm.h"
+
+namespace fn {
+
+namespace cg = cooperative_groups;
+
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) {
+  return __float2bfloat16_rn(v);
+}
+/* Round an fp32 value to T and back (the LLAMA casting's intermediate rounding). */
+template <typename T> __device__ __forceinline__ float round_to(float v) { return to_f(from_f<T>(v)); }
+
+/* 16 bytes of T as four 32-bit words: keeping 16-bit data packed in 32-bit registers (rather
+ * than arrays of __nv_bfloat16) is what lets ptxas keep the register cache out of local memory. */
+template <typename T> struct Vec {
+  static constexpr int N = 16 / sizeof(T);
+  uint32_t w[4];
+};
+
+/* Element e of a slot as fp32 / the slot from N fp32 values rounded to T (RN-even). */
+__device__ __forceinline__ float elem_f(const Vec<float> &v, int e) { return __uint_as_float(v.w[e]); }
+__device__ __forceinline__ float elem_f(const Vec<__nv_bfloat16> &v, int e) {
+  return __uint_as_float((e & 1) ? (v.w[e >> 1] & 0xffff0000u) : (v.w[e >> 1] << 16));
+}
+__device__ __forceinline__ float elem_f(const Vec<__half> &v, int e) {
+  return __half2float(__ushort_as_half((unsigned short)(v.w[e >> 1] >> ((e & 1) * 16))));
+}
+__device__ __forceinline__ void set_pair(Vec<float> &v, int i, float a, float b) {
+  v.w[2 * i] = __float_as_uint(a);
+  v.w[2 * i + 1] = __float_as_uint(b);
+}
+__device__ __forceinline__ void set_pair(Vec<__nv_bfloat16> &v, int i, float a, float b) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(a, b); /* .x = a (low half), .y = b */
+  v.w[i] = *reinterpret_cast<uint32_t *>(&h);
+}
+__device__ __forceinline__ void set_pair(Vec<__half> &v, int i, float a, float b) {
+  __half2 h = __floats2half2_rn(a, b);
+  v.w[i] = *reinterpret_cast<uint32_t *>(&h);
+}
+template <typename T>
+__device__ __forceinline__ void from_floats(Vec<T> &v, const float (&f)[Vec<T>::N]) {
+#pragma unroll
+  for (int i = 0; i < Vec<T>::N / 2; ++i) set_pair(v, i, f[2 * i], f[2 * i + 1]);
+}
+template <typename T>
+__device__ __forceinline__ void to_floats(float (&f)[Vec<T>::N], const Vec<T> &v) {
+#pragma unroll
+  for (int e = 0; e < Vec<T>::N; ++e) f[e] = elem_f(v, e);
+}
+
+/* Load the slot starting at column `col` of `row` (elements col..col+N-1, those >= lim read as 0).
+ * `aligned`: every row start is 16-byte aligned, so a full slot is one 16-byte load; otherwise
+ * (misaligned pointer or stride, or the partial last slot) element by element. */
+template <typename T>
+__device__ __forceinline__ void load_slot(Vec<T> &out, const T *row, int col, int lim, bool aligned) {
+  constexpr int N = Vec<T>::N;
+  if (aligned && col + N <= lim) {
+    const uint4 u = *reinterpret_cast<const uint4 *>(row + col);
+    out.w[0] = u.x; out.w[1] = u.y; out.w[2] = u.z; out.w[3] = u.w;
+  } else if (sizeof(T) == 4) {
+    const uint32_t *p = reinterpret_cast<const uint32_t *>(row + col);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) out.w[e] = col + e < lim ? p[e] : 0u;
+  } else {
+    const uint16_t *p = reinterpret_cast<const uint16_t *>(row + col);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t lo = col + 2 * i < lim ? p[2 * i] : 0u;
+      const uint32_t hi = col + 2 * i + 1 < lim ? p[2 * i + 1] : 0u;
+      out.w[i] = lo | (hi << 16);
+    }
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void store_slot(T *row, const Vec<T> &in, int col, int lim, bool aligned) {
+  constexpr int N = Vec<T>::N;
+  if (aligned && col + N <= lim) {
+    *reinterpret_cast<uint4 *>(row + col) = make_uint4(in.w[0], in.w[1], in.w[2], in.w[3]);
+  } else if (sizeof(T) == 4) {
+    uint32_t *p = reinterpret_cast<uint32_t *>(row + col);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (col + e < lim) p[e] = in.w[e];
+  } else {
+    uint16_t *p = reinterpret_cast<uint16_t *>(row + col);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (col + e < lim) p[e] = (uint16_t)(in.w[e >> 1] >> ((e & 1) * 16));
+  }
+}
+
+/* The effective weight (w + offset) of N columns starting at `col`, in fp32; the weight dtype is
+ * a run-time argument (any x dtype with any w dtype without 9 template instances). No weight:
+ * 1 exactly, so y = RN(s * rstd) and g = dy need no separate code path. */
+template <int N>
+__device__ __forceinline__ void load_weight(float (&out)[N], const void *w, int w_dtype, float offset,
+                                            int col, int lim, bool aligned) {
+  if (w == nullptr) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = 1.0f;
+    return;
+  }
+  const bool full = aligned && col + N <= lim;
+  if (w_dtype == FUSEDNORM_F32) {
+    const float *wp = static_cast<const float *>(w) + col;
+    if (full) {
+#pragma unroll
+      for (int q = 0; q < N / 4; ++q) {
+        float4 f = reinterpret_cast<const float4 *>(wp)[q];
+        out[4 * q + 0] = f.x; out[4 * q + 1] = f.y; out[4 * q + 2] = f.z; out[4 * q + 3] = f.w;
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = col + e < lim ? wp[e] : 0.0f;
+    }
+  } else {
+    /* 16-bit weight: N * 2 bytes = 16 (N = 8) or 8 (N = 4) bytes per slot. */
+    const uint16_t *wp = static_cast<const uint16_t *>(w) + col;
+    uint16_t raw[N];
+    if (full && N == 8) {
+      *reinterpret_cast<uint4 *>(raw) = *reinterpret_cast<const uint4 *>(wp);
+    } else if (full && N == 4) {
+      *reinterpret_cast<uint2 *>(raw) = *reinterpret_cast<const uint2 *>(wp);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) raw[e] = col + e < lim ? wp[e] : 0;
+    }
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+      out[e] = w_dtype == FUSEDNORM_BF16 ? __bfloat162float(__ushort_as_bfloat16(raw[e]))
+                                         : __half2float(__ushort_as_half(raw[e]));
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] += offset;
+}
+
+/* Shared memory of the reductions: warp partials and the CTA's value for the cluster exchange,
+ * double-buffered by row parity so that one barrier per row suffices (a CTA writing the buffer of
+ * row i+2 has passed the barrier of row i+1, which every reader of row i also reached). */
+struct ReduceSmem {
+  float warp[2][32];
+  float cta[2];
+};
+
+/* Sum `v` over the team, then over the cluster, in a fixed order; every thread of the team gets
+ * the result. All threads of the CTA (cluster) must call it together (inactive teams pass 0). */
+__device__ __forceinline__ float team_sum(float v, int team, int cluster, int parity, ReduceSmem &sm) {
+  if (team <= 32) {
+    for (int off = team >> 1; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    return v; /* sub-warp teams never span CTAs (row-packed is never clustered) */
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  if ((threadIdx.x & 31) == 0) sm.warp[parity][warp] = v;
+  if (cluster > 1) {
+    __syncthreads();
+    float s = 0.0f;
+    for (int i = 0; i < nwarps; ++i) s += sm.warp[parity][i];
+    if (threadIdx.x == 0) sm.cta[parity] = s;
+    cg::cluster_group cl = cg::this_cluster();
+    cl.sync(); /* also a CTA barrier */
+    float t = 0.0f;
+    for (int r = 0; r < cluster; ++r) t += *cl.map_shared_rank(&sm.cta[parity], r);
+    return t;
+  }
+  __syncthreads();
+  float s = 0.0f;
+  for (int i = 0; i < nwarps; ++i) s += sm.warp[parity][i];
+  return s;
+}
+
+/* Where a CTA stands in the decomposition. */
+struct Place {
+  int team, lane, team_idx, teams; /* team size, thread within team, team within CTA */
+  int crank;                       /* CTA rank within its cluster (0 without clusters) */
+  int64_t unit, units;             /* row-processing unit (CTA or cluster) and their count */
+  int c0, c1;                      /* columns of this CTA */
+};
+
+__device__ __forceinline__ Place make_place(int team, int cluster, int chunk, int n) {
+  Place pl;
+  pl.team = team;
+  pl.team_idx = threadIdx.x / team;
+  pl.lane = threadIdx.x - pl.team_idx * team;
+  pl.teams = blockDim.x / team;
+  if (cluster > 1) {
+    pl.crank = (int)cg::this_cluster().block_rank();
+    pl.unit = blockIdx.x / cluster;
+    pl.units = gridDim.x / cluster;
+  } else {
+    pl.crank = 0;
+    pl.unit = blockIdx.x;
+    pl.units = gridDim.x;
+  }
+  pl.c0 = pl.crank * chunk;
+  pl.c1 = min(n, pl.c0 + chunk);
+  return pl;
+}
+
+}  // namespace fn
+
+#endif /* FUSEDNORM_CUDA_RMSNORM_COMMON_CUH_ */

@@ -1,0 +1,164 @@
+/*
+ * rmsnorm_fwd.cu — the RMSNorm forward family (plain and fused residual add).
+ *
+ * One kernel template, rms_norm_fwd<T, CACHE>, runs every mode; the mode is the launch shape
+ * (chosen by fusednorm_select_launch in kernels/src/select.c):
+ *
+ *   mode                team (threads/row)   CTAs per row   grid                     CACHE
+ *   persistent          whole CTA            1              SMs x resident CTAs      fits the row
+ *   multi_wave_cached   whole CTA            1              one CTA per row          fits the row
+ *   multi_wave_reload   whole CTA            1              one CTA per row          0 (row read twice)
+ *   row_packed          2..32 lanes          1              SMs x resident CTAs      fits the row
+ *   wide                whole CTA            2..8 (cluster) clusters x cluster size  fits the slice
+ *
+ * Contract per row (DESIGN.md): s = RN(x + r) (fused add; written to residual_out), rstd =
+ * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
+ * rsqrtf's ~2 ulp), y = RN(s*rstd*(w+offset)) or, LLAMA, RN(RN_T(s*rstd)*(w+offset)).
+ * Rows are visited grid-stride with 64-bit row offsets; columns are int (n < 2^31 - 2^16).
+ * The effective weight of the cached slots is loaded once per CTA and held in registers for all
+ * the rows that CTA normalizes (the persistent mode's saving); streamed slots re-read it (L1/L2).
+ * No allocation, no host synchronization: graph-capturable.
+ */
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.h"
+
+namespace fn {
+
+/* s of one slot: x, or for the fused add RN(x + r), which is also stored to residual_out.
+ * (fp32 addition then rounding to T is the correctly rounded sum: 24 >= 2p + 2 bits for bf16/f16,
+ * so the double rounding is innocuous.) */
+template <typename T>
+__device__ __forceinline__ void load_s(Vec<T> &sv, const FwdParams &p, const T *xr, const T *rr, T *ror,
+                                       int col, int lim, bool al) {
+  constexpr int N = Vec<T>::N;
+  load_slot(sv, xr, col, lim, al);
+  if (p.fused) {
+    Vec<T> rv;
+    load_slot(rv, rr, col, lim, al);
+    float f[N];
+#pragma unroll
+    for (int e = 0; e < N; ++e) f[e] = elem_f(sv, e) + elem_f(rv, e);
+    from_floats(sv, f);
+    store_slot(ror, sv, col, lim, al);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
+                                               float rstd, bool llama) {
+  constexpr int N = Vec<T>::N;
+  float f[N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    const float nrm = elem_f(sv, e) * rstd;
+    f[e] = (llama ? round_to<T>(nrm) : nrm) * wv[e];
+  }
+  from_floats(yv, f);
+}
+
+template <typename T, int CACHE>
+__global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
+    rms_norm_fwd(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  constexpr int C = CACHE > 0 ? CACHE : 1; /* array extents must be > 0 */
+  __shared__ ReduceSmem red;
+  const Place pl = make_place(p.team, p.cluster, p.chunk, p.n);
+  const bool al = p.aligned != 0;
+  const int step = pl.team * N;            /* columns between one thread's consecutive slots */
+  const int col0 = pl.c0 + pl.lane * N;    /* this thread's first slot */
+
+  float wc[C][N];
+#pragma unroll
+  for (int k = 0; k < CACHE; ++k) load_weight<N>(wc[k], p.w, p.w_dtype, p.offset, col0 + k * step, pl.c1, al);
+
+  int parity = 0;
+  for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
+    const int64_t row = base + pl.team_idx;
+    const bool active = row < p.rows;
+    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
+    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
+    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
+    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+
+    V cache[C];
+    float ss = 0.0f;
+    if (active) {
+      /* Pass 1: s and the sum of squares. All cached slots' loads are issued before first use. */
+#pragma unroll
+      for (int k = 0; k < CACHE; ++k) {
+        const int col = col0 + k * step;
+        if (col < pl.c1) load_s(cache[k], p, xr, rr, ror, col, pl.c1, al);
+      }
+#pragma unroll
+      for (int k = 0; k < CACHE; ++k) {
+        if (col0 + k * step < pl.c1) {
+#pragma unroll
+          for (int e = 0; e < N; ++e) {
+            const float f = elem_f(cache[k], e);
+            ss = fmaf(f, f, ss); /* columns past the end were loaded as 0 */
+          }
+        }
+      }
+      for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+        V sv;
+        load_s(sv, p, xr, rr, ror, col, pl.c1, al);
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const float f = elem_f(sv, e);
+          ss = fmaf(f, f, ss);
+        }
+      }
+    }
+    ss = team_sum(ss, pl.team, p.cluster, parity, red);
+    const float rstd = 1.0f / sqrtf(ss / (float)p.n + p.eps);
+    if (!active) continue;
+    if (p.rstd != nullptr && pl.crank == 0 && pl.lane == 0) p.rstd[row] = rstd;
+
+    /* Pass 2: y from the cached slots ... */
+#pragma unroll
+    for (int k = 0; k < CACHE; ++k) {
+      const int col = col0 + k * step;
+      if (col < pl.c1) {
+        V yv;
+        normalize_slot(yv, cache[k], wc[k], rstd, p.llama);
+        store_slot(yr, yv, col, pl.c1, al);
+      }
+    }
+    /* ... and from the streamed ones, re-read (fused add: the s this thread just stored). */
+    const T *sr = p.fused ? ror : xr;
+    for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+      V sv, yv;
+      float wv[N];
+      load_slot(sv, sr, col, pl.c1, al);
+      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+      normalize_slot(yv, sv, wv, rstd, p.llama);
+      store_slot(yr, yv, col, pl.c1, al);
+    }
+  }
+  /* No CTA may exit while a peer can still read its shared memory. */
+  if (p.cluster > 1) cg::this_cluster().sync();
+}
+
+template <typename T>
+static const void *fwd_kernel_for(int cache) {
+  switch (cache) {
+    case 0: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 0>);
+    case 1: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 1>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 2>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 4>);
+    case 8: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 8>);
+  }
+  return nullptr;
+}
+
+const void *fwd_kernel(fusednorm_dtype x, int cache) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_kernel_for<float>(cache);
+    case FUSEDNORM_F16: return fwd_kernel_for<__half>(cache);
+    case FUSEDNORM_BF16: return fwd_kernel_for<__nv_bfloat16>(cache);
+  }
+  return nullptr;
+}
+
+}  // namespace fn

@@ -1,0 +1,56 @@
+/*
+ * rmsnorm_launch.h — kernel parameter blocks and the kernel lookup shared by the kernel files and
+ * the launchers in fusednorm_cuda.cu (C++ only, internal).
+ */
+#ifndef FUSEDNORM_CUDA_RMSNORM_LAUNCH_H_
+#define FUSEDNORM_CUDA_RMSNORM_LAUNCH_H_
+
+#include <stdint.h>
+
+#include "kernels/include/fusednorm.h"
+
+namespace fn {
+
+/* Forward: everything a kernel instance needs at run time (passed by value, ~150 bytes). */
+struct FwdParams {
+  const void *x, *r, *w;
+  void *y, *ro;
+  float *rstd;                 /* may be NULL */
+  int64_t x_stride, r_stride, y_stride, ro_stride;
+  int64_t rows;
+  int n, w_dtype;
+  float offset, eps;
+  int team;                    /* threads per row: <= 32 (row-packed) or blockDim.x */
+  int cluster;                 /* CTAs per row (wide), else 1 */
+  int chunk;                   /* columns per CTA of a cluster (n when cluster == 1) */
+  int aligned;                 /* every row start and the weight are 16-byte aligned */
+  int llama, fused;
+};
+
+/* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
+ * unit u (a CTA, or a cluster in the wide mode) of dy * n, for every column. */
+struct BwdParams {
+  const void *dy, *s, *ds, *w;
+  const float *rstd;
+  void *dx;
+  float *ws;                   /* NULL without weight */
+  int64_t dy_stride, s_stride, ds_stride, dx_stride;
+  int64_t rows;
+  int n, w_dtype;
+  float offset;
+  int team, cluster, chunk, aligned, llama;
+  int dw_smem;                 /* streamed columns' dw accumulate in dynamic smem (1) or in the
+                                  unit's own workspace row in global memory (0) */
+};
+
+/* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
+const void *fwd_kernel(fusednorm_dtype x, int cache);
+const void *bwd_kernel(fusednorm_dtype x, int cache);
+/* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
+const void *dw_reduce_kernel();
+constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */
+constexpr int kDwReduceSlices = 16;  /* fixed slices of the partial rows per column */
+
+}  // namespace fn
+
+#endif /* FUSEDNORM_CUDA_RMSNORM_LAUNCH_H_ */

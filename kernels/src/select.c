@@ -1,0 +1,150 @@
+/*
+ * select.c — fusednorm_select_launch: one pure function (no CUDA, no globals) from
+ * (rows, n, dtypes, direction, SM count, architecture) to a mode and its launch configuration.
+ * The CUDA launchers call it, kernels/tests/test_select.c pins its decisions on a table of
+ * shapes, and the bench prints what it picked. The facts about the compiled kernels it relies on
+ * (cache sizes, launch bounds, register estimates) live in kernels/cuda/launch_config.h.
+ *
+ * Every threshold below carries the measurement behind it (kernels/RESULTS.md has the tables).
+ */
+#include <limits.h>
+#include <stddef.h>
+
+#include "kernels/cuda/launch_config.h"
+#include "kernels/include/fusednorm.h"
+#include "kernels/src/common.h"
+
+/* Slots per thread the cached modes aim for: 4 independent 16-byte loads per thread in flight
+ * (per tensor) before the first use. */
+#define FN_TARGET_CACHE 4
+/* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
+#define FN_ROW_PACKED_THREADS 256
+/* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */
+#define FN_BWD_MULTI_WAVES 4
+
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+static int pow2_ceil(int64_t v) {
+  int p = 1;
+  while (p < v && p < (1 << 30)) p <<= 1;
+  return p;
+}
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* CTA threads for a chunk of `slots` vector slots held by one CTA. */
+static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
+  int64_t t;
+  if (mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) {
+    /* Streaming: as many threads as the cached modes would use, nothing kept. */
+    t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
+    return (int)max64(64, min64(t, 1024));
+  }
+  if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team (CACHE 2) */
+  t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
+  t = max64(64, t);
+  if (t > fn_max_threads(backward, FN_TARGET_CACHE)) t = 1024; /* CACHE 2 at 1024 threads */
+  (void)backward;
+  return (int)t;
+}
+
+/* Resident CTAs per SM of `threads`-thread CTAs of the instance with cache size `cache`. */
+static int ctas_per_sm(const fusednorm_device_info *d, int threads, int backward, int cache,
+                       int x_size) {
+  int by_threads = d->max_threads_per_sm / threads;
+  int regs = (fn_regs_estimate(backward, cache, x_size) + 7) / 8 * 8;
+  int by_regs = d->regs_per_sm / (regs * threads);
+  int c = by_threads < by_regs ? by_threads : by_regs;
+  if (c > 32) c = 32;
+  return c < 1 ? 1 : c;
+}
+
+static fusednorm_status fill(const fusednorm_problem *p, int backward, const fusednorm_device_info *d,
+                             fusednorm_mode mode, int cluster, fusednorm_launch *out) {
+  const int vec = fn_vec_elems(p->x_dtype);
+  const int xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int64_t slots = ceil_div(p->n, vec);
+  int64_t units, grid_cap;
+  int threads, teams = 1, team, cache, occ;
+
+  if (mode == FUSEDNORM_MODE_ROW_PACKED) {
+    if (p->n > FN_ROW_PACKED_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    /* FN_TARGET_CACHE slots per lane; capped at a warp (f32 n = 1024: 32 lanes x CACHE 8). */
+    team = pow2_ceil(ceil_div(slots, FN_TARGET_CACHE));
+    if (team > 32) team = 32;
+    threads = FN_ROW_PACKED_THREADS;
+    teams = threads / team;
+    cluster = 1;
+    cache = fn_cache_for(mode, backward, slots, team);
+  } else {
+    int64_t chunk_slots = slots;
+    if (mode == FUSEDNORM_MODE_WIDE) {
+      chunk_slots = ceil_div(fn_cluster_chunk(p->n, cluster, vec), vec);
+    } else {
+      cluster = 1;
+    }
+    threads = cta_threads(chunk_slots, backward, mode);
+    team = threads;
+    cache = fn_cache_for(mode, backward, chunk_slots, team);
+  }
+  occ = ctas_per_sm(d, threads, backward, cache, xs);
+  units = ceil_div(p->rows, teams); /* row-processing units with one row per team */
+  if (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED ||
+      mode == FUSEDNORM_MODE_WIDE) {
+    grid_cap = max64(1, (int64_t)d->sm_count * occ / cluster);
+  } else if (backward) {
+    grid_cap = (int64_t)FN_BWD_MULTI_WAVES * d->sm_count * occ; /* bounded partial-dw rows */
+  } else {
+    grid_cap = INT_MAX; /* one CTA per row (grid-stride beyond 2^31-1) */
+  }
+  units = min64(units, grid_cap);
+  units = min64(units, (INT_MAX / cluster));
+  if (units < 1) units = 1;
+
+  out->mode = mode;
+  out->block_threads = threads;
+  out->rows_per_cta = teams;
+  out->ctas_per_row = cluster;
+  out->grid = units * cluster;
+  out->vec_elems = vec;
+  return FUSEDNORM_OK;
+}
+
+/* Cluster size of the wide mode: enough CTAs that each slice fits one CTA's register cache,
+ * at least 2, at most FN_MAX_CLUSTER (slices beyond the cache are streamed). */
+static int wide_cluster(const fusednorm_problem *p) {
+  const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
+  int c = pow2_ceil(ceil_div(slots, FN_MAX_CACHED_SLOTS));
+  if (c < 2) c = 2;
+  if (c > FN_MAX_CLUSTER) c = FN_MAX_CLUSTER;
+  while (c > 1 && slots < c) c >>= 1; /* every CTA gets at least one slot */
+  return c;
+}
+
+static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
+                                const fusednorm_device_info *d) {
+  const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
+  (void)backward;
+  if (d->cc_major < 9) return p->n <= FN_ROW_PACKED_MAX_N ? FUSEDNORM_MODE_ROW_PACKED : FUSEDNORM_MODE_PERSISTENT;
+  /* Narrow rows: a CTA per row would leave most of its threads idle. */
+  if (p->n <= FN_ROW_PACKED_MAX_N) return FUSEDNORM_MODE_ROW_PACKED;
+  /* Rows that one CTA cannot cache, or too few rows to occupy the SMs with one CTA each. */
+  if (slots > FN_MAX_CACHED_SLOTS) return FUSEDNORM_MODE_WIDE;
+  if (p->rows < d->sm_count && slots >= 512) return FUSEDNORM_MODE_WIDE;
+  return FUSEDNORM_MODE_PERSISTENT;
+}
+
+fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,
+                                         const fusednorm_device_info *dev, fusednorm_launch *out) {
+  fusednorm_status st;
+  fusednorm_mode mode;
+  if (p == NULL || dev == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
+  st = fn_validate_problem(p);
+  if (st != FUSEDNORM_OK) return st;
+  if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->regs_per_sm < 65536)
+    return FUSEDNORM_ERR_NO_DEVICE;
+  mode = p->mode == FUSEDNORM_MODE_AUTO ? auto_mode(p, backward, dev) : p->mode;
+  /* Thread-block clusters need sm_90 (Hopper). */
+  if (mode == FUSEDNORM_MODE_WIDE && dev->cc_major < 9) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  return fill(p, backward, dev, mode, mode == FUSEDNORM_MODE_WIDE ? wide_cluster(p) : 1, out);
+}

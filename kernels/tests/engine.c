@@ -1,0 +1,480 @@
+/*
+ * engine.c — the shared check engine (see engine.h). For each case of the matrix:
+ *   fresh random inputs (with special rows: zeros, ~1e-20, ~1e4, NaN, Inf) in row-strided
+ *   buffers whose padding holds a sentinel; outputs poisoned with NaN bit patterns;
+ *   forward twice (bitwise determinism) → y, residual_out, rstd checked against float64;
+ *   backward twice → dx, dw checked against float64; the naive fp32 baseline on the same data
+ *   sets the "as accurate as fp32 math" yardstick; padding must be untouched.
+ */
+#include "kernels/tests/engine.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/ref/fusednorm_ref.h"
+
+/* ---- random numbers (splitmix64) ------------------------------------------------------------ */
+static uint64_t rng_state;
+static uint64_t rng_next(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double rng_uniform(void) { return (double)(rng_next() >> 11) * 0x1p-53; }
+/* Approximately normal (Irwin-Hall of 4): cheap, bounded, never exactly zero in practice. */
+static double rng_normal(void) {
+  return (rng_uniform() + rng_uniform() + rng_uniform() + rng_uniform() - 2.0) * 1.7320508;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+#define SENTINEL 0x5a /* padding byte pattern; a backend that writes padding is caught */
+
+typedef struct {
+  void *data;
+  int64_t rows, n, stride;
+  fusednorm_dtype dtype;
+} mat;
+
+static size_t bytes_of(const mat *m) {
+  return (size_t)(m->rows > 0 ? m->rows : 1) * (size_t)m->stride * fusednorm_dtype_size(m->dtype);
+}
+
+static int mat_alloc(mat *m, int64_t rows, int64_t n, int64_t stride, fusednorm_dtype d) {
+  m->rows = rows, m->n = n, m->stride = stride, m->dtype = d;
+  m->data = malloc(bytes_of(m));
+  if (!m->data) return 0;
+  memset(m->data, SENTINEL, bytes_of(m));
+  return 1;
+}
+
+static void mat_fill(mat *m, double scale, double mean) {
+  for (int64_t i = 0; i < m->rows; ++i)
+    for (int64_t j = 0; j < m->n; ++j)
+      fusednorm_store(m->data, m->dtype, i * m->stride + j, mean + scale * rng_normal());
+}
+
+static void mat_poison(mat *m) {
+  for (int64_t i = 0; i < m->rows; ++i)
+    memset((char *)m->data + (size_t)i * m->stride * fusednorm_dtype_size(m->dtype), 0xff,
+           (size_t)m->n * fusednorm_dtype_size(m->dtype));
+}
+
+/* 1 if the padding (columns n..stride) of every row still holds the sentinel. */
+static int mat_padding_ok(const mat *m) {
+  size_t es = fusednorm_dtype_size(m->dtype);
+  for (int64_t i = 0; i < m->rows; ++i) {
+    const unsigned char *p = (const unsigned char *)m->data + ((size_t)i * m->stride + m->n) * es;
+    for (size_t k = 0; k < (size_t)(m->stride - m->n) * es; ++k)
+      if (p[k] != SENTINEL) return 0;
+  }
+  return 1;
+}
+
+static int mat_equal_bits(const mat *a, const mat *b) {
+  size_t es = fusednorm_dtype_size(a->dtype);
+  for (int64_t i = 0; i < a->rows; ++i)
+    if (memcmp((char *)a->data + (size_t)i * a->stride * es, (char *)b->data + (size_t)i * b->stride * es,
+               (size_t)a->n * es))
+      return 0;
+  return 1;
+}
+
+/* Special rows: exercise zero rows, tiny and large magnitudes and IEEE propagation. */
+static void plant_specials(mat *x, fusednorm_dtype d) {
+  if (x->rows < 6) return;
+  for (int64_t j = 0; j < x->n; ++j) {
+    fusednorm_store(x->data, d, 1 * x->stride + j, 0.0);
+    fusednorm_store(x->data, d, 2 * x->stride + j, 1e-20 * rng_normal());
+    fusednorm_store(x->data, d, 3 * x->stride + j, 1e4 * rng_normal());
+  }
+  fusednorm_store(x->data, d, 4 * x->stride + (x->n / 2), NAN);
+  fusednorm_store(x->data, d, 5 * x->stride + (x->n / 3), INFINITY);
+}
+
+/* ---- one case ------------------------------------------------------------------------------ */
+typedef struct {
+  int64_t rows, n;
+  fusednorm_dtype xd, wd;
+  fusednorm_casting cast;
+  float offset, eps;
+  int weight, residual, strided, specials;
+} case_t;
+
+static const char *cast_name(fusednorm_casting c) {
+  return c == FUSEDNORM_CAST_LLAMA ? "llama" : c == FUSEDNORM_CAST_GEMMA ? "gemma" : "fp32";
+}
+
+static void case_name(const case_t *c, char *buf, size_t len) {
+  snprintf(buf, len, "M=%" PRId64 " N=%" PRId64 " x=%s w=%s cast=%s off=%g eps=%g%s%s%s%s", c->rows,
+           c->n, fusednorm_dtype_name(c->xd), c->weight ? fusednorm_dtype_name(c->wd) : "none",
+           cast_name(c->cast), c->offset, c->eps, c->residual ? " +res" : "",
+           c->strided ? " strided" : "", c->specials ? " specials" : "", "");
+}
+
+typedef struct {
+  int failures;
+  int cases;
+  int64_t max_ulp_y[3];  /* per x dtype */
+  int64_t max_ulp_dx[3];
+  int64_t max_ulp_dw[3]; /* per w dtype */
+} tally;
+
+#define FAIL(...)                                  \
+  do {                                             \
+    printf("FAIL %s [%s]: ", name, b->name);       \
+    printf(__VA_ARGS__);                           \
+    printf("\n");                                  \
+    ok = 0;                                        \
+  } while (0)
+
+static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *c, tally *t) {
+  char name[256];
+  case_name(c, name, sizeof name);
+  if (o->filter && !strstr(name, o->filter)) return 1;
+  int ok = 1;
+  const int64_t M = c->rows, N = c->n;
+  /* Distinct strides per tensor catch a backend that uses one tensor's stride for another. */
+  const int64_t sin = c->strided ? N + 3 : N, sout = c->strided ? N + 5 : N;
+  fusednorm_problem p = fusednorm_problem_init(M, N, c->xd, c->wd);
+  p.casting = c->cast, p.offset = c->offset, p.eps = c->eps, p.has_weight = c->weight,
+  p.has_residual = c->residual, p.mode = o->mode;
+
+  mat x, r, w, y, y2, ro, ro2, naive_y, naive_ro, dy, ds, dx, dx2, dw, dw2, naive_dx, naive_dw;
+  mat *all[] = {&x, &r, &w, &y, &y2, &ro, &ro2, &naive_y, &naive_ro, &dy, &ds, &dx, &dx2, &dw,
+                &dw2, &naive_dx, &naive_dw};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) all[k]->data = NULL;
+  float *rstd = NULL, *rstd2 = NULL, *naive_rstd = NULL;
+  double *y_ref = NULL, *s_ref = NULL, *rstd_ref = NULL, *dx_ref = NULL, *dw_ref = NULL;
+  const fusednorm_dtype xd = c->xd, wd = c->wd;
+  int alloc_ok = mat_alloc(&x, M, N, sin, xd) && mat_alloc(&r, M, N, sin, xd) &&
+                 mat_alloc(&w, 1, N, N, wd) && mat_alloc(&y, M, N, sout, xd) &&
+                 mat_alloc(&y2, M, N, sout, xd) && mat_alloc(&ro, M, N, sout, xd) &&
+                 mat_alloc(&ro2, M, N, sout, xd) && mat_alloc(&naive_y, M, N, N, xd) &&
+                 mat_alloc(&naive_ro, M, N, N, xd) && mat_alloc(&dy, M, N, sin, xd) &&
+                 mat_alloc(&ds, M, N, sin, xd) && mat_alloc(&dx, M, N, sout, xd) &&
+                 mat_alloc(&dx2, M, N, sout, xd) && mat_alloc(&dw, 1, N, N, wd) &&
+                 mat_alloc(&dw2, 1, N, N, wd) && mat_alloc(&naive_dx, M, N, N, xd) &&
+                 mat_alloc(&naive_dw, 1, N, N, wd);
+  size_t mn = (size_t)(M > 0 ? M : 1) * (size_t)N;
+  rstd = malloc((size_t)(M + 1) * 4), rstd2 = malloc((size_t)(M + 1) * 4);
+  naive_rstd = malloc((size_t)(M + 1) * 4);
+  y_ref = malloc(mn * 8), s_ref = malloc(mn * 8), rstd_ref = malloc((size_t)(M + 1) * 8);
+  dx_ref = malloc(mn * 8), dw_ref = malloc((size_t)N * 8);
+  if (!alloc_ok || !rstd || !rstd2 || !naive_rstd || !y_ref || !s_ref || !rstd_ref || !dx_ref ||
+      !dw_ref) {
+    FAIL("out of host memory");
+    goto done;
+  }
+
+  /* Inputs: activations ~N(0,1), weights around 1 (never zero), gradients ~N(0,1). */
+  mat_fill(&x, 1.0, 0.0);
+  mat_fill(&r, 1.0, 0.0);
+  mat_fill(&w, 0.5, c->offset != 0.0f ? 0.0 : 1.0);
+  mat_fill(&dy, 1.0, 0.0);
+  mat_fill(&ds, 1.0, 0.0);
+  if (c->specials) plant_specials(&x, xd);
+
+  /* ---- forward ---- */
+  fusednorm_fwd_args fa = {x.data, sin, c->residual ? r.data : NULL, sin, c->weight ? w.data : NULL,
+                           y.data, sout, c->residual ? ro.data : NULL, sout, rstd};
+  mat_poison(&y), mat_poison(&ro);
+  for (int64_t i = 0; i < M; ++i) rstd[i] = NAN;
+  fusednorm_status st = b->forward(b->ctx, &p, &fa);
+  if (st != FUSEDNORM_OK) {
+    FAIL("forward returned %s", fusednorm_status_string(st));
+    goto done;
+  }
+  fusednorm_fwd_args fa2 = fa;
+  fa2.y = y2.data, fa2.residual_out = c->residual ? ro2.data : NULL, fa2.rstd = rstd2;
+  mat_poison(&y2), mat_poison(&ro2);
+  st = b->forward(b->ctx, &p, &fa2);
+  if (st != FUSEDNORM_OK) FAIL("second forward returned %s", fusednorm_status_string(st));
+  if (!mat_equal_bits(&y, &y2) || (c->residual && !mat_equal_bits(&ro, &ro2)) ||
+      (M && memcmp(rstd, rstd2, (size_t)M * 4)))
+    FAIL("forward is not bitwise deterministic");
+  if (!mat_padding_ok(&y) || (c->residual && !mat_padding_ok(&ro)))
+    FAIL("forward wrote into row padding");
+
+  fusednorm_ref_forward(&p, &fa, y_ref, s_ref, rstd_ref);
+  fusednorm_fwd_args na = fa;
+  na.y = naive_y.data, na.y_stride = N, na.residual_out = c->residual ? naive_ro.data : NULL;
+  na.residual_out_stride = N, na.rstd = naive_rstd;
+  fusednorm_naive_forward(&p, &na);
+
+  char why[512];
+  fusednorm_err_stats gs, ns;
+  fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
+  fusednorm_err_stats_add(&gs, y.data, xd, sout, y_ref, M, N, 0);
+  fusednorm_err_stats_add(&ns, naive_y.data, xd, N, y_ref, M, N, 0);
+  if (!fusednorm_rule_y(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
+  else if (o->verbose) printf("  %s\n", why);
+  if (gs.max_ulp > t->max_ulp_y[xd]) t->max_ulp_y[xd] = gs.max_ulp;
+  if (c->residual) { /* residual_out is the storage rounding of x + r: exact */
+    fusednorm_err_stats rs;
+    fusednorm_err_stats_clear(&rs);
+    fusednorm_err_stats_add(&rs, ro.data, xd, sout, s_ref, M, N, 0);
+    if (rs.nan_mismatch || rs.max_ulp != 0)
+      FAIL("residual_out differs from RN(x + r): max %" PRId64 " ulp, %" PRId64 " NaN mismatches",
+           rs.max_ulp, rs.nan_mismatch);
+  }
+  {
+    fusednorm_err_stats rg, rn;
+    fusednorm_err_stats_clear(&rg), fusednorm_err_stats_clear(&rn);
+    fusednorm_err_stats_add(&rg, rstd, FUSEDNORM_F32, 1, rstd_ref, M, 1, 0);
+    fusednorm_err_stats_add(&rn, naive_rstd, FUSEDNORM_F32, 1, rstd_ref, M, 1, 0);
+    fusednorm_problem pr = p;
+    pr.x_dtype = FUSEDNORM_F32;
+    if (!fusednorm_rule_dx(&pr, &rg, &rn, why, sizeof why)) FAIL("rstd: %s", why);
+  }
+
+  /* ---- backward: s is what the forward normalized (residual_out for fused add) ---- */
+  const mat *s_mat = c->residual ? &ro : &x;
+  size_t ws_bytes = 0;
+  fusednorm_bwd_args ba = {dy.data, sin, s_mat->data, s_mat->stride, c->residual ? ds.data : NULL,
+                           sin, c->weight ? w.data : NULL, rstd, dx.data, sout,
+                           c->weight ? dw.data : NULL, NULL, ws_bytes};
+  mat_poison(&dx), mat_poison(&dw);
+  st = b->backward(b->ctx, &p, &ba);
+  if (st != FUSEDNORM_OK) {
+    FAIL("backward returned %s", fusednorm_status_string(st));
+    goto done;
+  }
+  fusednorm_bwd_args ba2 = ba;
+  ba2.dx = dx2.data, ba2.dw = c->weight ? dw2.data : NULL;
+  mat_poison(&dx2), mat_poison(&dw2);
+  st = b->backward(b->ctx, &p, &ba2);
+  if (st != FUSEDNORM_OK) FAIL("second backward returned %s", fusednorm_status_string(st));
+  if (!mat_equal_bits(&dx, &dx2) || (c->weight && !mat_equal_bits(&dw, &dw2)))
+    FAIL("backward is not bitwise deterministic");
+  if (!mat_padding_ok(&dx)) FAIL("backward wrote into row padding");
+
+  fusednorm_ref_backward(&p, &ba, dx_ref, c->weight ? dw_ref : NULL);
+  fusednorm_bwd_args nb = ba;
+  nb.dx = naive_dx.data, nb.dx_stride = N, nb.dw = c->weight ? naive_dw.data : NULL;
+  fusednorm_naive_backward(&p, &nb);
+  fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
+  fusednorm_err_stats_add(&gs, dx.data, xd, sout, dx_ref, M, N, 0);
+  fusednorm_err_stats_add(&ns, naive_dx.data, xd, N, dx_ref, M, N, 0);
+  if (!fusednorm_rule_dx(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
+  else if (o->verbose) printf("  %s\n", why);
+  if (gs.max_ulp > t->max_ulp_dx[xd]) t->max_ulp_dx[xd] = gs.max_ulp;
+  if (c->weight) {
+    fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
+    fusednorm_err_stats_add(&gs, dw.data, wd, N, dw_ref, 1, N, 0);
+    fusednorm_err_stats_add(&ns, naive_dw.data, wd, N, dw_ref, 1, N, 0);
+    if (!fusednorm_rule_dw(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
+    else if (o->verbose) printf("  %s\n", why);
+    if (gs.max_ulp > t->max_ulp_dw[wd]) t->max_ulp_dw[wd] = gs.max_ulp;
+  }
+
+done:
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]->data);
+  free(rstd), free(rstd2), free(naive_rstd), free(y_ref), free(s_ref), free(rstd_ref), free(dx_ref);
+  free(dw_ref);
+  if (o->verbose) printf("%s %s\n", ok ? "ok  " : "FAIL", name);
+  t->cases++;
+  if (!ok) t->failures++;
+  return ok;
+}
+
+/* ---- the matrix ----------------------------------------------------------------------------- */
+typedef struct {
+  fusednorm_dtype xd, wd;
+} dtype_pair;
+static const dtype_pair kDtypes[] = {{FUSEDNORM_F32, FUSEDNORM_F32}, {FUSEDNORM_F16, FUSEDNORM_F16},
+                                     {FUSEDNORM_BF16, FUSEDNORM_BF16}, {FUSEDNORM_BF16, FUSEDNORM_F32},
+                                     {FUSEDNORM_F16, FUSEDNORM_F32}};
+typedef struct {
+  int weight;
+  fusednorm_casting cast;
+  float offset;
+} flavour;
+static const flavour kFlavours[] = {{1, FUSEDNORM_CAST_FP32, 0.0f}, {1, FUSEDNORM_CAST_FP32, 1.0f},
+                                    {1, FUSEDNORM_CAST_LLAMA, 0.0f}, {1, FUSEDNORM_CAST_GEMMA, 1.0f},
+                                    {0, FUSEDNORM_CAST_FP32, 0.0f}, {0, FUSEDNORM_CAST_LLAMA, 0.0f}};
+#define N_DT (int)(sizeof kDtypes / sizeof *kDtypes)
+#define N_FL (int)(sizeof kFlavours / sizeof *kFlavours)
+#define N_VARIANTS (N_DT * N_FL * 2) /* x2: plain / fused add */
+
+static case_t variant(int64_t M, int64_t N, int v) {
+  case_t c;
+  memset(&c, 0, sizeof c);
+  c.rows = M, c.n = N;
+  c.xd = kDtypes[v % N_DT].xd, c.wd = kDtypes[v % N_DT].wd;
+  const flavour *f = &kFlavours[(v / N_DT) % N_FL];
+  c.weight = f->weight, c.cast = f->cast, c.offset = f->offset;
+  c.residual = (v / (N_DT * N_FL)) % 2;
+  c.strided = (v / 3) % 2;   /* decorrelated from the other bits */
+  c.specials = (v / 2) % 2;
+  c.eps = (v % 7 == 3) ? 0.0f : 1e-6f; /* eps = 0 is legal; zero rows then give NaN like fp64 */
+  return c;
+}
+
+int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
+  static const int64_t Ms[] = {0, 1, 7, 199, 4096};
+  static const int64_t Ns[] = {1, 7, 64, 127, 128, 1000, 2880, 4096, 8192, 65536};
+  rng_state = o->seed ? o->seed : ((uint64_t)time(NULL) ^ ((uint64_t)clock() << 32));
+  printf("[%s] seed=%" PRIu64 " mode=%s%s\n", b->name, rng_state, fusednorm_mode_name(o->mode),
+         o->quick ? " (quick)" : "");
+  tally t;
+  memset(&t, 0, sizeof t);
+  int shape_idx = 0;
+  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; ++mi)
+    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ++ni, ++shape_idx) {
+      int64_t M = Ms[mi], N = Ns[ni], e = M * N;
+      if (e > (1 << 25) && !o->big) continue; /* 4096 x 65536: GPU suite (--big) only */
+      /* Every variant on small shapes; on larger ones a rotating subset, so that every variant
+       * still meets large shapes somewhere in the matrix. */
+      int count = e <= (1 << 16) ? N_VARIANTS : e <= (1 << 20) ? 12 : e <= (1 << 23) ? 4 : 2;
+      if (o->quick) count = e <= (1 << 14) ? 12 : e <= (1 << 20) ? 3 : 1;
+      for (int k = 0; k < count; ++k) {
+        int v = (shape_idx * 7 + k * (N_VARIANTS / count + 1)) % N_VARIANTS;
+        if (count == N_VARIANTS) v = k;
+        case_t c = variant(M, N, v);
+        run_case(b, o, &c, &t);
+      }
+    }
+  printf("[%s] %-6s %10s %10s %10s\n", b->name, "dtype", "max ulp y", "max ulp dx", "max ulp dw");
+  printf("[%s] %-6s %10s %10s %10s\n", b->name, "", "(ulp)", "(ulp)", "(ulp)");
+  for (int d = 0; d < 3; ++d)
+    printf("[%s] %-6s %10" PRId64 " %10" PRId64 " %10" PRId64 "\n", b->name,
+           fusednorm_dtype_name((fusednorm_dtype)d), t.max_ulp_y[d], t.max_ulp_dx[d], t.max_ulp_dw[d]);
+  printf("[%s] %d cases, %d failed: %s\n", b->name, t.cases, t.failures, t.failures ? "FAILED" : "OK");
+  return t.failures;
+}
+
+/* ---- bad arguments ---------------------------------------------------------------------------- */
+int fn_engine_check_bad_args(const fn_api *api) {
+  int fails = 0;
+  float xbuf[64], ybuf[64], rbuf[64], wbuf[64], rs[8], ws[1024];
+  for (int i = 0; i < 64; ++i) xbuf[i] = rbuf[i] = wbuf[i] = (float)(i % 5) + 0.5f;
+  for (int i = 0; i < 8; ++i) rs[i] = 1.0f;
+#define EXPECT(call, want)                                                                  \
+  do {                                                                                      \
+    fusednorm_status got_ = (call);                                                         \
+    if (got_ != (want)) {                                                                   \
+      printf("FAIL [%s] %s:%d: %s returned %s, want %s\n", api->name, __FILE__, __LINE__,   \
+             #call, fusednorm_status_string(got_), fusednorm_status_string(want));          \
+      fails++;                                                                              \
+    }                                                                                       \
+  } while (0)
+  const fusednorm_problem good = fusednorm_problem_init(2, 8, FUSEDNORM_F32, FUSEDNORM_F32);
+  const fusednorm_fwd_args fa = {xbuf, 8, NULL, 0, wbuf, ybuf, 8, NULL, 0, rs};
+  fusednorm_problem p;
+  fusednorm_fwd_args f;
+  size_t bytes;
+  EXPECT(api->forward(NULL, &fa), FUSEDNORM_ERR_NULL_POINTER);
+  EXPECT(api->forward(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
+  p = good, p.rows = -1;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_SHAPE);
+  p = good, p.n = 0;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_SHAPE);
+  p = good, p.x_dtype = (fusednorm_dtype)7;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_DTYPE);
+  p = good, p.w_dtype = (fusednorm_dtype)-1;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_DTYPE);
+  p = good, p.casting = (fusednorm_casting)3;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_CASTING);
+  p = good, p.mode = FUSEDNORM_MODE_COUNT_;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_MODE);
+  p = good, p.eps = -1e-6f;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
+  p = good, p.eps = NAN;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
+  p = good, p.eps = INFINITY;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
+  p = good, p.offset = NAN;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_OFFSET);
+  f = fa, f.x = NULL;
+  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_NULL_POINTER);
+  f = fa, f.y = NULL;
+  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_NULL_POINTER);
+  f = fa, f.weight = NULL;
+  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_MISSING_OUTPUT);
+  f = fa, f.x_stride = 7;
+  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_BAD_STRIDE);
+  f = fa, f.y_stride = -8;
+  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_BAD_STRIDE);
+  p = good, p.rows = INT64_MAX / 4;
+  f = fa, f.x_stride = 64;
+  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_BAD_STRIDE); /* rows*stride overflows int64 */
+  p = good, p.has_residual = 1;
+  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_MISSING_OUTPUT);
+  f = fa, f.residual = rbuf, f.residual_stride = 8;
+  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_MISSING_OUTPUT); /* no residual_out */
+  f.residual_out = rbuf, f.residual_out_stride = 4;
+  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_BAD_STRIDE);
+  p = good, p.rows = 0;
+  f = fa, f.x = NULL, f.y = NULL;
+  EXPECT(api->forward(&p, &f), FUSEDNORM_OK); /* zero rows: nothing touched */
+
+  fusednorm_bwd_args ba = {xbuf, 8, xbuf, 8, NULL, 0, wbuf, rs, ybuf, 8, rbuf, ws, sizeof ws};
+  fusednorm_bwd_args bb;
+  EXPECT(api->backward(NULL, &ba), FUSEDNORM_ERR_NULL_POINTER);
+  EXPECT(api->backward(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
+  bb = ba, bb.rstd = NULL;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_MISSING_OUTPUT);
+  bb = ba, bb.dw = NULL;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_MISSING_OUTPUT);
+  bb = ba, bb.dy = NULL;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_NULL_POINTER);
+  bb = ba, bb.s_stride = 3;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_BAD_STRIDE);
+  bb = ba, bb.ds = xbuf, bb.ds_stride = 2;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_BAD_STRIDE);
+  bb = ba, bb.workspace_bytes = 0;
+  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_WORKSPACE_TOO_SMALL);
+  p = good, p.eps = -1.0f;
+  EXPECT(api->backward(&p, &ba), FUSEDNORM_ERR_BAD_EPS);
+  EXPECT(api->workspace_size(NULL, &bytes), FUSEDNORM_ERR_NULL_POINTER);
+  EXPECT(api->workspace_size(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
+  p = good, p.n = -3;
+  EXPECT(api->workspace_size(&p, &bytes), FUSEDNORM_ERR_BAD_SHAPE);
+  EXPECT(api->workspace_size(&good, &bytes), FUSEDNORM_OK);
+  if (fusednorm_status_string((fusednorm_status)999) == NULL) {
+    printf("FAIL status string of an unknown status is NULL\n");
+    fails++;
+  }
+  for (int s = 0; s <= FUSEDNORM_ERR_OUT_OF_MEMORY; ++s)
+    if (!strcmp(fusednorm_status_string((fusednorm_status)s), "unknown status")) {
+      printf("FAIL status %d has no string\n", s);
+      fails++;
+    }
+  printf("[%s] bad-argument checks: %s\n", api->name, fails ? "FAILED" : "OK");
+  return fails;
+#undef EXPECT
+}
+
+int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->mode = FUSEDNORM_MODE_AUTO;
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--quick")) o->quick = 1;
+    else if (!strcmp(a, "--verbose")) o->verbose = 1;
+    else if (!strcmp(a, "--big")) o->big = 1;
+    else if (!strncmp(a, "--seed=", 7)) o->seed = strtoull(a + 7, NULL, 10);
+    else if (!strncmp(a, "--filter=", 9)) o->filter = a + 9;
+    else if (!strncmp(a, "--mode=", 7)) {
+      int found = 0;
+      for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m)
+        if (!strcmp(a + 7, fusednorm_mode_name((fusednorm_mode)m))) o->mode = (fusednorm_mode)m, found = 1;
+      if (!found) {
+        fprintf(stderr, "unknown mode '%s'\n", a + 7);
+        return 2;
+      }
+    } else {
+      fprintf(stderr,
+              "usage: %s [--quick] [--verbose] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT]\n"
+              "unknown argument '%s'\n",
+              argv[0], a);
+      return 2;
+    }
+  }
+  return 0;
+}

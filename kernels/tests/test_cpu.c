@@ -1,0 +1,77 @@
+/* test_cpu.c — the check engine over the CPU backend, plus determinism across thread counts. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/ref/fusednorm_ref.h"
+#include "kernels/tests/engine.h"
+
+static fusednorm_status cpu_forward(void *ctx, const fusednorm_problem *p,
+                                    const fusednorm_fwd_args *a) {
+  (void)ctx;
+  return fusednorm_forward_cpu(p, a);
+}
+
+static fusednorm_status cpu_backward(void *ctx, const fusednorm_problem *p,
+                                     const fusednorm_bwd_args *a) {
+  (void)ctx;
+  size_t bytes = 0;
+  fusednorm_status st = fusednorm_backward_workspace_size_cpu(p, &bytes);
+  if (st != FUSEDNORM_OK) return st;
+  void *ws = bytes ? malloc(bytes) : NULL;
+  if (bytes && !ws) return FUSEDNORM_ERR_OUT_OF_MEMORY;
+  if (ws) memset(ws, 0xff, bytes); /* stale partials must never leak into dw */
+  fusednorm_bwd_args b = *a;
+  b.workspace = ws, b.workspace_bytes = bytes;
+  st = fusednorm_backward_cpu(p, &b);
+  free(ws);
+  return st;
+}
+
+/* dw and dx must be bitwise identical for 1, 2, 3 and 7 threads (chunking depends on rows only). */
+static int check_thread_invariance(void) {
+  const int64_t M = 1000, N = 777;
+  fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_F32);
+  uint16_t *x = malloc(M * N * 2), *dy = malloc(M * N * 2), *y = malloc(M * N * 2);
+  uint16_t *dx[4];
+  float *w = malloc(N * 4), *rstd = malloc(M * 4), *dw[4];
+  size_t bytes;
+  fusednorm_backward_workspace_size_cpu(&p, &bytes);
+  void *ws = malloc(bytes);
+  uint64_t s = 12345;
+  for (int64_t i = 0; i < M * N; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = fusednorm_float_to_bf16((float)((int)(s >> 40) % 2001 - 1000) / 300.0f);
+    dy[i] = fusednorm_float_to_bf16((float)((int)(s >> 20) % 2001 - 1000) / 500.0f);
+  }
+  for (int64_t j = 0; j < N; ++j) w[j] = 1.0f + (float)(j % 13) / 17.0f;
+  fusednorm_fwd_args fa = {x, N, NULL, 0, w, y, N, NULL, 0, rstd};
+  int fails = fusednorm_forward_cpu(&p, &fa) != FUSEDNORM_OK;
+  const int threads[4] = {1, 2, 3, 7};
+  for (int t = 0; t < 4; ++t) {
+    omp_set_num_threads(threads[t]);
+    dx[t] = malloc(M * N * 2), dw[t] = malloc(N * 4);
+    fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, w, rstd, dx[t], N, dw[t], ws, bytes};
+    fails += fusednorm_backward_cpu(&p, &ba) != FUSEDNORM_OK;
+    if (t && (memcmp(dx[0], dx[t], M * N * 2) || memcmp(dw[0], dw[t], N * 4))) {
+      printf("FAIL backward differs between 1 and %d threads\n", threads[t]);
+      fails++;
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  printf("[cpu] thread-count invariance (1/2/3/7 threads): %s\n", fails ? "FAILED" : "OK");
+  for (int t = 0; t < 4; ++t) free(dx[t]), free(dw[t]);
+  free(x), free(dy), free(y), free(w), free(rstd), free(ws);
+  return fails;
+}
+
+int main(int argc, char **argv) {
+  fn_engine_opts o;
+  if (fn_engine_parse_args(argc, argv, &o)) return 2;
+  fn_backend cpu = {"cpu", NULL, cpu_forward, cpu_backward};
+  int fails = check_thread_invariance();
+  fails += fn_engine_run_matrix(&cpu, &o);
+  printf("test_cpu: %s\n", fails ? "FAILED" : "OK");
+  return fails ? 1 : 0;
+}
