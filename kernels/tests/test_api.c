@@ -1,0 +1,122 @@
+/* test_api.c — the C API's contract on the CPU backend (every bad argument → its status), and
+ * unit tests of the reference library itself: conversions (exhaustive over 16-bit patterns),
+ * rounding, ulp distances and the error statistics on synthetic data with known errors. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/ref/fusednorm_ref.h"
+#include "kernels/tests/engine.h"
+
+static int fails;
+#define CHECK(cond, ...)                                          \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);      \
+      printf(__VA_ARGS__);                                        \
+      printf("\n");                                               \
+      fails++;                                                    \
+    }                                                             \
+  } while (0)
+
+static fusednorm_status ws_cpu(const fusednorm_problem *p, size_t *b) {
+  return fusednorm_backward_workspace_size_cpu(p, b);
+}
+
+/* Every 16-bit pattern: to float and back is the identity (NaNs stay NaN). */
+static void test_roundtrip_16(void) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    float f = fusednorm_half_to_float((uint16_t)h);
+    uint16_t back = fusednorm_float_to_half(f);
+    if (isnan(f)) CHECK(isnan(fusednorm_half_to_float(back)), "half %04x", h);
+    else CHECK(back == h, "half %04x -> %g -> %04x", h, f, back);
+    float g = fusednorm_bf16_to_float((uint16_t)h);
+    uint16_t bb = fusednorm_float_to_bf16(g);
+    if (isnan(g)) CHECK(isnan(fusednorm_bf16_to_float(bb)), "bf16 %04x", h);
+    else CHECK(bb == h, "bf16 %04x -> %g -> %04x", h, g, bb);
+  }
+}
+
+/* Rounding: midpoints between neighbours go to the even one; just above/below go to the nearest. */
+static void test_rounding(void) {
+  const fusednorm_dtype ds[2] = {FUSEDNORM_F16, FUSEDNORM_BF16};
+  for (int k = 0; k < 2; ++k)
+    for (uint32_t h = 0; h < 0x7bff; h += 7) { /* positive finite, below the largest */
+      double a = fusednorm_load(&(uint16_t){(uint16_t)h}, ds[k], 0);
+      double b = fusednorm_load(&(uint16_t){(uint16_t)(h + 1)}, ds[k], 0);
+      if (!isfinite(b)) continue;
+      double mid = 0.5 * (a + b), want = (h & 1) ? b : a;
+      CHECK(fusednorm_round_to(mid, ds[k]) == want, "%s tie %g", fusednorm_dtype_name(ds[k]), mid);
+      CHECK(fusednorm_round_to(mid + (b - a) * 1e-3, ds[k]) == b, "above mid");
+      CHECK(fusednorm_round_to(mid - (b - a) * 1e-3, ds[k]) == a, "below mid");
+      CHECK(fusednorm_ulp_distance(a, b, ds[k]) == 1, "ulp neighbours");
+      CHECK(fusednorm_ulp_of(a, ds[k]) == b - a, "ulp_of %g", a);
+    }
+  CHECK(isinf(fusednorm_round_to(65520.0, FUSEDNORM_F16)), "65520 overflows f16");
+  CHECK(fusednorm_round_to(65519.0, FUSEDNORM_F16) == 65504.0, "65519 -> 65504");
+  CHECK(fusednorm_ulp_distance(-0.0, 0.0, FUSEDNORM_F32) == 0, "signed zeros");
+  CHECK(fusednorm_ulp_distance(NAN, 1.0, FUSEDNORM_BF16) == INT64_MAX, "NaN vs number");
+  CHECK(fusednorm_ulp_distance(NAN, NAN, FUSEDNORM_BF16) == 0, "NaN vs NaN");
+  CHECK(fusednorm_ulp_distance(-1.0, 1.0, FUSEDNORM_BF16) == 2 * 0x3f80, "across zero");
+}
+
+/* Statistics on synthetic data with known errors. */
+static void test_stats(void) {
+  float got[8] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, NAN};
+  double ref[8] = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, NAN};
+  fusednorm_err_stats st;
+  fusednorm_err_stats_clear(&st);
+  got[2] = nextafterf(3.0f, 4.0f);               /* 1 ulp */
+  got[5] = 6.0f + 3 * (nextafterf(6.0f, 7.0f) - 6.0f); /* 3 ulp */
+  fusednorm_err_stats_add(&st, got, FUSEDNORM_F32, 8, ref, 1, 8, 10);
+  CHECK(st.count == 8 && st.nonfinite_ref == 1 && st.nan_mismatch == 0, "counts");
+  CHECK(st.ulp_hist[0] == 5 && st.ulp_hist[1] == 1 && st.ulp_hist[3] == 1, "hist %lld %lld %lld %lld",
+        (long long)st.ulp_hist[0], (long long)st.ulp_hist[1], (long long)st.ulp_hist[2],
+        (long long)st.ulp_hist[3]);
+  CHECK(st.max_ulp == 3 && st.within1 == 6, "max ulp %lld", (long long)st.max_ulp);
+  CHECK(st.worst_row == 10 && st.worst_col == 5, "worst at [%lld,%lld]", (long long)st.worst_row,
+        (long long)st.worst_col);
+  CHECK(fabs(st.max_abs - 3 * 0x1p-21) < 1e-12, "max abs %g", st.max_abs);
+  double l2 = sqrt((0x1p-22 * 0x1p-22 + 9 * 0x1p-21 * 0x1p-21) / (1 + 4 + 9 + 16 + 25 + 36 + 49));
+  CHECK(fabs(fusednorm_err_stats_rel_l2(&st) - l2) < 1e-15, "rel l2");
+  fusednorm_err_stats a, b;
+  fusednorm_err_stats_clear(&a), fusednorm_err_stats_clear(&b);
+  fusednorm_err_stats_add(&a, got, FUSEDNORM_F32, 8, ref, 1, 4, 0);
+  fusednorm_err_stats_add(&b, got + 4, FUSEDNORM_F32, 8, ref + 4, 1, 4, 0);
+  fusednorm_err_stats_merge(&a, &b);
+  CHECK(a.count == 8 && a.max_ulp == 3 && a.within1 == st.within1 && a.sum_sq_err == st.sum_sq_err,
+        "merge");
+  float nanned[8];
+  memcpy(nanned, got, sizeof got);
+  nanned[0] = NAN; /* an unwritten (poisoned) element must be caught */
+  fusednorm_err_stats_clear(&st);
+  fusednorm_err_stats_add(&st, nanned, FUSEDNORM_F32, 8, ref, 1, 8, 0);
+  CHECK(st.nan_mismatch == 1, "NaN where the reference is finite");
+  /* The y rule must reject 2 ulps in a 16-bit dtype and accept 1. */
+  fusednorm_problem p = fusednorm_problem_init(1, 2, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  uint16_t y[2] = {fusednorm_float_to_bf16(1.0f), (uint16_t)(fusednorm_float_to_bf16(1.0f) + 1)};
+  double yr[2] = {1.0, 1.0};
+  fusednorm_err_stats g, nv;
+  fusednorm_err_stats_clear(&g), fusednorm_err_stats_clear(&nv);
+  fusednorm_err_stats_add(&g, y, FUSEDNORM_BF16, 2, yr, 1, 2, 0);
+  fusednorm_err_stats_add(&nv, y, FUSEDNORM_BF16, 2, yr, 1, 2, 0);
+  CHECK(fusednorm_rule_y(&p, &g, &nv, NULL, 0), "1 ulp accepted");
+  y[1] += 1;
+  fusednorm_err_stats_clear(&g);
+  fusednorm_err_stats_add(&g, y, FUSEDNORM_BF16, 2, yr, 1, 2, 0);
+  CHECK(!fusednorm_rule_y(&p, &g, &nv, NULL, 0), "2 ulp rejected");
+}
+
+int main(void) {
+  test_roundtrip_16();
+  test_rounding();
+  test_stats();
+  fn_api cpu = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu, ws_cpu};
+  fails += fn_engine_check_bad_args(&cpu);
+  CHECK(!strcmp(fusednorm_mode_name(FUSEDNORM_MODE_ROW_PACKED), "row_packed"), "mode name");
+  CHECK(fusednorm_mode_name((fusednorm_mode)99) == NULL, "bad mode name");
+  CHECK(fusednorm_dtype_size(FUSEDNORM_BF16) == 2 && fusednorm_dtype_size((fusednorm_dtype)9) == 0,
+        "dtype size");
+  printf("test_api: %s\n", fails ? "FAILED" : "OK");
+  return fails ? 1 : 0;
+}
