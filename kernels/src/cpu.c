@@ -216,10 +216,13 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
         const float rstd = a->rstd[i];
         load_row(s, row_at(a->s, xd, i, a->s_stride), xd, n);
         load_row(dy, row_at(a->dy, xd, i, a->dy_stride), xd, n);
-        for (int64_t j = 0; j < n; ++j) {
-          s[j] = is_llama(p) ? round_x(s[j] * rstd, xd) : s[j] * rstd; /* s becomes n = s*rstd */
-          g[j] = dy[j] * wo[j];
-        }
+        /* s becomes n = s*rstd (rounded to the x dtype for llama, as the forward used it).
+         * One operation per loop so that each vectorizes. */
+        if (is_llama(p))
+          for (int64_t j = 0; j < n; ++j) s[j] = round_x(s[j] * rstd, xd);
+        else
+          for (int64_t j = 0; j < n; ++j) s[j] *= rstd;
+        for (int64_t j = 0; j < n; ++j) g[j] = dy[j] * wo[j];
         const float mean = dot(g, s, n) / (float)n;
         for (int64_t j = 0; j < n; ++j) t[j] = rstd * (g[j] - s[j] * mean);
         if (a->ds) {
