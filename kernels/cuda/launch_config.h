@@ -22,21 +22,25 @@ extern "C" {
 #define FN_NUM_CACHE 5
 static const int fn_cache_sizes[FN_NUM_CACHE] = {0, 1, 2, 4, 8};
 
-/* __launch_bounds__ per cache size. They cap the registers per thread (65536 / threads); these
- * bounds keep every instance spill-free (nvcc -Xptxas -v, see kernels/RESULTS.md), so the most
- * elements one CTA can cache is threads * CACHE * vec = 2048 slots whatever CACHE is. */
-static inline int fn_max_threads(int backward, int cache) {
-  if (cache <= 2) return 1024;
-  if (cache == 4) return 512;
-  return backward ? 256 : 256;
-}
+/* __launch_bounds__ per (direction, cache size). They cap the registers per thread at
+ * 65536 / threads; with these bounds ptxas (nvcc 13.0, sm_90a) reports no spills except a few
+ * bytes in the fp32-x forward at CACHE 2/4/8 and the 16-bit forward at CACHE 8 (kernels/RESULTS.md).
+ * Every configuration caches at most 2048 slots per CTA (threads x CACHE). */
+#define FN_MAX_THREADS(backward, cache) \
+  ((cache) <= 1 ? 1024 : (cache) == 2 ? ((backward) ? 512 : 1024) : (cache) == 4 ? 512 : 256)
+static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREADS(backward, cache); }
 
-/* Registers per thread by ptxas (sm_90a, nvcc 13.0), rounded up, used only to estimate how many
- * CTAs are resident per SM for the persistent grid (the exact value matters little: a grid too
- * large by a few CTAs costs a short second wave, never correctness). */
+/* Registers per thread reported by ptxas (nvcc 13.0, sm_90a; the .ptxas logs of
+ * kernels/cuda/dev/build.sh), used to size the persistent grid (resident CTAs per SM). Update
+ * with the kernels; a stale value costs a partial second wave or an idle slot, not correctness. */
 static inline int fn_regs_estimate(int backward, int cache, int x_size) {
-  int per_slot = backward ? (x_size == 4 ? 12 : 16) : (x_size == 4 ? 8 : 12);
-  return 40 + per_slot * cache;
+  /* index: cache 0, 1, 2, 4, 8 */
+  static const int regs[2][2][FN_NUM_CACHE] = {
+      {{46, 56, 60, 114, 99}, {49, 46, 64, 128, 254}},   /* forward: 16-bit x, f32 x */
+      {{60, 64, 114, 128, 211}, {54, 64, 86, 122, 179}}, /* backward */
+  };
+  int i = cache <= 2 ? cache : cache == 4 ? 3 : 4;
+  return regs[backward ? 1 : 0][x_size == 4 ? 1 : 0][i];
 }
 
 /* Elements per 16-byte vector. */

@@ -22,7 +22,10 @@
 
 namespace fn {
 
-/* sum over a slot of g*n, g = dy*(w+offset), n = s*rstd (LLAMA: rounded to T). */
+/* The roundings follow the naive fp32 formula exactly (g = RN(dy*w), RN(n*mean), RN(g - .),
+ * RN(rstd * .), RN(. + ds)), with intrinsics so that nvcc cannot contract them into FMAs: an
+ * FMA's exact dy*w minus the rounded g of the dot product leaves a spurious residual where the
+ * formula cancels (n = +-1, e.g. n = 1 or LLAMA rounding), measured as failures at N = 1. */
 template <typename T>
 __device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
                                           float rs, bool llama, float dot) {
@@ -30,7 +33,7 @@ __device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, co
   for (int e = 0; e < Vec<T>::N; ++e) {
     float nrm = elem_f(sv, e) * rs;
     if (llama) nrm = round_to<T>(nrm);
-    dot = fmaf(elem_f(dv, e) * wv[e], nrm, dot);
+    dot = fmaf(__fmul_rn(elem_f(dv, e), wv[e]), nrm, dot);
   }
   return dot;
 }
@@ -47,8 +50,8 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
     const float dy = elem_f(dv, e);
     float nrm = elem_f(sv, e) * rs;
     if (llama) nrm = round_to<T>(nrm);
-    float d = rs * (dy * wv[e] - nrm * mean_gn);
-    if (has_ds) d += elem_f(dsv, e);
+    float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, wv[e]), __fmul_rn(nrm, mean_gn)));
+    if (has_ds) d = __fadd_rn(d, elem_f(dsv, e));
     f[e] = d;
     dw[e] = fmaf(dy, nrm, dw[e]); /* unused (and dead) without weight */
   }
@@ -56,7 +59,7 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
 }
 
 template <typename T, int CACHE>
-__global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
+__global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
     rms_norm_bwd(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;

@@ -138,7 +138,7 @@ __device__ __forceinline__ void load_weight(float (&out)[N], const void *w, int 
     if (full) {
 #pragma unroll
       for (int q = 0; q < N / 4; ++q) {
-        float4 f = reinterpret_cast<const float4 *>(wp)[q];
+        float4 f = __ldg(reinterpret_cast<const float4 *>(wp) + q);
         out[4 * q + 0] = f.x; out[4 * q + 1] = f.y; out[4 * q + 2] = f.z; out[4 * q + 3] = f.w;
       }
     } else {
@@ -150,9 +150,9 @@ __device__ __forceinline__ void load_weight(float (&out)[N], const void *w, int 
     const uint16_t *wp = static_cast<const uint16_t *>(w) + col;
     uint16_t raw[N];
     if (full && N == 8) {
-      *reinterpret_cast<uint4 *>(raw) = *reinterpret_cast<const uint4 *>(wp);
+      *reinterpret_cast<uint4 *>(raw) = __ldg(reinterpret_cast<const uint4 *>(wp));
     } else if (full && N == 4) {
-      *reinterpret_cast<uint2 *>(raw) = *reinterpret_cast<const uint2 *>(wp);
+      *reinterpret_cast<uint2 *>(raw) = __ldg(reinterpret_cast<const uint2 *>(wp));
     } else {
 #pragma unroll
       for (int e = 0; e < N; ++e) raw[e] = col + e < lim ? wp[e] : 0;

@@ -15,8 +15,9 @@
  * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
  * rsqrtf's ~2 ulp), y = RN(s*rstd*(w+offset)) or, LLAMA, RN(RN_T(s*rstd)*(w+offset)).
  * Rows are visited grid-stride with 64-bit row offsets; columns are int (n < 2^31 - 2^16).
- * The effective weight of the cached slots is loaded once per CTA and held in registers for all
- * the rows that CTA normalizes (the persistent mode's saving); streamed slots re-read it (L1/L2).
+ * The weight is read per row through the read-only cache (n elements, L1/L2-resident): holding it
+ * in registers across rows doubled the registers of the cached instances and halved their
+ * occupancy, which cost more than the L1 reads (kernels/RESULTS.md, first H200 run).
  * No allocation, no host synchronization: graph-capturable.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
@@ -57,7 +58,7 @@ __device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, con
 }
 
 template <typename T, int CACHE>
-__global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
+__global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     rms_norm_fwd(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -67,10 +68,6 @@ __global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
   const bool al = p.aligned != 0;
   const int step = pl.team * N;            /* columns between one thread's consecutive slots */
   const int col0 = pl.c0 + pl.lane * N;    /* this thread's first slot */
-
-  float wc[C][N];
-#pragma unroll
-  for (int k = 0; k < CACHE; ++k) load_weight<N>(wc[k], p.w, p.w_dtype, p.offset, col0 + k * step, pl.c1, al);
 
   int parity = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
@@ -121,7 +118,9 @@ __global__ void __launch_bounds__(CACHE <= 2 ? 1024 : (CACHE == 4 ? 512 : 256))
       const int col = col0 + k * step;
       if (col < pl.c1) {
         V yv;
-        normalize_slot(yv, cache[k], wc[k], rstd, p.llama);
+        float wv[N];
+        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+        normalize_slot(yv, cache[k], wv, rstd, p.llama);
         store_slot(yr, yv, col, pl.c1, al);
       }
     }

@@ -1,0 +1,115 @@
+#!/bin/bash
+# convergence/ci_test.sh — the CPU convergence test: `mpirun -np 2` over gloo, tiny models, 20 steps.
+#
+#   bazel test //convergence:convergence_cpu_test          (CI; args below come from BUILD)
+#   bash convergence/ci_test.sh [PYTHON [LIBRARY]]          (from a checkout, after
+#                                                            `bazel build //shim:fusednorm_ops`)
+# PYTHON: the torch-bearing interpreter (default python3); LIBRARY: libfusednorm_ops.so (default
+# $FUSEDNORM_LIBRARY, else bazel-bin/shim/libfusednorm_ops.so). CONVERGENCE_IMPL=contract runs the
+# cases against the torch stand-in instead (tests this runner without the op library).
+#
+# Cases (each must behave as stated, or the test fails):
+#   1. fusednorm vs stock RMSNorm, llama/qwen3/gemma3 x bf16/fp32, 20 steps: exit 0, JSON says
+#      passed, every check passed, the norms were really swapped, two fusednorm runs bitwise equal.
+#   2. one 40-step run (past the 32-step early window): the long-run path with 3 reference seeds.
+#   3. the same run through the ctypes MPI bootstrap and the multi-node address probe.
+#   4. a deliberately broken stand-in (mean of squares over N-1): exit 1, first failing step named.
+#   5. bad --data: exit 2 on every rank, no hang.
+set -uo pipefail
+
+PY="${1:-${PYTHON:-python3}}"
+if [ -n "${TEST_SRCDIR:-}" ]; then
+  ROOT="$TEST_SRCDIR/${TEST_WORKSPACE:-fusednorm}"
+  LIB="${2:+$ROOT/$2}"
+  WORK="$TEST_TMPDIR"
+  export HOME="$WORK/home"; mkdir -p "$HOME"
+else
+  ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+  LIB="${2:-${FUSEDNORM_LIBRARY:-$ROOT/bazel-bin/shim/libfusednorm_ops.so}}"
+  WORK="$(mktemp -d)"
+  trap 'rm -rf "$WORK"' EXIT
+fi
+TRAIN="$ROOT/convergence/train.py"
+[ -f "$TRAIN" ] || { echo "ci_test: $TRAIN missing" >&2; exit 2; }
+IMPL="${CONVERGENCE_IMPL:-fusednorm}"
+[ "$IMPL" != fusednorm ] || [ -f "$LIB" ] || { echo "ci_test: fusednorm op library '$LIB' missing (bazel build //shim:fusednorm_ops)" >&2; exit 2; }
+export FUSEDNORM_LIBRARY="$LIB"
+export PYTHONPATH="$ROOT/shim/python${PYTHONPATH:+:$PYTHONPATH}"
+# Sandbox-friendly: caches in the scratch dir, nothing fetched.
+export MPLCONFIGDIR="$WORK/mpl" HF_HOME="$WORK/hf" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+export OMP_NUM_THREADS=1
+# CI containers run as root; OpenMPI refuses root unless told. 2 ranks on <= 2 cores: oversubscribe.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN=(mpirun -np 2 --oversubscribe --bind-to none)
+command -v mpirun >/dev/null || { echo "ci_test: mpirun not found (apt install openmpi-bin)" >&2; exit 2; }
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# check_json FILE [BOOTSTRAP]: the report must say passed, with every check passed and norms swapped.
+check_json() {
+  "$PY" - "$@" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if len(sys.argv) > 2 and sys.argv[2]:
+    assert r["bootstrap"]["mpi"] == sys.argv[2], r["bootstrap"]
+    assert not r["bootstrap"]["addrs"][0].startswith("127."), r["bootstrap"]
+bad = [c["check"] for c in r["checks"] if not c["passed"]]
+assert r["passed"] and not bad, f"report says failed: {bad}"
+assert r["world_size"] == 2 and r["backend"] == "gloo", (r["world_size"], r["backend"])
+f = r["runs"]["fused"]
+assert f["swapped"] == f["hf_norms"] > 0, f"swapped {f['swapped']} of {f['hf_norms']} norms"
+names = {c["check"] for c in r["checks"]}
+assert {"early_loss", "early_grad_norm", "final_params", "fused_bitwise_repeat"} <= names, names
+assert any(n.startswith("early_eval_loss@") for n in names), names
+if r["steps"] > r["early_steps"]:
+    assert {"long_smoothed_loss", "final_eval_loss"} <= names and len(r["runs"]) == 5, names
+EOF
+}
+
+run_case() {  # NAME EXPECTED_RC ARGS... ; output in $WORK/NAME.log
+  local name="$1" want="$2"; shift 2
+  local t0=$SECONDS
+  env ${ENV_PREFIX:-} "${MPIRUN[@]}" "$PY" "$TRAIN" --log-every 10 --out "$WORK/out" --impl "$IMPL" "$@" > "$WORK/$name.log" 2>&1
+  local rc=$?
+  echo "---- $name: exit $rc (want $want), $((SECONDS - t0))s"
+  grep -E "PASS|FAIL|error|Error" "$WORK/$name.log" | head -n 20
+  if [ "$rc" -ne "$want" ]; then
+    fail "$name exited $rc, expected $want"
+    tail -n 40 "$WORK/$name.log"
+    return 1
+  fi
+  return 0
+}
+
+for model in llama qwen3 gemma3; do
+  for dtype in bf16 fp32; do
+    prefix="" boot=""
+    # One case goes through the ctypes MPI bootstrap and the multi-node address probe (case 3).
+    if [ "$model/$dtype" = gemma3/fp32 ]; then
+      prefix="FUSEDNORM_MPI_BOOTSTRAP=ctypes FUSEDNORM_RDZV_ALL_INTERFACES=1" boot=ctypes
+    fi
+    if ENV_PREFIX="$prefix" run_case "${model}_${dtype}" 0 --model "$model" --dtype "$dtype" --steps 20; then
+      check_json "$WORK/out/${model}_${dtype}.json" "$boot" || fail "${model}_${dtype}: report check"
+      [ -s "$WORK/out/${model}_${dtype}.png" ] || fail "${model}_${dtype}: no PNG"
+    fi
+  done
+done
+
+if run_case long_qwen3_bf16 0 --model qwen3 --dtype bf16 --steps 40 --eval-every 20; then
+  check_json "$WORK/out/qwen3_bf16.json" || fail "long_qwen3_bf16: report check"
+fi
+
+if run_case broken_stand_in 1 --model llama --dtype fp32 --steps 20 --impl contract-broken; then
+  grep -q "FAILED llama fp32: first failing step 1 " "$WORK/broken_stand_in.log" ||
+    fail "broken_stand_in: the failure message does not name step 1"
+fi
+
+run_case bad_data 2 --model llama --dtype fp32 --steps 5 --data "$WORK/does-not-exist.txt" &&
+  { grep -q "no such file" "$WORK/bad_data.log" || fail "bad_data: no reason given"; }
+
+if [ "$fails" -ne 0 ]; then
+  echo "convergence CPU test: $fails failure(s)"
+  exit 1
+fi
+echo "convergence CPU test: all cases behaved as expected"

@@ -1,0 +1,199 @@
+/*
+ * bench_modes.c — developer timing of every mode (forced, and AUTO) of the CUDA backend over a
+ * few shapes: the evidence behind the thresholds in kernels/src/select.c. Not the project's
+ * benchmark (that is tools/bench/, with the peers); this one only compares our own modes.
+ *
+ *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N]
+ *
+ * Kernel time by CUDA events around each launch (median of --iters), inputs rotated over enough
+ * buffer sets that every launch reads from HBM (>= 256 MB in flight over the rotation), inputs
+ * random (never zeros). GB/s from DESIGN.md's byte formula: forward (2MN + N) elements, fused add
+ * 4MN; backward (3MN + 2N), fused add 4MN; the dw reduction's time is included in the backward.
+ * Output: one line per (shape, direction, mode) and a copy-bandwidth line.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/include/fusednorm.h"
+
+#define CK(call)                                                                              \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess) {                                                                  \
+      fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));   \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Fill with pseudo-random values of magnitude ~1 in the dtype's bit pattern (on the device). */
+static void fill_random(void *dst, size_t elems, fusednorm_dtype d, uint64_t seed) {
+  size_t bytes = elems * fusednorm_dtype_size(d);
+  unsigned char *h = malloc(bytes);
+  uint64_t s = seed * 2654435761u + 1;
+  for (size_t i = 0; i < elems; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    float v = (float)((int64_t)(s >> 41) - (1 << 22)) / (float)(1 << 22) * 2.0f;
+    if (d == FUSEDNORM_F32) ((float *)h)[i] = v;
+    else {
+      uint32_t u;
+      memcpy(&u, &v, 4);
+      ((uint16_t *)h)[i] = d == FUSEDNORM_BF16 ? (uint16_t)(u >> 16)
+                                                : (uint16_t)(0x3800 + (s >> 54)) ^ (uint16_t)((s >> 20) & 0x8000);
+    }
+  }
+  CK(cudaMemcpy(dst, h, bytes, cudaMemcpyHostToDevice));
+  free(h);
+}
+
+typedef struct {
+  void *x, *r, *y, *ro, *dy, *dx;
+  float *rstd;
+} set_t;
+
+int main(int argc, char **argv) {
+  fusednorm_dtype dt = FUSEDNORM_BF16;
+  int fused = 0, iters = 30;
+  const char *shapes = "1048576x128,65536x128,262144x512,65536x1024,32768x2880,16384x4096,16384x5120,"
+                       "16384x7168,8192x8192,4096x16384,2048x32768,1024x65536,256x262144,256x1048576";
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--dtype=f32")) dt = FUSEDNORM_F32;
+    else if (!strcmp(argv[i], "--dtype=f16")) dt = FUSEDNORM_F16;
+    else if (!strcmp(argv[i], "--dtype=bf16")) dt = FUSEDNORM_BF16;
+    else if (!strcmp(argv[i], "--fused")) fused = 1;
+    else if (!strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
+    else if (!strncmp(argv[i], "--iters=", 8)) iters = atoi(argv[i] + 8);
+    else {
+      fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,...] [--iters=N]\n", argv[0]);
+      return 2;
+    }
+  }
+  struct cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  printf("device: %s, %d SMs, L2 %d MB; dtype %s%s\n", prop.name, prop.multiProcessorCount,
+         prop.l2CacheSize >> 20, fusednorm_dtype_name(dt), fused ? ", fused add" : "");
+  cudaStream_t st;
+  CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  float *times = malloc(sizeof(float) * (size_t)iters);
+
+  /* Copy ceiling: 1 GiB device-to-device, bytes read + written. */
+  {
+    size_t bytes = (size_t)1 << 30;
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 1, bytes));
+    for (int i = 0; i < iters; ++i) {
+      CK(cudaEventRecord(e0, st));
+      CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, st));
+      CK(cudaEventRecord(e1, st));
+      CK(cudaEventSynchronize(e1));
+      CK(cudaEventElapsedTime(&times[i], e0, e1));
+    }
+    qsort(times, iters, sizeof(float), cmp_float);
+    printf("copy 1GiB d2d: %.3f ms  %.0f GB/s\n", times[iters / 2], 2.0 * bytes / (times[iters / 2] * 1e6));
+    cudaFree(a), cudaFree(b);
+  }
+
+  printf("%-14s %-4s %-18s %10s %9s  %s\n", "shape", "dir", "mode", "us", "GB/s", "config");
+  const char *sp = shapes;
+  while (*sp) {
+    long long M, N;
+    if (sscanf(sp, "%lldx%lld", &M, &N) != 2) break;
+    const size_t es = fusednorm_dtype_size(dt);
+    const size_t mn = (size_t)M * (size_t)N, bytes = mn * es;
+    int sets = (int)((256u << 20) / (bytes * 3) + 1);
+    if (sets > 16) sets = 16;
+    set_t s[16];
+    void *w, *dw, *ws = NULL;
+    size_t ws_cap = 0;
+    for (int k = 0; k < sets; ++k) {
+      CK(cudaMalloc(&s[k].x, bytes)); CK(cudaMalloc(&s[k].y, bytes)); CK(cudaMalloc(&s[k].dy, bytes));
+      CK(cudaMalloc(&s[k].dx, bytes)); CK(cudaMalloc((void **)&s[k].rstd, (size_t)M * 4));
+      s[k].r = s[k].ro = NULL;
+      if (fused) { CK(cudaMalloc(&s[k].r, bytes)); CK(cudaMalloc(&s[k].ro, bytes)); }
+      fill_random(s[k].x, mn, dt, 11 + k);
+      fill_random(s[k].dy, mn, dt, 101 + k);
+      if (fused) fill_random(s[k].r, mn, dt, 1001 + k);
+    }
+    CK(cudaMalloc(&w, (size_t)N * es));
+    CK(cudaMalloc(&dw, (size_t)N * es));
+    fill_random(w, (size_t)N, dt, 7);
+    for (int dir = 0; dir < 2; ++dir) {
+      for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+        fusednorm_problem p = fusednorm_problem_init(M, N, dt, dt);
+        p.has_residual = fused;
+        p.mode = (fusednorm_mode)m;
+        fusednorm_launch l;
+        fusednorm_device_info info = {prop.multiProcessorCount, prop.major, prop.minor,
+                                      prop.maxThreadsPerMultiProcessor, prop.regsPerMultiprocessor,
+                                      prop.sharedMemPerMultiprocessor};
+        if (fusednorm_select_launch(&p, dir, &info, &l) != FUSEDNORM_OK) continue;
+        if (dir) {
+          size_t need = 0;
+          if (fusednorm_backward_workspace_size_cuda(&p, 0, &need) != FUSEDNORM_OK) continue;
+          if (need > ws_cap) {
+            if (ws) cudaFree(ws);
+            CK(cudaMalloc(&ws, need));
+            ws_cap = need;
+          }
+        }
+        int bad = 0;
+        for (int i = -3; i < iters && !bad; ++i) {
+          set_t *c = &s[(i + 3) % sets];
+          fusednorm_fwd_args fa = {c->x, N, c->r, N, w, c->y, N, c->ro, N, c->rstd};
+          fusednorm_bwd_args ba = {c->dy, N, fused ? c->ro : c->x, N, NULL, 0, w, c->rstd, c->dx, N, dw, ws, ws_cap};
+          if (dir && i == -3) { /* rstd (and residual_out) for the backward */
+            for (int k = 0; k < sets; ++k) {
+              fusednorm_fwd_args f2 = {s[k].x, N, s[k].r, N, w, s[k].y, N, s[k].ro, N, s[k].rstd};
+              fusednorm_problem pa = p;
+              pa.mode = FUSEDNORM_MODE_AUTO;
+              if (fusednorm_forward_cuda(&pa, &f2, st) != FUSEDNORM_OK) bad = 1;
+            }
+          }
+          CK(cudaEventRecord(e0, st));
+          fusednorm_status r = dir ? fusednorm_backward_cuda(&p, &ba, st) : fusednorm_forward_cuda(&p, &fa, st);
+          CK(cudaEventRecord(e1, st));
+          if (r != FUSEDNORM_OK) {
+            printf("%lldx%-8lld %-4s %-18s failed: %s %s\n", M, N, dir ? "bwd" : "fwd",
+                   fusednorm_mode_name((fusednorm_mode)m), fusednorm_status_string(r), fusednorm_cuda_error_string());
+            bad = 1;
+            break;
+          }
+          CK(cudaEventSynchronize(e1));
+          if (i >= 0) CK(cudaEventElapsedTime(&times[i], e0, e1));
+        }
+        if (bad) continue;
+        qsort(times, iters, sizeof(float), cmp_float);
+        double ms = times[iters / 2];
+        double elems = dir ? (fused ? 4.0 * mn : 3.0 * mn + 2.0 * N) : (fused ? 4.0 * mn : 2.0 * mn + N);
+        printf("%7lldx%-7lld %-4s %-18s %10.1f %9.0f  threads=%d rows/cta=%d cluster=%d grid=%lld%s\n", M, N,
+               dir ? "bwd" : "fwd", fusednorm_mode_name((fusednorm_mode)m), ms * 1e3, elems * es / (ms * 1e6),
+               l.block_threads, l.rows_per_cta, l.ctas_per_row, (long long)l.grid,
+               m == 0 ? (l.mode == 1 ? " ->persistent" : l.mode == 2 ? " ->reload" : l.mode == 3 ? " ->cached"
+                         : l.mode == 4 ? " ->row_packed" : " ->wide") : "");
+      }
+    }
+    for (int k = 0; k < sets; ++k) {
+      cudaFree(s[k].x), cudaFree(s[k].y), cudaFree(s[k].dy), cudaFree(s[k].dx), cudaFree(s[k].rstd);
+      if (fused) cudaFree(s[k].r), cudaFree(s[k].ro);
+    }
+    cudaFree(w), cudaFree(dw);
+    if (ws) cudaFree(ws);
+    fflush(stdout);
+    while (*sp && *sp != ',') ++sp;
+    if (*sp == ',') ++sp;
+  }
+  CK(cudaGetLastError());
+  return 0;
+}

@@ -1,0 +1,352 @@
+/*
+ * test_cuda.c — the CUDA backend through the shared check engine (kernels/tests/engine.h), for
+ * AUTO and then every forced mode, plus the bad-argument checks, a misaligned-pointer pass and a
+ * CUDA-graph capture check. Tagged `gpu`; run by tools/gpu/suite_kernels.sh.
+ *
+ * The adapter copies the engine's host buffers to the device, POISONS the outputs there (0xFF
+ * bytes = NaN in every dtype) over exactly the elements the kernels must write (row padding keeps
+ * the engine's sentinel, so writes into padding are caught), runs on a non-default stream and
+ * copies everything back. The workspace is poisoned too: stale partials must never reach dw.
+ *
+ * Forced row-packed cannot run n > 1024 (the header's documented limit; test_select checks the
+ * status): the adapter then runs the case in AUTO and counts it, and the count is printed.
+ *
+ * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose]
+ *   default: AUTO over the requested matrix, then each named mode over the quick matrix;
+ *   --mode=NAME: only that mode, over the requested matrix.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/include/fusednorm.h"
+#include "kernels/tests/engine.h"
+
+#define CUDACHECK(call)                                                                       \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess) {                                                                  \
+      fprintf(stderr, "test_cuda: %s:%d: %s: %s\n", __FILE__, __LINE__, #call,                \
+              cudaGetErrorString(e_));                                                        \
+      return FUSEDNORM_ERR_CUDA;                                                              \
+    }                                                                                         \
+  } while (0)
+
+typedef struct {
+  cudaStream_t stream;
+  int misalign;         /* 1: every device tensor pointer one element past a 16-byte boundary */
+  int fallbacks;        /* forced row-packed cases run in AUTO (documented n > 1024 limit) */
+  char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
+  size_t cap, used;
+} cuda_ctx;
+
+/* Device copy of a [rows x n] host tensor with a row stride (in elements). Everything below is
+ * ordered on the adapter's own (non-blocking) stream: a legacy-stream memset or copy would not be
+ * ordered with the kernels on it. */
+typedef struct {
+  void *ptr;   /* arena + misalign */
+  size_t bytes;
+} dbuf;
+
+static size_t extent(int64_t rows, int64_t n, int64_t stride, size_t elem) {
+  return rows <= 0 ? 0 : (size_t)((rows - 1) * stride + n) * elem;
+}
+
+/* Make room for `bytes` (plus per-buffer alignment slack) and start a new call. */
+static fusednorm_status arena_reset(cuda_ctx *c, size_t bytes) {
+  c->used = 0;
+  if (bytes <= c->cap) return FUSEDNORM_OK;
+  CUDACHECK(cudaStreamSynchronize(c->stream));
+  if (c->pool) cudaFree(c->pool);
+  c->pool = NULL, c->cap = 0;
+  CUDACHECK(cudaMalloc((void **)&c->pool, bytes));
+  c->cap = bytes;
+  return FUSEDNORM_OK;
+}
+#define SLACK 512 /* per buffer: 256-byte alignment + misalignment */
+
+static fusednorm_status dev_alloc(dbuf *b, size_t bytes, size_t misalign, cuda_ctx *c) {
+  b->ptr = NULL;
+  b->bytes = bytes;
+  if (bytes == 0) return FUSEDNORM_OK;
+  size_t off = (c->used + 255) & ~(size_t)255;
+  if (off + bytes + misalign > c->cap) return FUSEDNORM_ERR_CUDA; /* arena sized by the caller */
+  b->ptr = c->pool + off + misalign;
+  c->used = off + bytes + misalign;
+  return FUSEDNORM_OK;
+}
+
+/* Upload (NULL host pointer: nothing to upload, device pointer stays NULL). */
+static fusednorm_status dev_in(dbuf *b, const void *host, size_t bytes, size_t elem, cuda_ctx *c) {
+  memset(b, 0, sizeof *b);
+  if (host == NULL || bytes == 0) return FUSEDNORM_OK;
+  fusednorm_status st = dev_alloc(b, bytes, c->misalign ? elem : 0, c);
+  if (st != FUSEDNORM_OK) return st;
+  CUDACHECK(cudaMemcpyAsync(b->ptr, host, bytes, cudaMemcpyHostToDevice, c->stream));
+  return FUSEDNORM_OK;
+}
+
+/* An output: upload (keeps the padding sentinel), then poison the rows' n elements. */
+static fusednorm_status dev_out(dbuf *b, const void *host, int64_t rows, int64_t n, int64_t stride,
+                                size_t elem, cuda_ctx *c) {
+  fusednorm_status st = dev_in(b, host, extent(rows, n, stride, elem), elem, c);
+  if (st != FUSEDNORM_OK || b->ptr == NULL) return st;
+  CUDACHECK(cudaMemset2DAsync(b->ptr, (size_t)stride * elem, 0xFF, (size_t)n * elem, (size_t)rows, c->stream));
+  return FUSEDNORM_OK;
+}
+
+static fusednorm_status dev_back(void *host, const dbuf *b, cuda_ctx *c) {
+  if (host == NULL || b->ptr == NULL) return FUSEDNORM_OK;
+  CUDACHECK(cudaMemcpyAsync(host, b->ptr, b->bytes, cudaMemcpyDeviceToHost, c->stream));
+  CUDACHECK(cudaStreamSynchronize(c->stream));
+  return FUSEDNORM_OK;
+}
+
+/* Documented limit of a forced mode: run it in AUTO instead and count it. */
+static int documented_unsupported(const fusednorm_problem *p) {
+  return p->mode == FUSEDNORM_MODE_ROW_PACKED && p->n > 1024;
+}
+
+static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, const fusednorm_fwd_args *a) {
+  cuda_ctx *c = (cuda_ctx *)ctx;
+  fusednorm_problem p = *p0;
+  if (documented_unsupported(&p)) p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
+  const size_t xs = fusednorm_dtype_size(p.x_dtype), ws = fusednorm_dtype_size(p.w_dtype);
+  const int64_t M = p.rows, N = p.n;
+  dbuf x, r, w, y, ro, rstd;
+  const size_t mat = extent(M, N, a->x_stride > a->y_stride ? a->x_stride : a->y_stride, xs);
+  const size_t mat2 = extent(M, N, a->residual_stride > a->residual_out_stride ? a->residual_stride
+                                                                                : a->residual_out_stride, xs);
+  fusednorm_status st = arena_reset(c, 2 * mat + 2 * mat2 + (size_t)N * ws + (size_t)M * 4 + 6 * SLACK);
+  if (st == FUSEDNORM_OK) st = dev_in(&x, a->x, extent(M, N, a->x_stride, xs), xs, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&r, p.has_residual ? a->residual : NULL, extent(M, N, a->residual_stride, xs), xs, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * ws, ws, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&y, a->y, M, N, a->y_stride, xs, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&ro, p.has_residual ? a->residual_out : NULL, M, N, a->residual_out_stride, xs, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&rstd, a->rstd, M, 1, 1, 4, c);
+  if (st == FUSEDNORM_OK) {
+    fusednorm_fwd_args d = *a;
+    d.x = x.ptr, d.residual = r.ptr, d.weight = w.ptr, d.y = y.ptr, d.residual_out = ro.ptr;
+    d.rstd = (float *)rstd.ptr;
+    if (M == 0) d.x = a->x, d.y = a->y; /* zero rows: the API must not touch them */
+    st = fusednorm_forward_cuda(&p, &d, c->stream);
+    if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
+    cudaError_t e = cudaStreamSynchronize(c->stream);
+    if (st == FUSEDNORM_OK && e != cudaSuccess) {
+      fprintf(stderr, "test_cuda: forward kernel failed: %s\n", cudaGetErrorString(e));
+      st = FUSEDNORM_ERR_CUDA;
+    }
+  }
+  if (st == FUSEDNORM_OK) st = dev_back(a->y, &y, c);
+  if (st == FUSEDNORM_OK) st = dev_back(a->residual_out, &ro, c);
+  if (st == FUSEDNORM_OK) st = dev_back(a->rstd, &rstd, c);
+  return st;
+}
+
+static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, const fusednorm_bwd_args *a) {
+  cuda_ctx *c = (cuda_ctx *)ctx;
+  fusednorm_problem p = *p0;
+  if (documented_unsupported(&p)) p.mode = FUSEDNORM_MODE_AUTO; /* counted by the forward */
+  const size_t xs = fusednorm_dtype_size(p.x_dtype), wsz = fusednorm_dtype_size(p.w_dtype);
+  const int64_t M = p.rows, N = p.n;
+  size_t ws_bytes = 0;
+  fusednorm_status st = fusednorm_backward_workspace_size_cuda(&p, -1, &ws_bytes);
+  if (st != FUSEDNORM_OK) return st;
+  dbuf dy, s, ds, w, rstd, dx, dw, wsb;
+  memset(&wsb, 0, sizeof wsb);
+  const size_t mats = extent(M, N, a->dy_stride, xs) + extent(M, N, a->s_stride, xs) +
+                      extent(M, N, a->ds_stride, xs) + extent(M, N, a->dx_stride, xs);
+  st = arena_reset(c, mats + 2 * (size_t)N * wsz + (size_t)M * 4 + ws_bytes + 8 * SLACK);
+  if (st == FUSEDNORM_OK) st = dev_in(&dy, a->dy, extent(M, N, a->dy_stride, xs), xs, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&s, a->s, extent(M, N, a->s_stride, xs), xs, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&ds, p.has_residual ? a->ds : NULL, extent(M, N, a->ds_stride, xs), xs, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * wsz, wsz, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&rstd, a->rstd, (size_t)M * 4, 4, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&dx, a->dx, M, N, a->dx_stride, xs, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&dw, p.has_weight ? a->dw : NULL, 1, N, N, wsz, c);
+  if (st == FUSEDNORM_OK && ws_bytes) {
+    st = dev_alloc(&wsb, ws_bytes, c->misalign ? 4 : 0, c); /* a misaligned workspace too */
+    if (st == FUSEDNORM_OK && cudaMemsetAsync(wsb.ptr, 0xFF, ws_bytes, c->stream) != cudaSuccess)
+      st = FUSEDNORM_ERR_CUDA;
+  }
+  if (st == FUSEDNORM_OK) {
+    fusednorm_bwd_args d = *a;
+    d.dy = dy.ptr, d.s = s.ptr, d.ds = ds.ptr, d.weight = w.ptr, d.rstd = (const float *)rstd.ptr;
+    d.dx = dx.ptr, d.dw = dw.ptr, d.workspace = wsb.ptr, d.workspace_bytes = ws_bytes;
+    st = fusednorm_backward_cuda(&p, &d, c->stream);
+    if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
+    cudaError_t e = cudaStreamSynchronize(c->stream);
+    if (st == FUSEDNORM_OK && e != cudaSuccess) {
+      fprintf(stderr, "test_cuda: backward kernel failed: %s\n", cudaGetErrorString(e));
+      st = FUSEDNORM_ERR_CUDA;
+    }
+  }
+  if (st == FUSEDNORM_OK) st = dev_back(a->dx, &dx, c);
+  if (st == FUSEDNORM_OK) st = dev_back(a->dw, &dw, c);
+  return st;
+}
+
+/* ---- bad arguments through the CUDA entry points (validation happens before any launch) ---- */
+static cudaStream_t g_stream;
+static fusednorm_status api_fwd(const fusednorm_problem *p, const fusednorm_fwd_args *a) {
+  return fusednorm_forward_cuda(p, a, g_stream);
+}
+static fusednorm_status api_bwd(const fusednorm_problem *p, const fusednorm_bwd_args *a) {
+  return fusednorm_backward_cuda(p, a, g_stream);
+}
+static fusednorm_status api_ws(const fusednorm_problem *p, size_t *bytes) {
+  return fusednorm_backward_workspace_size_cuda(p, -1, bytes);
+}
+
+/* ---- CUDA graph capture: forward + backward captured and replayed, bitwise equal to a direct
+ * run (the launches must not allocate, synchronize or query anything capture forbids). ---- */
+static uint64_t lcg(uint64_t *s) { return *s = *s * 6364136223846793005ull + 1442695040888963407ull; }
+
+static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mode, uint64_t seed) {
+#define GCHECK(call)                                                                              \
+  do {                                                                                            \
+    if ((call) != 0) {                                                                            \
+      printf("FAIL graph %lldx%lld %s: %s (%s)\n", (long long)M, (long long)N,                    \
+             fusednorm_mode_name(mode), #call, fusednorm_cuda_error_string());                    \
+      return 1;                                                                                   \
+    }                                                                                             \
+  } while (0)
+  fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_F32);
+  p.has_residual = 1, p.mode = mode;
+  const size_t mn = (size_t)M * (size_t)N;
+  uint16_t *hx = malloc(mn * 2);
+  float *hw = malloc((size_t)N * 4);
+  for (size_t i = 0; i < mn; ++i) hx[i] = (uint16_t)(0x3c00 + (lcg(&seed) >> 57) - 64 + ((lcg(&seed) >> 63) << 15));
+  for (int64_t j = 0; j < N; ++j) hw[j] = 0.5f + (float)(lcg(&seed) >> 40) / (float)(1 << 24);
+  size_t wsb = 0;
+  GCHECK(fusednorm_backward_workspace_size_cuda(&p, -1, &wsb));
+  void *x, *r, *w, *y, *ro, *dy, *dx, *dw, *ws, *y2, *dx2, *dw2, *ro2;
+  float *rstd, *rstd2;
+  GCHECK(cudaMalloc(&x, mn * 2)); GCHECK(cudaMalloc(&r, mn * 2)); GCHECK(cudaMalloc(&dy, mn * 2));
+  GCHECK(cudaMalloc(&y, mn * 2)); GCHECK(cudaMalloc(&ro, mn * 2)); GCHECK(cudaMalloc(&dx, mn * 2));
+  GCHECK(cudaMalloc(&y2, mn * 2)); GCHECK(cudaMalloc(&ro2, mn * 2)); GCHECK(cudaMalloc(&dx2, mn * 2));
+  GCHECK(cudaMalloc(&w, N * 4)); GCHECK(cudaMalloc(&dw, N * 4)); GCHECK(cudaMalloc(&dw2, N * 4));
+  GCHECK(cudaMalloc((void **)&rstd, M * 4)); GCHECK(cudaMalloc((void **)&rstd2, M * 4));
+  GCHECK(cudaMalloc(&ws, wsb));
+  GCHECK(cudaMemcpy(x, hx, mn * 2, cudaMemcpyHostToDevice));
+  for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x0040; /* another residual */
+  GCHECK(cudaMemcpy(r, hx, mn * 2, cudaMemcpyHostToDevice));
+  for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x8011; /* and dy */
+  GCHECK(cudaMemcpy(dy, hx, mn * 2, cudaMemcpyHostToDevice));
+  GCHECK(cudaMemcpy(w, hw, N * 4, cudaMemcpyHostToDevice));
+  GCHECK(cudaDeviceSynchronize()); /* the stream below does not wait for legacy-stream copies */
+
+  /* direct */
+  fusednorm_fwd_args fa = {x, N, r, N, w, y, N, ro, N, rstd};
+  fusednorm_bwd_args ba = {dy, N, ro, N, NULL, 0, w, rstd, dx, N, dw, ws, wsb};
+  GCHECK(fusednorm_forward_cuda(&p, &fa, st));
+  GCHECK(fusednorm_backward_cuda(&p, &ba, st));
+  GCHECK(cudaStreamSynchronize(st));
+  /* captured, replayed twice into poisoned outputs */
+  fusednorm_fwd_args fa2 = {x, N, r, N, w, y2, N, ro2, N, rstd2};
+  fusednorm_bwd_args ba2 = {dy, N, ro2, N, NULL, 0, w, rstd2, dx2, N, dw2, ws, wsb};
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  GCHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
+  fusednorm_status s1 = fusednorm_forward_cuda(&p, &fa2, st);
+  fusednorm_status s2 = fusednorm_backward_cuda(&p, &ba2, st);
+  GCHECK(cudaStreamEndCapture(st, &g));
+  GCHECK(s1);
+  GCHECK(s2);
+  GCHECK(cudaGraphInstantiate(&ge, g, 0));
+  int fails = 0;
+  for (int rep = 0; rep < 2; ++rep) {
+    GCHECK(cudaMemsetAsync(y2, 0xFF, mn * 2, st)); GCHECK(cudaMemsetAsync(ro2, 0xFF, mn * 2, st));
+    GCHECK(cudaMemsetAsync(dx2, 0xFF, mn * 2, st)); GCHECK(cudaMemsetAsync(dw2, 0xFF, N * 4, st));
+    GCHECK(cudaMemsetAsync(rstd2, 0xFF, M * 4, st));
+    GCHECK(cudaGraphLaunch(ge, st));
+    GCHECK(cudaStreamSynchronize(st));
+    struct { void *a, *b; size_t n; const char *name; } cmp[] = {
+        {y, y2, mn * 2, "y"}, {ro, ro2, mn * 2, "residual_out"}, {rstd, rstd2, (size_t)M * 4, "rstd"},
+        {dx, dx2, mn * 2, "dx"}, {dw, dw2, (size_t)N * 4, "dw"}};
+    for (int k = 0; k < 5; ++k) {
+      char *ha = malloc(cmp[k].n), *hb = malloc(cmp[k].n);
+      GCHECK(cudaMemcpy(ha, cmp[k].a, cmp[k].n, cudaMemcpyDeviceToHost));
+      GCHECK(cudaMemcpy(hb, cmp[k].b, cmp[k].n, cudaMemcpyDeviceToHost));
+      if (memcmp(ha, hb, cmp[k].n)) {
+        printf("FAIL graph %lldx%lld %s replay %d: %s differs from the direct run\n", (long long)M,
+               (long long)N, fusednorm_mode_name(mode), rep, cmp[k].name);
+        fails++;
+      }
+      free(ha), free(hb);
+    }
+  }
+  cudaGraphExecDestroy(ge), cudaGraphDestroy(g);
+  void *all[] = {x, r, w, y, ro, dy, dx, dw, ws, y2, dx2, dw2, ro2, rstd, rstd2};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) cudaFree(all[k]);
+  free(hx), free(hw);
+  printf("[cuda] graph capture %lldx%lld bf16 fused %s: %s\n", (long long)M, (long long)N,
+         fusednorm_mode_name(mode), fails ? "FAILED" : "OK");
+  return fails;
+#undef GCHECK
+}
+
+int main(int argc, char **argv) {
+  fn_engine_opts o;
+  int rc = fn_engine_parse_args(argc, argv, &o);
+  if (rc) return rc;
+  if (!fusednorm_cuda_available()) {
+    printf("test_cuda: FAILED: no CUDA device visible (this GPU test needs one)\n");
+    return 1;
+  }
+  struct cudaDeviceProp prop;
+  int dev = 0;
+  cudaGetDevice(&dev);
+  cudaGetDeviceProperties(&prop, dev);
+  printf("test_cuda: device %d: %s, %d SMs, cc %d.%d\n", dev, prop.name, prop.multiProcessorCount,
+         prop.major, prop.minor);
+
+  cuda_ctx c = {0, 0, 0, NULL, 0, 0};
+  if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
+    printf("test_cuda: FAILED: cannot create a stream\n");
+    return 1;
+  }
+  g_stream = c.stream;
+  fn_backend b = {"cuda", &c, cuda_forward, cuda_backward};
+  int failed = 0, runs = 0;
+  const int forced_only = o.mode != FUSEDNORM_MODE_AUTO;
+  char names[FUSEDNORM_MODE_COUNT_][48];
+  for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+    if (forced_only && m != (int)o.mode) continue;
+    fn_engine_opts om = o;
+    om.mode = (fusednorm_mode)m;
+    /* AUTO runs the requested matrix; the forced modes run the quick matrix (every shape, fewer
+     * variants per shape) unless one mode was asked for with --mode, to fit the GPU suite's time. */
+    if (!forced_only && m != FUSEDNORM_MODE_AUTO) om.quick = 1;
+    snprintf(names[m], sizeof names[m], "cuda/%s", fusednorm_mode_name((fusednorm_mode)m));
+    b.name = names[m];
+    c.fallbacks = 0;
+    int f = fn_engine_run_matrix(&b, &om);
+    if (c.fallbacks)
+      printf("[%s] %d forward cases with n > 1024 ran in AUTO (row-packed's documented limit)\n",
+             b.name, c.fallbacks);
+    failed += f != 0, ++runs;
+  }
+  /* Misaligned device pointers (one element off 16 bytes; workspace off by 4 bytes): the
+   * vector-generic path. */
+  if (!forced_only) {
+    fn_engine_opts om = o;
+    om.quick = 1;
+    c.misalign = 1;
+    b.name = "cuda/auto/misaligned";
+    failed += fn_engine_run_matrix(&b, &om) != 0, ++runs;
+    c.misalign = 0;
+  }
+  fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
+  failed += fn_engine_check_bad_args(&api) != 0, ++runs;
+  uint64_t gseed = o.seed ? o.seed : 0x5eed;
+  int gf = graph_check(c.stream, 4096, 4096, FUSEDNORM_MODE_AUTO, gseed);
+  gf += graph_check(c.stream, 199, 1000, FUSEDNORM_MODE_ROW_PACKED, gseed);
+  gf += graph_check(c.stream, 64, 262144, FUSEDNORM_MODE_WIDE, gseed);
+  failed += gf != 0, ++runs;
+  cudaStreamDestroy(c.stream);
+  printf("test_cuda: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,181 @@
+/*
+ * test_select.c — CPU test of the pure mode heuristic fusednorm_select_launch (kernels/src/select.c).
+ *
+ * 1. Pins AUTO's decisions on a table of shapes for an H200 (132 SMs, sm_90): a change of the
+ *    heuristic must change this table deliberately, with the measurement in kernels/RESULTS.md.
+ * 2. Every forced mode is honoured, or reports FUSEDNORM_ERR_MODE_UNSUPPORTED exactly where the
+ *    header documents a limit (row-packed with n > 1024; wide without clusters, cc < 9).
+ * 3. Invariants of every configuration the launchers rely on: launch bounds respected, grid a
+ *    multiple of the cluster size and <= 2^31-1, teams tile the CTA, a row-packed backward team
+ *    holds its whole row in registers (its dw is combined in shared memory).
+ * Exit 0 when all pass, 1 otherwise (prints each failure).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/cuda/launch_config.h"
+#include "kernels/include/fusednorm.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      ++failures;                                                     \
+      printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
+      printf(__VA_ARGS__);                                            \
+      printf("\n");                                                   \
+    }                                                                 \
+  } while (0)
+
+static const fusednorm_device_info kH200 = {132, 9, 0, 2048, 65536, 233472};
+static const fusednorm_device_info kA100 = {108, 8, 0, 2048, 65536, 167936};
+
+static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusednorm_mode mode) {
+  fusednorm_problem p = fusednorm_problem_init(rows, n, x, x);
+  p.mode = mode;
+  return p;
+}
+
+/* Invariants of one selected configuration. */
+static void check_invariants(const fusednorm_problem *p, int bwd, const fusednorm_launch *l,
+                             const char *what) {
+  const int vec = fn_vec_elems(p->x_dtype);
+  const int team = l->block_threads / l->rows_per_cta;
+  const int64_t chunk = l->ctas_per_row > 1 ? fn_cluster_chunk(p->n, l->ctas_per_row, vec) : p->n;
+  const int64_t slots = (chunk + vec - 1) / vec;
+  const int cache = fn_cache_for(l->mode, bwd, slots, team);
+  CHECK(l->vec_elems == vec, "%s", what);
+  CHECK(l->block_threads >= 32 && l->block_threads % 32 == 0, "%s threads %d", what, l->block_threads);
+  CHECK(l->block_threads <= fn_max_threads(bwd, cache), "%s threads %d > bound for cache %d", what,
+        l->block_threads, cache);
+  CHECK(team * l->rows_per_cta == l->block_threads, "%s teams do not tile the CTA", what);
+  CHECK(team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0), "%s team %d", what, team);
+  CHECK(l->ctas_per_row >= 1 && l->ctas_per_row <= FN_MAX_CLUSTER, "%s cluster %d", what, l->ctas_per_row);
+  CHECK(l->grid >= 1 && l->grid <= INT_MAX && l->grid % l->ctas_per_row == 0, "%s grid %lld", what,
+        (long long)l->grid);
+  CHECK(l->ctas_per_row == 1 || l->mode == FUSEDNORM_MODE_WIDE, "%s cluster outside wide", what);
+  if (l->rows_per_cta > 1) {
+    CHECK(l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s", what);
+    CHECK((int64_t)cache * team * vec >= p->n, "%s row-packed team does not cache its row", what);
+  }
+  if (l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) CHECK(cache == 0, "%s reload caches", what);
+  if (bwd) {
+    /* Bounded partial-dw workspace: at most a few waves of CTAs whatever the row count. */
+    CHECK(fn_partial_rows(l) <= 4 * 132 * 32, "%s %lld partial rows", what, (long long)fn_partial_rows(l));
+  }
+}
+
+typedef struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int bwd;
+  fusednorm_mode mode;   /* expected AUTO decision */
+  int threads, rows_per_cta, cluster;
+} pinned;
+
+/* AUTO on an H200. Thresholds and their evidence: select.c / kernels/RESULTS.md. */
+static const pinned kPinned[] = {
+    /* QK-norm: head_dim 128, millions of rows: 4 lanes x 4 slots per row, 64 rows per CTA */
+    {1048576, 128, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
+    {1048576, 128, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
+    {65536, 128, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
+    {65536, 64, FUSEDNORM_F32, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
+    {4096, 1024, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 8, 1},
+    {4096, 1024, FUSEDNORM_F32, 1, FUSEDNORM_MODE_ROW_PACKED, 256, 8, 1},
+    /* Hidden sizes of LLMs: one CTA per row, row in registers. */
+    {16384, 4096, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 128, 1, 1},
+    {16384, 8192, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_PERSISTENT, 256, 1, 1},
+    {8192, 2880, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 96, 1, 1},
+    {4096, 7168, FUSEDNORM_F16, 1, FUSEDNORM_MODE_PERSISTENT, 224, 1, 1},
+    {8192, 16384, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 512, 1, 1},
+    {8192, 8192, FUSEDNORM_F32, 0, FUSEDNORM_MODE_PERSISTENT, 512, 1, 1},
+    /* Rows too wide for one CTA's registers: clusters. */
+    {1024, 65536, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 512, 1, 4},
+    {1024, 65536, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_WIDE, 512, 1, 4},
+    {256, 1048576, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 1024, 1, 8},
+    {256, 1048576, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_WIDE, 1024, 1, 8},
+    {4096, 32768, FUSEDNORM_F32, 0, FUSEDNORM_MODE_WIDE, 512, 1, 4},
+    /* Few rows of a cacheable width: split them to occupy the SMs. */
+    {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 128, 1, 2},
+};
+
+static void test_pinned(void) {
+  size_t i;
+  for (i = 0; i < sizeof kPinned / sizeof kPinned[0]; ++i) {
+    const pinned *t = &kPinned[i];
+    fusednorm_problem p = prob(t->rows, t->n, t->x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    char what[128];
+    fusednorm_status st = fusednorm_select_launch(&p, t->bwd, &kH200, &l);
+    snprintf(what, sizeof what, "auto %s %lldx%lld %s", t->bwd ? "bwd" : "fwd", (long long)t->rows,
+             (long long)t->n, fusednorm_dtype_name(t->x));
+    CHECK(st == FUSEDNORM_OK, "%s status %d", what, st);
+    if (st != FUSEDNORM_OK) continue;
+    CHECK(l.mode == t->mode, "%s picked %s, pinned %s", what, fusednorm_mode_name(l.mode),
+          fusednorm_mode_name(t->mode));
+    CHECK(l.block_threads == t->threads, "%s threads %d, pinned %d", what, l.block_threads, t->threads);
+    CHECK(l.rows_per_cta == t->rows_per_cta, "%s rows/cta %d, pinned %d", what, l.rows_per_cta,
+          t->rows_per_cta);
+    CHECK(l.ctas_per_row == t->cluster, "%s cluster %d, pinned %d", what, l.ctas_per_row, t->cluster);
+    check_invariants(&p, t->bwd, &l, what);
+  }
+}
+
+/* Every forced mode over a grid of shapes: honoured, or unsupported where documented. */
+static void test_forced(void) {
+  static const int64_t rows[] = {1, 7, 199, 4096, 1048576, 2147483647LL};
+  static const int64_t ns[] = {1, 7, 64, 127, 128, 1000, 1024, 1025, 2880, 4096, 8192, 65536, 1048576};
+  static const fusednorm_dtype xs[] = {FUSEDNORM_F32, FUSEDNORM_F16, FUSEDNORM_BF16};
+  const fusednorm_device_info *devs[] = {&kH200, &kA100};
+  int m, r, c, x, bwd, d;
+  for (d = 0; d < 2; ++d)
+    for (m = 0; m < FUSEDNORM_MODE_COUNT_; ++m)
+      for (r = 0; r < (int)(sizeof rows / sizeof rows[0]); ++r)
+        for (c = 0; c < (int)(sizeof ns / sizeof ns[0]); ++c)
+          for (x = 0; x < 3; ++x)
+            for (bwd = 0; bwd < 2; ++bwd) {
+              fusednorm_problem p = prob(rows[r], ns[c], xs[x], (fusednorm_mode)m);
+              fusednorm_launch l;
+              char what[160];
+              fusednorm_status st = fusednorm_select_launch(&p, bwd, devs[d], &l);
+              int documented = (m == FUSEDNORM_MODE_ROW_PACKED && ns[c] > FN_ROW_PACKED_MAX_N) ||
+                               (m == FUSEDNORM_MODE_WIDE && devs[d]->cc_major < 9);
+              snprintf(what, sizeof what, "%s %s %lldx%lld %s cc%d", fusednorm_mode_name((fusednorm_mode)m),
+                       bwd ? "bwd" : "fwd", (long long)rows[r], (long long)ns[c], fusednorm_dtype_name(xs[x]),
+                       devs[d]->cc_major);
+              if (documented) {
+                CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s status %d", what, st);
+                continue;
+              }
+              CHECK(st == FUSEDNORM_OK, "%s status %d", what, st);
+              if (st != FUSEDNORM_OK) continue;
+              if (m != FUSEDNORM_MODE_AUTO) CHECK(l.mode == (fusednorm_mode)m, "%s picked %d", what, l.mode);
+              else CHECK(l.mode != FUSEDNORM_MODE_AUTO, "%s", what);
+              check_invariants(&p, bwd, &l, what);
+            }
+}
+
+static void test_bad_args(void) {
+  fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  fusednorm_launch l;
+  fusednorm_device_info none = kH200;
+  CHECK(fusednorm_select_launch(NULL, 0, &kH200, &l) == FUSEDNORM_ERR_NULL_POINTER, "null problem");
+  CHECK(fusednorm_select_launch(&p, 0, NULL, &l) == FUSEDNORM_ERR_NULL_POINTER, "null device");
+  CHECK(fusednorm_select_launch(&p, 0, &kH200, NULL) == FUSEDNORM_ERR_NULL_POINTER, "null out");
+  none.sm_count = 0;
+  CHECK(fusednorm_select_launch(&p, 0, &none, &l) == FUSEDNORM_ERR_NO_DEVICE, "no SMs");
+  p.mode = (fusednorm_mode)99;
+  CHECK(fusednorm_select_launch(&p, 0, &kH200, &l) == FUSEDNORM_ERR_BAD_MODE, "bad mode");
+  p.mode = FUSEDNORM_MODE_AUTO;
+  p.n = 0;
+  CHECK(fusednorm_select_launch(&p, 0, &kH200, &l) == FUSEDNORM_ERR_BAD_SHAPE, "n = 0");
+}
+
+int main(void) {
+  test_pinned();
+  test_forced();
+  test_bad_args();
+  printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
+  return failures ? 1 : 0;
+}

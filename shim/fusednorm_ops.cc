@@ -1,0 +1,448 @@
+// fusednorm_ops.cc — torch.ops.fusednorm.*: the C API of kernels/include/fusednorm.h as torch ops.
+//
+// Built ONLY against the LibTorch stable ABI (torch/csrc/stable, the aoti_torch_* C shim, compiled
+// with TORCH_TARGET_VERSION = 2.11), so one binary loads into torch 2.11 and later: the library
+// must not reference any _ZN3c10 / _ZN2at / _ZN5torch symbol (shim/tests/check_symbols.sh).
+//
+// Contract of every op (DESIGN.md "Numerics contract"):
+//   * inputs are [..., N]; the leading dims are flattened into rows. A tensor whose leading dims
+//     collapse to one row dim with a constant row stride >= N and a contiguous last dim is passed
+//     to the kernels as it is (no copy); any other layout is made contiguous first.
+//   * outputs are new contiguous tensors from the caching allocator (never views of inputs);
+//     rstd is fp32 with the shape x.shape[:-1]; dw has the weight's dtype.
+//   * the backward workspace is a uint8 tensor from the caching allocator on x's device, sized by
+//     the C workspace query, so nothing is cudaMalloc'ed in the hot path (CUDA graphs work).
+//   * CUDA: the kernels run on the caller's current stream, under a device guard for x's device.
+//   * a C status != OK becomes a RuntimeError naming the op, the status string and the arguments.
+#include <torch/csrc/stable/accelerator.h>
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+#include <torch/csrc/stable/tensor.h>
+#include <torch/headeronly/core/ScalarType.h>
+
+#include <cstdint>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/include/fusednorm.h"
+
+namespace {
+
+using torch::headeronly::ScalarType;
+using torch::stable::Tensor;
+
+// ---------------------------------------------------------------- descriptions for messages
+
+const char *scalar_type_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float: return "float32";
+    case ScalarType::Half: return "float16";
+    case ScalarType::BFloat16: return "bfloat16";
+    case ScalarType::Double: return "float64";
+    case ScalarType::Byte: return "uint8";
+    case ScalarType::Char: return "int8";
+    case ScalarType::Short: return "int16";
+    case ScalarType::Int: return "int32";
+    case ScalarType::Long: return "int64";
+    case ScalarType::Bool: return "bool";
+    default: return "an unsupported dtype";
+  }
+}
+
+std::string describe(const char *name, const Tensor &t) {
+  std::ostringstream os;
+  os << name << "=" << scalar_type_name(t.scalar_type()) << "[";
+  auto sizes = t.sizes();
+  auto strides = t.strides();
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  os << "] strides (";
+  for (size_t i = 0; i < strides.size(); ++i) os << (i ? ", " : "") << strides[i];
+  os << ") on " << (t.is_cuda() ? "cuda:" : "cpu") ;
+  if (t.is_cuda()) os << t.get_device_index();
+  return os.str();
+}
+
+std::string describe(const char *name, const std::optional<Tensor> &t) {
+  if (!t.has_value()) return std::string(name) + "=None";
+  return describe(name, *t);
+}
+
+[[noreturn]] void fail(const char *op, const std::string &why, const std::string &args) {
+  throw std::runtime_error(std::string("fusednorm.") + op + ": " + why + " (" + args + ")");
+}
+
+// ---------------------------------------------------------------- argument conversion
+
+bool to_fn_dtype(ScalarType t, fusednorm_dtype *out) {
+  switch (t) {
+    case ScalarType::Float: *out = FUSEDNORM_F32; return true;
+    case ScalarType::Half: *out = FUSEDNORM_F16; return true;
+    case ScalarType::BFloat16: *out = FUSEDNORM_BF16; return true;
+    default: return false;
+  }
+}
+
+bool parse_casting(const std::string &s, fusednorm_casting *out) {
+  if (s == "fp32") { *out = FUSEDNORM_CAST_FP32; return true; }
+  if (s == "llama") { *out = FUSEDNORM_CAST_LLAMA; return true; }
+  if (s == "gemma") { *out = FUSEDNORM_CAST_GEMMA; return true; }
+  return false;
+}
+
+// Mode names are the C library's own (fusednorm_mode_name), so the two can never disagree.
+bool parse_mode(const std::optional<std::string> &s, fusednorm_mode *out) {
+  if (!s.has_value()) { *out = FUSEDNORM_MODE_AUTO; return true; }
+  for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+    const char *name = fusednorm_mode_name(static_cast<fusednorm_mode>(m));
+    if (name != nullptr && *s == name) { *out = static_cast<fusednorm_mode>(m); return true; }
+  }
+  return false;
+}
+
+std::string mode_list() {
+  std::string r = "None";
+  for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+    const char *name = fusednorm_mode_name(static_cast<fusednorm_mode>(m));
+    if (name != nullptr) r += std::string(", \"") + name + "\"";
+  }
+  return r;
+}
+
+// A [..., N] tensor seen as rows: the tensor handed to the kernels (the input itself, or a
+// contiguous copy when its layout is not rows with one stride), its row count and row stride.
+struct Rows {
+  Tensor t;
+  int64_t rows = 0;
+  int64_t n = 0;
+  int64_t stride = 0;
+};
+
+// Row stride of t when its leading dims collapse into one row dim and the last dim is dense,
+// or -1 when they don't. Dims of size 1 take no part (their stride is meaningless).
+int64_t collapsed_row_stride(const Tensor &t) {
+  auto sizes = t.sizes();
+  auto strides = t.strides();
+  const int64_t d = static_cast<int64_t>(sizes.size());
+  const int64_t n = sizes[d - 1];
+  if (n > 1 && strides[d - 1] != 1) return -1;
+  int64_t row_stride = -1;  // stride of the innermost leading dim with size > 1
+  int64_t expect = -1;      // stride the next outer leading dim needs to continue the collapse
+  for (int64_t i = d - 2; i >= 0; --i) {
+    if (sizes[i] == 1) continue;
+    if (row_stride < 0) {
+      row_stride = strides[i];
+      if (row_stride < n) return -1;  // overlapping or reversed rows: not a row layout
+    } else if (strides[i] != expect) {
+      return -1;
+    }
+    expect = strides[i] * sizes[i];
+  }
+  return row_stride < 0 ? n : row_stride;  // a single row: any stride >= n describes it
+}
+
+Rows as_rows(const char *op, const char *name, const Tensor &t) {
+  if (t.dim() < 1) fail(op, std::string(name) + " must have at least 1 dimension [..., N]", describe(name, t));
+  Rows r;
+  auto sizes = t.sizes();
+  r.n = sizes[sizes.size() - 1];
+  r.rows = 1;
+  for (size_t i = 0; i + 1 < sizes.size(); ++i) r.rows *= sizes[i];
+  int64_t s = collapsed_row_stride(t);
+  if (s >= 0) {
+    r.t = t;
+    r.stride = s;
+  } else {
+    r.t = torch::stable::contiguous(t);  // a dispatcher call: only where a copy is needed
+    r.stride = r.n;
+  }
+  return r;
+}
+
+std::vector<int64_t> sizes_of(const Tensor &t) {
+  auto s = t.sizes();
+  return std::vector<int64_t>(s.begin(), s.end());
+}
+
+// Everything an op call shares: the validated problem and where it runs.
+struct Call {
+  const char *op;
+  std::string args;  // for error messages
+  fusednorm_problem p;
+  bool cuda = false;
+  int32_t device = -1;
+};
+
+Call make_call(const char *op, std::string args, const Tensor &x, const std::optional<Tensor> &weight,
+               const std::vector<const Tensor *> &same_as_x, double eps, double offset,
+               const std::string &casting, const std::optional<std::string> &mode) {
+  Call c;
+  c.op = op;
+  c.args = std::move(args);
+  fusednorm_dtype xd, wd;
+  if (!to_fn_dtype(x.scalar_type(), &xd))
+    fail(op, std::string("unsupported dtype ") + scalar_type_name(x.scalar_type()) +
+                 " (supported: float32, float16, bfloat16)", c.args);
+  wd = xd;
+  if (x.dim() < 1) fail(op, "inputs must have at least 1 dimension [..., N]", c.args);
+  c.cuda = x.is_cuda();
+  if (!c.cuda && !x.is_cpu()) fail(op, "tensors must be on a CPU or CUDA device", c.args);
+  c.device = c.cuda ? x.get_device_index() : -1;
+  const int64_t n = x.size(x.dim() - 1);
+  auto same_device = [&](const Tensor &t) {
+    return t.is_cuda() == c.cuda && t.is_cpu() == x.is_cpu() &&
+           (!c.cuda || t.get_device_index() == c.device);
+  };
+  for (const Tensor *t : same_as_x) {
+    if (t->scalar_type() != x.scalar_type())
+      fail(op, "dtype mismatch: every activation tensor must have the dtype of x", c.args);
+    if (!same_device(*t)) fail(op, "device mismatch: every tensor must be on x's device", c.args);
+    if (sizes_of(*t) != sizes_of(x)) fail(op, "shape mismatch: every activation tensor must have x's shape", c.args);
+  }
+  if (weight.has_value()) {
+    if (!to_fn_dtype(weight->scalar_type(), &wd))
+      fail(op, std::string("unsupported weight dtype ") + scalar_type_name(weight->scalar_type()) +
+                   " (supported: float32, float16, bfloat16)", c.args);
+    if (!same_device(*weight)) fail(op, "device mismatch: weight must be on x's device", c.args);
+    if (weight->dim() != 1 || weight->size(0) != n)
+      fail(op, "weight must have shape [N] with N = x.shape[-1]", c.args);
+  }
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < x.dim(); ++i) rows *= x.size(i);
+  c.p = fusednorm_problem_init(rows, n, xd, wd);
+  if (!parse_casting(casting, &c.p.casting))
+    fail(op, "casting must be \"fp32\", \"llama\" or \"gemma\", got \"" + casting + "\"", c.args);
+  if (!parse_mode(mode, &c.p.mode))
+    fail(op, "mode must be one of " + mode_list() + ", got \"" + *mode + "\"", c.args);
+  c.p.eps = static_cast<float>(eps);
+  c.p.offset = static_cast<float>(offset);
+  c.p.has_weight = weight.has_value() ? 1 : 0;
+  return c;
+}
+
+void check_status(const Call &c, fusednorm_status st) {
+  if (st == FUSEDNORM_OK) return;
+  std::ostringstream why;
+  why << fusednorm_status_string(st) << " [status " << static_cast<int>(st) << "]";
+  if (st == FUSEDNORM_ERR_CUDA) why << ": " << fusednorm_cuda_error_string();
+  why << "; rows=" << c.p.rows << " n=" << c.p.n;
+  const char *mn = fusednorm_mode_name(c.p.mode);
+  why << " mode=" << (mn ? mn : "?");
+  fail(c.op, why.str(), c.args);
+}
+
+#ifdef USE_CUDA
+cudaStream_t current_stream(int32_t device) {
+  void *s = nullptr;
+  TORCH_ERROR_CODE_CHECK(aoti_torch_get_current_cuda_stream(device, &s));
+  return static_cast<cudaStream_t>(s);
+}
+#endif
+
+// Device guard only where it matters: constructing one for the CPU would pick an accelerator.
+struct MaybeDeviceGuard {
+  std::optional<torch::stable::accelerator::DeviceGuard> g;
+  explicit MaybeDeviceGuard(const Call &c) {
+    if (c.cuda) g.emplace(c.device);
+  }
+};
+
+fusednorm_status run_forward(const Call &c, const fusednorm_fwd_args &a) {
+  if (!c.cuda) return fusednorm_forward_cpu(&c.p, &a);
+#ifdef USE_CUDA
+  return fusednorm_forward_cuda(&c.p, &a, current_stream(c.device));
+#else
+  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+#endif
+}
+
+fusednorm_status workspace_bytes(const Call &c, size_t *bytes) {
+  if (!c.cuda) return fusednorm_backward_workspace_size_cpu(&c.p, bytes);
+#ifdef USE_CUDA
+  return fusednorm_backward_workspace_size_cuda(&c.p, c.device, bytes);
+#else
+  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+#endif
+}
+
+fusednorm_status run_backward(const Call &c, const fusednorm_bwd_args &a) {
+  if (!c.cuda) return fusednorm_backward_cpu(&c.p, &a);
+#ifdef USE_CUDA
+  return fusednorm_backward_cuda(&c.p, &a, current_stream(c.device));
+#else
+  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+#endif
+}
+
+// The weight goes to the kernels as a dense [N] vector.
+std::optional<Tensor> dense_weight(const std::optional<Tensor> &w) {
+  if (!w.has_value()) return std::nullopt;
+  return w->is_contiguous() ? *w : torch::stable::contiguous(*w);
+}
+
+std::vector<int64_t> leading_sizes(const Tensor &x) {
+  std::vector<int64_t> s = sizes_of(x);
+  s.pop_back();
+  return s;
+}
+
+// ---------------------------------------------------------------- forward
+
+std::tuple<Tensor, Tensor> rms_norm_fwd(Tensor x, std::optional<Tensor> weight, double eps,
+                                        double offset, std::string casting,
+                                        std::optional<std::string> mode) {
+  const char *op = "rms_norm_fwd";
+  Call c = make_call(op, describe("x", x) + ", " + describe("weight", weight), x, weight, {}, eps,
+                     offset, casting, mode);
+  MaybeDeviceGuard guard(c);
+  Rows xr = as_rows(op, "x", x);
+  std::optional<Tensor> w = dense_weight(weight);
+  Tensor y = torch::stable::new_empty(x, sizes_of(x));
+  Tensor rstd = torch::stable::new_empty(x, leading_sizes(x), ScalarType::Float);
+  fusednorm_fwd_args a{};
+  a.x = xr.t.const_data_ptr();
+  a.x_stride = xr.stride;
+  a.weight = w ? w->const_data_ptr() : nullptr;
+  a.y = y.mutable_data_ptr();
+  a.y_stride = c.p.n;
+  a.rstd = static_cast<float *>(rstd.mutable_data_ptr());
+  check_status(c, run_forward(c, a));
+  return {y, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_add_rms_norm_fwd(Tensor x, Tensor residual,
+                                                          std::optional<Tensor> weight, double eps,
+                                                          double offset, std::string casting,
+                                                          std::optional<std::string> mode) {
+  const char *op = "fused_add_rms_norm_fwd";
+  Call c = make_call(op,
+                     describe("x", x) + ", " + describe("residual", residual) + ", " +
+                         describe("weight", weight),
+                     x, weight, {&residual}, eps, offset, casting, mode);
+  c.p.has_residual = 1;
+  MaybeDeviceGuard guard(c);
+  Rows xr = as_rows(op, "x", x);
+  Rows rr = as_rows(op, "residual", residual);
+  std::optional<Tensor> w = dense_weight(weight);
+  Tensor y = torch::stable::new_empty(x, sizes_of(x));
+  Tensor residual_out = torch::stable::new_empty(x, sizes_of(x));
+  Tensor rstd = torch::stable::new_empty(x, leading_sizes(x), ScalarType::Float);
+  fusednorm_fwd_args a{};
+  a.x = xr.t.const_data_ptr();
+  a.x_stride = xr.stride;
+  a.residual = rr.t.const_data_ptr();
+  a.residual_stride = rr.stride;
+  a.weight = w ? w->const_data_ptr() : nullptr;
+  a.y = y.mutable_data_ptr();
+  a.y_stride = c.p.n;
+  a.residual_out = residual_out.mutable_data_ptr();
+  a.residual_out_stride = c.p.n;
+  a.rstd = static_cast<float *>(rstd.mutable_data_ptr());
+  check_status(c, run_forward(c, a));
+  return {y, residual_out, rstd};
+}
+
+// ---------------------------------------------------------------- backward
+
+std::tuple<Tensor, std::optional<Tensor>> backward_impl(const char *op, const Tensor &dy,
+                                                        const Tensor &s,
+                                                        const std::optional<Tensor> &ds,
+                                                        const std::optional<Tensor> &weight,
+                                                        const Tensor &rstd, double eps,
+                                                        double offset, const std::string &casting,
+                                                        const std::optional<std::string> &mode,
+                                                        bool fused) {
+  std::string args = describe("dy", dy) + ", " + describe("s", s) + ", ";
+  if (fused) args += describe("ds", ds) + ", ";
+  args += describe("weight", weight) + ", " + describe("rstd", rstd);
+  std::vector<const Tensor *> same{&dy};
+  if (ds.has_value()) same.push_back(&*ds);
+  Call c = make_call(op, args, s, weight, same, eps, offset, casting, mode);
+  c.p.has_residual = fused ? 1 : 0;
+  if (rstd.scalar_type() != ScalarType::Float || rstd.numel() != c.p.rows ||
+      rstd.is_cuda() != s.is_cuda() || (s.is_cuda() && rstd.get_device_index() != c.device))
+    fail(op, "rstd must be the float32 x.shape[:-1] tensor the forward returned, on s's device", args);
+  MaybeDeviceGuard guard(c);
+  Rows dyr = as_rows(op, "dy", dy);
+  Rows sr = as_rows(op, "s", s);
+  std::optional<Rows> dsr;
+  if (ds.has_value()) dsr = as_rows(op, "ds", *ds);
+  std::optional<Tensor> w = dense_weight(weight);
+  Tensor rstd_c = rstd.is_contiguous() ? rstd : torch::stable::contiguous(rstd);
+  Tensor dx = torch::stable::new_empty(s, sizes_of(s));
+  std::optional<Tensor> dw;
+  if (w.has_value()) dw = torch::stable::new_empty(*w, {c.p.n});
+  size_t ws_bytes = 0;
+  check_status(c, workspace_bytes(c, &ws_bytes));
+  std::optional<Tensor> ws;
+  if (ws_bytes > 0)
+    ws = torch::stable::new_empty(s, {static_cast<int64_t>(ws_bytes)}, ScalarType::Byte);
+  fusednorm_bwd_args a{};
+  a.dy = dyr.t.const_data_ptr();
+  a.dy_stride = dyr.stride;
+  a.s = sr.t.const_data_ptr();
+  a.s_stride = sr.stride;
+  if (dsr.has_value()) {
+    a.ds = dsr->t.const_data_ptr();
+    a.ds_stride = dsr->stride;
+  }
+  a.weight = w ? w->const_data_ptr() : nullptr;
+  a.rstd = static_cast<const float *>(rstd_c.const_data_ptr());
+  a.dx = dx.mutable_data_ptr();
+  a.dx_stride = c.p.n;
+  a.dw = dw ? dw->mutable_data_ptr() : nullptr;
+  a.workspace = ws ? ws->mutable_data_ptr() : nullptr;
+  a.workspace_bytes = ws_bytes;
+  check_status(c, run_backward(c, a));
+  return {dx, dw};
+}
+
+std::tuple<Tensor, std::optional<Tensor>> rms_norm_bwd(Tensor dy, Tensor s,
+                                                       std::optional<Tensor> weight, Tensor rstd,
+                                                       double eps, double offset,
+                                                       std::string casting,
+                                                       std::optional<std::string> mode) {
+  return backward_impl("rms_norm_bwd", dy, s, std::nullopt, weight, rstd, eps, offset, casting,
+                       mode, false);
+}
+
+std::tuple<Tensor, std::optional<Tensor>> fused_add_rms_norm_bwd(
+    Tensor dy, Tensor s, std::optional<Tensor> ds, std::optional<Tensor> weight, Tensor rstd,
+    double eps, double offset, std::string casting, std::optional<std::string> mode) {
+  return backward_impl("fused_add_rms_norm_bwd", dy, s, ds, weight, rstd, eps, offset, casting,
+                       mode, true);
+}
+
+}  // namespace
+
+// `s` is what the forward normalized: x for the plain op, residual_out for the fused add.
+// `ds` is the gradient flowing into residual_out from its other uses (None: no other use).
+STABLE_TORCH_LIBRARY(fusednorm, m) {
+  m.def("rms_norm_fwd(Tensor x, Tensor? weight, float eps, float offset, str casting, str? mode)"
+        " -> (Tensor y, Tensor rstd)");
+  m.def("fused_add_rms_norm_fwd(Tensor x, Tensor residual, Tensor? weight, float eps,"
+        " float offset, str casting, str? mode) -> (Tensor y, Tensor residual_out, Tensor rstd)");
+  m.def("rms_norm_bwd(Tensor dy, Tensor s, Tensor? weight, Tensor rstd, float eps, float offset,"
+        " str casting, str? mode) -> (Tensor dx, Tensor? dw)");
+  m.def("fused_add_rms_norm_bwd(Tensor dy, Tensor s, Tensor? ds, Tensor? weight, Tensor rstd,"
+        " float eps, float offset, str casting, str? mode) -> (Tensor dx, Tensor? dw)");
+}
+
+STABLE_TORCH_LIBRARY_IMPL(fusednorm, CPU, m) {
+  m.impl("rms_norm_fwd", TORCH_BOX(&rms_norm_fwd));
+  m.impl("fused_add_rms_norm_fwd", TORCH_BOX(&fused_add_rms_norm_fwd));
+  m.impl("rms_norm_bwd", TORCH_BOX(&rms_norm_bwd));
+  m.impl("fused_add_rms_norm_bwd", TORCH_BOX(&fused_add_rms_norm_bwd));
+}
+
+#ifdef USE_CUDA
+STABLE_TORCH_LIBRARY_IMPL(fusednorm, CUDA, m) {
+  m.impl("rms_norm_fwd", TORCH_BOX(&rms_norm_fwd));
+  m.impl("fused_add_rms_norm_fwd", TORCH_BOX(&fused_add_rms_norm_fwd));
+  m.impl("rms_norm_bwd", TORCH_BOX(&rms_norm_bwd));
+  m.impl("fused_add_rms_norm_bwd", TORCH_BOX(&fused_add_rms_norm_bwd));
+}
+#endif

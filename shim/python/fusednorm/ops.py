@@ -1,0 +1,163 @@
+"""Functional API, fake (meta) kernels and autograd for torch.ops.fusednorm.*.
+
+The four ops (registered by libfusednorm_ops.so, schemas in shim/fusednorm_ops.cc):
+  rms_norm_fwd(x, weight?, eps, offset, casting, mode?)                 -> (y, rstd)
+  fused_add_rms_norm_fwd(x, residual, weight?, eps, offset, casting, mode?)
+                                                                        -> (y, residual_out, rstd)
+  rms_norm_bwd(dy, s, weight?, rstd, eps, offset, casting, mode?)       -> (dx, dw?)
+  fused_add_rms_norm_bwd(dy, s, ds?, weight?, rstd, eps, offset, casting, mode?) -> (dx, dw?)
+`s` is what the forward normalized (x, or residual_out for the fused add); rstd is fp32 with
+shape x.shape[:-1]; outputs are contiguous; dx has x's dtype, dw the weight's.
+
+Autograd is registered on the forward ops (torch.library.register_autograd) and calls the
+backward ops, so torch.compile / AOTAutograd see two opaque ops and never trace into the kernels.
+The backward ops themselves are not differentiable: their autograd kernel raises (double backward
+is not implemented; a clear error beats silently wrong second derivatives).
+
+Autocast: the ops have no autocast rule. They run in the dtype of their inputs and return y in
+x's dtype, inside or outside torch.autocast: an fp32 residual stream is normalized in fp32 (like
+torch's own normalization layers under autocast), a bf16 activation in bf16 with fp32
+accumulation. The weight may have its own dtype (bf16 x with an fp32 weight); dw comes back in
+the weight's dtype. x and residual must share a dtype (no silent promotion of the residual stream).
+"""
+
+import torch
+
+CASTINGS = ("fp32", "llama", "gemma")
+MODES = ("auto", "persistent", "multi_wave_reload", "multi_wave_cached", "row_packed", "wide")
+
+_ops = torch.ops.fusednorm
+
+
+def _check_args(casting, mode):
+    # The C++ op validates too; checking here gives the error before any tracing/dispatch.
+    if casting not in CASTINGS:
+        raise ValueError(f"fusednorm: casting must be one of {CASTINGS}, got {casting!r}")
+    if mode is not None and mode not in MODES:
+        raise ValueError(f"fusednorm: mode must be None or one of {MODES}, got {mode!r}")
+
+
+def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None):
+    """RMSNorm over the last dim of x ([..., N]); weight is [N] or None.
+
+    y = x * rstd * (weight + offset), rstd = 1/sqrt(mean(x^2) + eps), accumulated in fp32.
+    casting: "fp32" (one rounding, like torch.nn.functional.rms_norm), "llama" (the normalized
+    value rounded to x's dtype before the weight multiply, like Hugging Face Llama/Qwen), "gemma"
+    (fp32 math with (offset + weight), use offset=1.0). mode: None/"auto" or a forced kernel mode.
+    """
+    _check_args(casting, mode)
+    y, _ = _ops.rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)
+    return y
+
+
+def fused_add_rms_norm(x, residual, weight=None, eps=1e-6, *, offset=0.0, casting="fp32",
+                       mode=None):
+    """s = x + residual (rounded to x's dtype); returns (rms_norm(s), s).
+
+    The second output is the new residual stream; the norm reads the rounded s, so this equals
+    `s = x + residual; rms_norm(s)` bitwise. Gradients flow to x and residual (the same tensor).
+    """
+    _check_args(casting, mode)
+    y, residual_out, _ = _ops.fused_add_rms_norm_fwd(x, residual, weight, float(eps),
+                                                     float(offset), casting, mode)
+    return y, residual_out
+
+
+# ------------------------------------------------------------------------------ fake kernels
+# Shapes/dtypes/strides exactly as the real kernels allocate them (contiguous outputs).
+
+def _check_fake(x, weight):
+    torch._check(x.dim() >= 1, lambda: "fusednorm: x must be [..., N]")
+    if weight is not None:
+        torch._check(weight.dim() == 1 and weight.shape[0] == x.shape[-1],
+                     lambda: f"fusednorm: weight must be [N={x.shape[-1]}], got {tuple(weight.shape)}")
+
+
+@torch.library.register_fake("fusednorm::rms_norm_fwd")
+def _rms_norm_fwd_fake(x, weight, eps, offset, casting, mode):
+    _check_fake(x, weight)
+    return x.new_empty(x.shape), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+
+@torch.library.register_fake("fusednorm::fused_add_rms_norm_fwd")
+def _fused_add_rms_norm_fwd_fake(x, residual, weight, eps, offset, casting, mode):
+    _check_fake(x, weight)
+    torch._check(residual.shape == x.shape, lambda: "fusednorm: residual must have x's shape")
+    return (x.new_empty(x.shape), x.new_empty(x.shape),
+            x.new_empty(x.shape[:-1], dtype=torch.float32))
+
+
+@torch.library.register_fake("fusednorm::rms_norm_bwd")
+def _rms_norm_bwd_fake(dy, s, weight, rstd, eps, offset, casting, mode):
+    _check_fake(s, weight)
+    return s.new_empty(s.shape), (None if weight is None else weight.new_empty(weight.shape))
+
+
+@torch.library.register_fake("fusednorm::fused_add_rms_norm_bwd")
+def _fused_add_rms_norm_bwd_fake(dy, s, ds, weight, rstd, eps, offset, casting, mode):
+    _check_fake(s, weight)
+    return s.new_empty(s.shape), (None if weight is None else weight.new_empty(weight.shape))
+
+
+# ------------------------------------------------------------------------------ autograd
+
+def _setup_rms_norm(ctx, inputs, output):
+    x, weight, eps, offset, casting, mode = inputs
+    _, rstd = output
+    ctx.mark_non_differentiable(rstd)
+    # Unused outputs arrive as None instead of zero tensors (no zeros kernel, no extra traffic).
+    ctx.set_materialize_grads(False)
+    ctx.save_for_backward(x, weight, rstd)
+    ctx.cfg = (eps, offset, casting, mode)
+
+
+def _backward_rms_norm(ctx, dy, _drstd):
+    need_x, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    if dy is None:
+        return None, None, None, None, None, None
+    x, weight, rstd = ctx.saved_tensors
+    dx, dw = _ops.rms_norm_bwd(dy, x, weight, rstd, *ctx.cfg)
+    return (dx if need_x else None), (dw if need_w else None), None, None, None, None
+
+
+def _setup_fused_add(ctx, inputs, output):
+    x, residual, weight, eps, offset, casting, mode = inputs
+    _, residual_out, rstd = output
+    ctx.mark_non_differentiable(rstd)
+    ctx.set_materialize_grads(False)
+    ctx.save_for_backward(residual_out, weight, rstd)
+    ctx.cfg = (eps, offset, casting, mode)
+
+
+def _backward_fused_add(ctx, dy, ds, _drstd):
+    need_x, need_r, need_w = ctx.needs_input_grad[:3]
+    s, weight, rstd = ctx.saved_tensors
+    if dy is None:
+        # y unused: the only gradient is the one of residual_out, passed straight through.
+        dw = None if (weight is None or not need_w) else torch.zeros_like(weight)
+        return ds if need_x else None, ds if need_r else None, dw, None, None, None, None
+    dx, dw = _ops.fused_add_rms_norm_bwd(dy, s, ds, weight, rstd, *ctx.cfg)
+    # d(x + residual)/dx = d/dresidual = 1: both inputs get dx (+ ds, added by the kernel).
+    return (dx if need_x else None), (dx if need_r else None), (dw if need_w else None), \
+        None, None, None, None
+
+
+def _no_double_backward(ctx, *grads):
+    raise RuntimeError(
+        "fusednorm: double backward (differentiating fusednorm's backward, e.g. "
+        "torch.autograd.grad(..., create_graph=True) followed by another backward) is not "
+        "implemented. Use torch.nn.functional.rms_norm where second derivatives are needed.")
+
+
+def _setup_nothing(ctx, inputs, output):
+    pass
+
+
+torch.library.register_autograd("fusednorm::rms_norm_fwd", _backward_rms_norm,
+                                setup_context=_setup_rms_norm)
+torch.library.register_autograd("fusednorm::fused_add_rms_norm_fwd", _backward_fused_add,
+                                setup_context=_setup_fused_add)
+torch.library.register_autograd("fusednorm::rms_norm_bwd", _no_double_backward,
+                                setup_context=_setup_nothing)
+torch.library.register_autograd("fusednorm::fused_add_rms_norm_bwd", _no_double_backward,
+                                setup_context=_setup_nothing)

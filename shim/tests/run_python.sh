@@ -1,0 +1,18 @@
+#!/bin/bash
+# Runs a shim Python test under Bazel: the library just built (not an installed wheel), the
+# package from the source tree, every cache in the test's own temp dir, no network.
+# usage: run_python.sh PYTHON LIB.so SCRIPT.py [args...]
+set -eu
+py="$1"; lib="$2"; shift 2
+[ -n "$py" ] || py=python3
+here="$(pwd)"
+export FUSEDNORM_LIBRARY="$here/$lib"
+export PYTHONPATH="$here/shim/python${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+export HOME="$tmp/home" TORCHINDUCTOR_CACHE_DIR="$tmp/inductor" TRITON_CACHE_DIR="$tmp/triton"
+export HF_HOME="$tmp/hf" HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 XDG_CACHE_HOME="$tmp/cache"
+mkdir -p "$HOME"
+# Two CI cores: one intra-op thread per core, no oversubscription between sharded tests.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}"
+exec "$py" "$@"

@@ -1,0 +1,162 @@
+"""fusednorm.patch_hf on tiny random-init Hugging Face Llama, Qwen3 (QK-norm) and Gemma3 models.
+
+For each architecture and dtype: a reference model (stock HF RMSNorm) and a deep copy patched with
+patch_hf get the same batch; logits, loss and the gradient of every parameter must agree within
+the per-dtype tolerances below. The norm weights are randomized first (HF initializes them to 1
+or 0, which would hide a wrong offset or a dropped weight).
+
+Tolerances (relative to the reference tensor's max |value|, and relative L2), measured worst over
+5 seeds on CPU in brackets:
+  fp32: 5e-5 max / 2e-5 L2  [2.5e-6 / 1.4e-6]. The kernels and HF's norm differ only in fp32
+        rounding (rsqrt vs 1/sqrt, summation order: ~1e-7 relative per norm); two layers of
+        attention/MLP and the backward amplify that on small gradient entries. 20x headroom, and
+        still 10^4 below what a wrong offset produces (control: 0.6..1.1).
+  bf16: 1e-1 max / 5e-2 L2  [2.6e-2 / 1.6e-2]. Where the fp32 results of HF and fusednorm fall on
+        opposite sides of a bf16 rounding boundary, a normalized value differs by one bf16 ulp
+        (2^-8 = 0.4%); bf16 matmuls (0.4% rounding per op) and the backward carry that to ~1-3% on
+        individual gradients. A wrong offset gives 0.5..1.1.
+A control run re-patches with a wrong offset (Gemma) / casting (Llama) and must FAIL these
+tolerances, proving they can detect a wrong norm.
+Run: FUSEDNORM_LIBRARY=... PYTHONPATH=shim/python python3 shim/tests/test_hf.py [--device cuda]
+"""
+
+import copy
+import os
+import sys
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+import fusednorm  # noqa: E402
+import harness  # noqa: E402
+
+DEVICE = "cpu"
+TOL = {torch.float32: (5e-5, 2e-5), torch.bfloat16: (1e-1, 5e-2)}
+COMMON = dict(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+
+
+def make_model(arch):
+    import transformers as T
+    if arch == "llama":
+        cfg = T.LlamaConfig(**COMMON, rms_norm_eps=1e-6)
+        cls, per_layer = T.LlamaForCausalLM, 2
+    elif arch == "qwen3":
+        cfg = T.Qwen3Config(**COMMON, head_dim=16, rms_norm_eps=1e-6)
+        cls, per_layer = T.Qwen3ForCausalLM, 4      # + q_norm, k_norm
+    else:
+        cfg = T.Gemma3TextConfig(**COMMON, head_dim=16, rms_norm_eps=1e-6, sliding_window=8,
+                                 query_pre_attn_scalar=16,
+                                 layer_types=["sliding_attention", "full_attention"])
+        cls, per_layer = T.Gemma3ForCausalLM, 6     # + pre/post feedforward, q_norm, k_norm
+    cfg._attn_implementation = "eager"
+    model = cls(cfg).to(DEVICE)
+    expected = per_layer * cfg.num_hidden_layers + 1  # + the final norm
+    with torch.no_grad():
+        for name, mod in model.named_modules():
+            if type(mod).__name__.endswith("RMSNorm"):
+                base = 0.0 if arch == "gemma3" else 1.0
+                mod.weight.copy_(base + 0.3 * torch.randn_like(mod.weight))
+    return model, expected
+
+
+def forward_backward(model, ids):
+    model.zero_grad(set_to_none=True)
+    out = model(input_ids=ids, labels=ids)
+    out.loss.backward()
+    grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+    return out.logits.detach(), out.loss.detach(), grads
+
+
+def errors(a, b):
+    a, b = a.double(), b.double()
+    scale = b.abs().max().clamp_min(1e-30)
+    return float((a - b).abs().max() / scale), float((a - b).norm() / b.norm().clamp_min(1e-30))
+
+
+def compare(ref, got, dtype, what):
+    """None if every tensor is within tolerance, else the first offender."""
+    tmax, tl2 = TOL[dtype]
+    (rl, rloss, rg), (gl, gloss, gg) = ref, got
+    assert set(rg) == set(gg), f"{what}: different parameters got gradients"
+    worst = (0.0, 0.0, "")
+    for name, a, b in [("logits", gl, rl), ("loss", gloss.reshape(1), rloss.reshape(1))] + \
+            [(f"grad {n}", gg[n], rg[n]) for n in sorted(rg)]:
+        emax, el2 = errors(a, b)
+        if emax > worst[0]:
+            worst = (emax, el2, name)
+        if emax > tmax or el2 > tl2:
+            return f"{what}: {name}: max rel {emax:.3g} (tol {tmax}), L2 rel {el2:.3g} (tol {tl2})"
+    print(f"  {what}: worst {worst[2]}: max rel {worst[0]:.2e}, L2 rel {worst[1]:.2e}")
+    return None
+
+
+def check_arch(arch):
+    for dtype in (torch.float32, torch.bfloat16):
+        torch.manual_seed(harness.seed_for(f"{arch} {dtype}"))
+        ref, expected = make_model(arch)
+        ref = ref.to(dtype)
+        patched = copy.deepcopy(ref)
+        final_weight = patched.model.norm.weight
+        report = fusednorm.patch_hf(patched)
+        assert len(report) == expected, f"{arch}: replaced {len(report)}, expected {expected}: {report}"
+        assert not report.unknown, report.unknown
+        assert isinstance(patched.model.norm, fusednorm.RMSNorm)
+        assert patched.model.norm.weight is final_weight, "patch_hf must keep the Parameter object"
+        assert list(patched.state_dict()) == list(ref.state_dict()), "state_dict keys changed"
+        qk = [n for n in report.replaced if n.endswith(("q_norm", "k_norm"))]
+        assert (len(qk) == 2 * ref.config.num_hidden_layers) == (arch != "llama"), qk
+        offset, casting = (1.0, "gemma") if arch == "gemma3" else (0.0, "llama")
+        assert all(m.offset == offset and m.casting == casting
+                   for m in patched.modules() if isinstance(m, fusednorm.RMSNorm))
+        ids = torch.randint(0, ref.config.vocab_size, (2, 24), device=DEVICE)
+        a = forward_backward(ref, ids)
+        b = forward_backward(patched, ids)
+        why = compare(a, b, dtype, f"{arch} {dtype}")
+        assert why is None, why
+        # Control: a wrong offset (Gemma) or casting+offset (Llama/Qwen) must be caught.
+        for m in patched.modules():
+            if isinstance(m, fusednorm.RMSNorm):
+                m.offset = 0.0 if arch == "gemma3" else 0.5
+        c = forward_backward(patched, ids)
+        control = compare(a, c, dtype, f"{arch} {dtype} control")
+        assert control is not None, f"{arch} {dtype}: tolerances too loose to see a wrong offset"
+        print(f"  control (wrong offset) caught: {control}")
+
+
+def test_llama():
+    check_arch("llama")
+
+
+def test_qwen3_qk_norm():
+    check_arch("qwen3")
+
+
+def test_gemma3_offset_one():
+    check_arch("gemma3")
+
+
+def test_unknown_classes_reported_and_left_alone():
+    model, _ = make_model("llama")
+    model.extra = torch.nn.RMSNorm(64)
+
+    class MyRMSNorm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(64))
+            self.eps = 1e-6
+    model.model.layers[0].custom = MyRMSNorm()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = fusednorm.patch_hf(model)
+    assert set(report.unknown) == {"extra", "model.layers.0.custom"}, report.unknown
+    assert isinstance(model.extra, torch.nn.RMSNorm)
+    assert type(model.model.layers[0].custom).__name__ == "MyRMSNorm"
+    assert any("left alone" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert len(fusednorm.patch_hf(model, warn_unknown=False)) == 0, "second patch replaces nothing"
+
+
+if __name__ == "__main__":
+    sys.exit(harness.main(globals()))

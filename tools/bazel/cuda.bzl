@@ -1,0 +1,171 @@
+"""cuda_library: compile .cu files with nvcc into objects any cc_library / cc_test / cc_binary
+(static or linkshared) can depend on.
+
+    load("//tools/bazel:cuda.bzl", "cuda_library")
+    cuda_library(
+        name = "kernels_cuda",
+        srcs = glob(["cuda/*.cu"]),
+        hdrs = glob(["cuda/*.cuh"]) + ["include/fusednorm.h"],
+        deps = [...],            # cc_library deps: their headers, includes and defines reach nvcc
+        copts = [...],           # extra nvcc flags
+    )
+
+Each .cu is one nvcc call (whole-program compilation, no -rdc, so no device-link step is needed)
+producing position-independent objects: the same objects go into the static test binaries and into
+the torch extension .so. The result carries a CcInfo with its headers and a static archive, linked
+against the static CUDA runtime (@cuda//:cudart_static: binaries need only the driver's libcuda.so.1
+on the GPU machine). Include root: the workspace root and the bin (genfiles) dir, so
+`#include "kernels/include/fusednorm.h"` works in .cu files exactly as in .c files.
+
+GPU architectures — the ONE place they are chosen:
+    default: SASS for sm_90a (H100/H200, with the Hopper-only instructions) plus compute_90 PTX, so
+    any newer GPU JIT-compiles the PTX at load time.
+    override: bazel build --define=cuda_archs=LIST //...
+        LIST is comma separated; `sm_XY[a]` adds SASS (-gencode=arch=compute_XY[a],code=sm_XY[a]),
+        `compute_XY[a]` adds PTX (-gencode=arch=compute_XY[a],code=compute_XY[a]).
+        e.g. --define=cuda_archs=sm_90a,sm_80,compute_80
+    --define=cuda_ptxas_verbose=1 adds `-Xptxas -v` (registers, spills, smem per kernel).
+
+nvcc runs with -O3 -std=c++17 -lineinfo -Xcompiler -fPIC and gcc 12 as host compiler (@cuda
+found it; CUDA_HOST_CC overrides). Targets built here also compile on a machine without a GPU.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load("@cuda//:defs.bzl", "CUDA_FOUND", "HOST_CC", "NVCC")
+
+DEFAULT_CUDA_ARCHS = "sm_90a,compute_90"
+
+def cuda_gencode_flags(archs):
+    """Turns 'sm_90a,compute_90' into nvcc -gencode flags; fails on anything else."""
+    flags = []
+    for a in [x.strip() for x in archs.split(",") if x.strip()]:
+        if a.startswith("sm_"):
+            flags.append("-gencode=arch=compute_%s,code=%s" % (a[3:], a))
+        elif a.startswith("compute_"):
+            flags.append("-gencode=arch=%s,code=%s" % (a, a))
+        else:
+            fail("--define=cuda_archs: '%s' is neither sm_XY[a] (SASS) nor compute_XY[a] (PTX); e.g. --define=cuda_archs=sm_90a,compute_90" % a)
+    if not flags:
+        fail("--define=cuda_archs is empty")
+    return flags
+
+_CU_EXTENSIONS = [".cu"]
+
+def _cuda_library_impl(ctx):
+    if not CUDA_FOUND:
+        fail("cuda_library %s: no CUDA toolkit was found (set CUDA_HOME or install CUDA 13 at /usr/local/cuda, then `bazel shutdown`)" % ctx.label)
+
+    cc_toolchain = find_cpp_toolchain(ctx)
+    feature_configuration = cc_common.configure_features(
+        ctx = ctx,
+        cc_toolchain = cc_toolchain,
+        requested_features = ctx.features,
+        unsupported_features = ctx.disabled_features,
+    )
+
+    dep_infos = [d[CcInfo] for d in ctx.attr.deps]
+    dep_cc = cc_common.merge_cc_infos(cc_infos = dep_infos) if dep_infos else CcInfo()
+    dep_comp = dep_cc.compilation_context
+
+    archs = ctx.var.get("cuda_archs", DEFAULT_CUDA_ARCHS)
+    common = ctx.actions.args()
+    common.add("-ccbin", HOST_CC)
+    common.add_all(["-x", "cu", "-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC"])
+    common.add_all(cuda_gencode_flags(archs))
+    if ctx.var.get("cuda_ptxas_verbose", "0") not in ("", "0"):
+        common.add_all(["-Xptxas", "-v"])
+
+    # Include roots: workspace root (also external/<repo> roots via the deps' include paths) and
+    # the generated-files root, then every include path the cc deps declare.
+    common.add("-I.")
+    common.add("-I" + ctx.bin_dir.path)
+    common.add_all(dep_comp.quote_includes, format_each = "-I%s")
+    common.add_all(dep_comp.includes, format_each = "-I%s")
+    common.add_all(dep_comp.system_includes, before_each = "-isystem")
+    common.add_all(dep_comp.defines, format_each = "-D%s")
+    common.add_all(ctx.attr.defines, format_each = "-D%s")
+    common.add_all(ctx.attr.copts)
+
+    inputs = depset(ctx.files.hdrs + ctx.files.srcs, transitive = [dep_comp.headers])
+    objects = []
+    for src in ctx.files.srcs:
+        if not src.basename.endswith(".cu"):
+            fail("cuda_library %s: srcs must be .cu files, got %s" % (ctx.label, src.path))
+
+        # Keyed by the source path so two dirs may hold files of the same name.
+        out = ctx.actions.declare_file("_objs/%s/%s.pic.o" % (ctx.label.name, src.path[:-3].replace("/", "_")))
+        args = ctx.actions.args()
+        args.add("-c", src)
+        args.add("-o", out)
+        ctx.actions.run(
+            executable = NVCC,
+            arguments = [common, args],
+            inputs = inputs,
+            outputs = [out],
+            mnemonic = "NvccCompile",
+            progress_message = "nvcc %s (%s)" % (src.short_path, archs),
+            # nvcc needs PATH for its helpers (cudafe++, ptxas, fatbinary live beside it, but the
+            # host compiler's assembler and linker come from PATH).
+            use_default_shell_env = True,
+        )
+        objects.append(out)
+
+    own_comp = cc_common.create_compilation_context(
+        headers = depset(ctx.files.hdrs),
+        defines = depset(ctx.attr.defines),
+    )
+    compilation_outputs = cc_common.create_compilation_outputs(
+        objects = depset(objects),
+        pic_objects = depset(objects),
+    )
+    linking_context, _ = cc_common.create_linking_context_from_compilation_outputs(
+        actions = ctx.actions,
+        feature_configuration = feature_configuration,
+        cc_toolchain = cc_toolchain,
+        compilation_outputs = compilation_outputs,
+        linking_contexts = [dep_cc.linking_context],
+        name = ctx.label.name,
+        disallow_dynamic_library = True,
+    )
+    own = CcInfo(compilation_context = own_comp, linking_context = linking_context)
+    return [
+        DefaultInfo(files = depset(objects)),
+        cc_common.merge_cc_infos(cc_infos = [own, dep_cc]),
+    ]
+
+_cuda_library = rule(
+    implementation = _cuda_library_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = _CU_EXTENSIONS),
+        "hdrs": attr.label_list(allow_files = [".h", ".cuh", ".hpp", ".inc"]),
+        "deps": attr.label_list(providers = [CcInfo]),
+        "copts": attr.string_list(),
+        "defines": attr.string_list(),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    fragments = ["cpp"],
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    incompatible_use_toolchain_transition = True,
+)
+
+def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = [], **kwargs):
+    """nvcc-compiled .cu sources as a C/C++ library (static CUDA runtime linked in).
+
+    Args:
+      name: target name; cc_library/cc_test/cc_binary may list it in deps.
+      srcs: .cu files, one nvcc call each.
+      hdrs: headers the .cu files include and that dependents may include (.h/.cuh).
+      deps: cc_library targets (their headers/includes/defines reach nvcc; they are linked too).
+      copts: extra nvcc flags, after the defaults (e.g. ["-Xptxas", "-v"]).
+      defines: -D for nvcc, also propagated to dependents.
+      **kwargs: visibility, tags, testonly, ...
+    """
+    _cuda_library(
+        name = name,
+        srcs = srcs,
+        hdrs = hdrs,
+        deps = deps + ["@cuda//:cudart_static"],
+        copts = copts,
+        defines = defines,
+        **kwargs
+    )

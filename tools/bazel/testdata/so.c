@@ -1,0 +1,2 @@
+#include "tools/bazel/testdata/k.cuh"
+int so_entry(void) { return k_run(2); }

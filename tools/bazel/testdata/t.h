@@ -1,0 +1,1 @@
+#define TVAL 3

@@ -1,0 +1,919 @@
+#!/usr/bin/env python3
+"""fusednorm benchmark: RMSNorm kernel time and GB/s against its peers, in one run.
+
+A program, not a test (issue 4, "Benchmark"). One run measures, for every (dtype, shape, op):
+  providers  fusednorm:auto and fusednorm:<mode> for each forced mode (fusednorm.rms_norm(..., mode=)),
+             torch (eager F.rms_norm; fused add = eager `x + r` then F.rms_norm),
+             compile (torch.compile of exactly those eager functions, dynamic=False, one per shape),
+             liger (liger_kernel LigerRMSNormFunction / LigerFusedAddRMSNormFunction, when importable),
+             copy (device-to-device copy of an M x N tensor: the bandwidth ceiling of this run).
+  ops        fwd      y = rms_norm(x, w)                        (inputs require grad: the training forward)
+             bwd      dx, dw = autograd.grad(y, (x, w), dy)     on a saved forward: backward kernels only
+             add_fwd  y, s = fused_add_rms_norm(x, r, w)
+             add_bwd  dx(=dr), dw = autograd.grad((y, s), (x, r, w), (dy, ds))
+
+Bytes (DESIGN.md "Measuring speed"; e = element size, weight in the activation dtype):
+  fwd      (2*M*N + N) * e        read x, write y, read w
+  bwd      (3*M*N + 2*N) * e      read x, dy, write dx, read w, write dw (the fp32 partials are extra)
+  add_fwd  4*M*N * e              read x, r, write y, s
+  add_bwd  4*M*N * e              read s, dy, ds, write dx
+  copy     2*M*N * e              read + write of an M x N tensor
+GB/s = bytes / median kernel time (1 GB = 1e9 bytes). "%copy" = GB/s over the copy's GB/s at the same
+shape and dtype, measured in the same run.
+
+Timing (why it is done this way):
+  * Kernel time, not launch overhead: the GPU is first parked on a spin kernel (torch.cuda._sleep) long
+    enough for the CPU to enqueue every timed iteration, so the iterations run back to back; one CUDA
+    event between consecutive iterations gives a per-iteration time; we report the median. If the spin
+    ran out before the CPU finished enqueueing, the spin is doubled and the measurement redone; if it
+    still runs out the row is flagged "launch-bound" (its time includes CPU gaps).
+  * Rotating buffers: each measurement cycles over enough independent input sets (and keeps each set's
+    outputs alive until its next turn) that the bytes touched between two uses of a set exceed 4x the
+    L2 size, so inputs come from HBM unless one iteration's own working set fits in L2.
+  * Backward: the forward of every set is run once (outside the timed region) and autograd.grad is timed
+    with retain_graph=True, so only the backward kernels (dx, dw and its reduction) are in the window.
+  * Every provider's first output is checked against a float64 evaluation of the DESIGN.md formula
+    (relative L2 error; a sanity gate, the ulp rules live in the tests and verify/). A failure marks the
+    row BAD and the run exits 1.
+
+Modes: --quick (bf16, a few shapes, < 3 min on an H200), default (full suite), --dry-run (CPU, tiny
+shapes, torch peers + fusednorm's CPU backend when importable: checks the harness end to end, timings
+meaningless). Outputs (--out DIR): bench.json (written after every case, so a killed run keeps what it
+measured), bench.md (tables, targets), bench.png (GB/s per shape sorted by N, per provider, a row of
+plots per dtype, a column per op).
+The summary table is printed last. Exit: 0 ok, 1 a provider failed its accuracy check or errored,
+2 bad usage.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+import torch.nn.functional as F
+
+EPS = 1e-6
+OPS = ("fwd", "bwd", "add_fwd", "add_bwd")
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+# Forced modes, named as fusednorm_mode_name() spells them (kernels/include/fusednorm.h); the package's
+# own list wins when it exposes one (see load_fusednorm).
+DEFAULT_MODES = ("persistent", "multi_wave_reload", "multi_wave_cached", "row_packed", "wide")
+PEERS = ("torch", "compile", "liger")
+
+BYTE_FORMULAS = {
+    "fwd": "(2*M*N + N) * elem_size",
+    "bwd": "(3*M*N + 2*N) * elem_size",
+    "add_fwd": "4*M*N * elem_size",
+    "add_bwd": "4*M*N * elem_size",
+    "copy": "2*M*N * elem_size",
+}
+
+
+def bytes_moved(op, m, n, esize):
+    """DESIGN.md byte formula: the fewest bytes the op must move (each tensor read or written once)."""
+    if op == "fwd":
+        return (2 * m * n + n) * esize
+    if op == "bwd":
+        return (3 * m * n + 2 * n) * esize
+    if op in ("add_fwd", "add_bwd"):
+        return 4 * m * n * esize
+    if op == "copy":
+        return 2 * m * n * esize
+    raise ValueError(op)
+
+
+# ---- shape suites ---------------------------------------------------------------------------------
+# (M, N). Most shapes move >= 256 MB in bf16 forward (the "large" target class); 4096x4096 and
+# 65536x128 are typical per-layer sizes that fit in a few L2s; the two narrow and two wide shapes are
+# the issue's named targets; 2880, 5120, 7168 are odd widths of real models (gpt-oss, Llama/Qwen,
+# DeepSeek) that are not powers of two.
+FULL_SHAPES = [
+    (1048576, 64), (65536, 128), (1048576, 128), (262144, 256), (131072, 512), (65536, 1024),
+    (32768, 2880), (4096, 4096), (32768, 4096), (16384, 5120), (16384, 7168), (16384, 8192),
+    (8192, 16384), (4096, 32768), (1024, 65536), (512, 262144), (256, 1048576),
+]
+# fp16/fp32 in the full run: a cross-section (compile time is the run's cost, ~3 s per case).
+CORE_SHAPES = [(65536, 128), (65536, 1024), (32768, 4096), (16384, 7168), (1024, 65536), (256, 1048576)]
+QUICK_SHAPES = [(65536, 128), (1048576, 128), (32768, 4096), (16384, 7168), (1024, 65536), (256, 1048576)]
+# CPU dry run: same widths where cheap, rows shrunk; exercises odd N, narrow and wide paths.
+DRY_SHAPES = [(64, 64), (33, 128), (7, 2880), (4, 5120), (2, 65536), (1, 1048576)]
+
+# ---- targets (issue 4, H200 bf16; H100 scales absolute numbers by 3.35/4.8) -------------------------
+TARGET_LARGE = {"fwd": 4300.0, "bwd": 3900.0, "add_fwd": 4300.0, "add_bwd": 3900.0}
+TARGET_WIDE = {"fwd": 4000.0, "bwd": 3500.0, "add_fwd": 4000.0, "add_bwd": 3500.0}
+WIDE_SHAPES = [(1024, 65536), (256, 1048576)]
+NARROW_SHAPES = [(65536, 128), (1048576, 128)]
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+# ---- providers ------------------------------------------------------------------------------------
+def eager_fwd(x, w):
+    return F.rms_norm(x, (x.shape[-1],), w, EPS)
+
+
+def eager_add_fwd(x, r, w):
+    s = x + r
+    return F.rms_norm(s, (s.shape[-1],), w, EPS), s
+
+
+class Provider:
+    """name, family ('fusednorm', a peer name, ...), fwd(x, w) -> y and add(x, r, w) -> (y, s)."""
+
+    def __init__(self, name, family, fwd, add, peer):
+        self.name, self.family, self.fwd, self.add, self.peer = name, family, fwd, add, peer
+
+
+def load_fusednorm():
+    try:
+        import fusednorm  # noqa: F401  (importing loads the ops library)
+    except Exception as e:  # a missing or broken package is reported, not fatal: peers still run
+        return None, None, f"{type(e).__name__}: {e}"
+    modes = getattr(fusednorm, "MODES", None) or getattr(fusednorm, "modes", None)
+    if callable(modes):
+        modes = modes()
+    modes = [m for m in (modes or DEFAULT_MODES) if m != "auto"]
+    return fusednorm, modes, None
+
+
+def fusednorm_providers(fn_mod, modes):
+    provs = []
+    for mode in ["auto"] + list(modes):
+        m = None if mode == "auto" else mode  # DESIGN.md: mode=None is AUTO
+
+        def fwd(x, w, m=m):
+            return fn_mod.rms_norm(x, w, EPS, mode=m)
+
+        def add(x, r, w, m=m):
+            return fn_mod.fused_add_rms_norm(x, r, w, EPS, mode=m)
+
+        provs.append(Provider(f"fusednorm:{mode}", "fusednorm", fwd, add, False))
+    return provs
+
+
+def liger_provider():
+    try:
+        from liger_kernel.ops.fused_add_rms_norm import LigerFusedAddRMSNormFunction
+        from liger_kernel.ops.rms_norm import LigerRMSNormFunction
+    except Exception as e:
+        return None, f"{type(e).__name__}: {e}"
+
+    # casting "gemma" = all math in fp32, one rounding: DESIGN.md's "fp32" casting, the same numerics as
+    # F.rms_norm and fusednorm's default. Plain backward in place (Liger's default: dX overwrites dY,
+    # no extra memset); the fused-add backward's default is out of place with torch.empty (no kernel).
+    def fwd(x, w):
+        return LigerRMSNormFunction.apply(x, w, EPS, 0.0, "gemma", True)
+
+    def add(x, r, w):
+        return LigerFusedAddRMSNormFunction.apply(x, r, w, EPS, 0.0, "gemma", False)
+
+    return Provider("liger", "liger", fwd, add, True), None
+
+
+class CompileProvider(Provider):
+    """torch.compile of the eager functions; reset() per shape so guards stay short and each shape
+    gets its own static-shape kernels (what a training job with fixed shapes sees)."""
+
+    def __init__(self):
+        import torch._dynamo
+        cfg = torch._dynamo.config
+        for knob in ("recompile_limit", "cache_size_limit", "accumulated_recompile_limit",
+                     "accumulated_cache_size_limit"):
+            if hasattr(cfg, knob):
+                setattr(cfg, knob, 4096)
+        super().__init__("compile", "compile", None, None, True)
+        self.reset()
+
+    def reset(self):
+        torch._dynamo.reset()
+        self.fwd = torch.compile(eager_fwd, dynamic=False)
+        self.add = torch.compile(eager_add_fwd, dynamic=False)
+
+
+# ---- inputs and float64 reference -----------------------------------------------------------------
+def make_set(op, m, n, dtype, dev, seed):
+    """One independent input set. Values: x, r, dy, ds ~ N(0,1); w ~ 1 + 0.1 N(0,1) (never zeros: zeros
+    hide unwritten outputs and can time faster than real data)."""
+    g = torch.Generator(device=dev)
+    g.manual_seed(seed)
+
+    def rnd(*shape):
+        return torch.randn(*shape, generator=g, device=dev, dtype=torch.float32).to(dtype)
+
+    d = {"x": rnd(m, n), "w": (1.0 + 0.1 * torch.randn(n, generator=g, device=dev)).to(dtype)}
+    if op in ("add_fwd", "add_bwd"):
+        d["r"] = rnd(m, n)
+    if op in ("bwd", "add_bwd"):
+        d["dy"] = rnd(m, n)
+    if op == "add_bwd":
+        d["ds"] = rnd(m, n)
+    return d
+
+
+def reference(op, d):
+    """float64 evaluation of DESIGN.md's formula on the (already rounded) inputs. Fused add: s is x + r
+    rounded to the storage dtype (the contract)."""
+    s = (d["x"] + d["r"]) if "r" in d else d["x"]
+    s64, w64 = s.double(), d["w"].double()
+    rstd = torch.rsqrt(s64.square().mean(-1, keepdim=True) + EPS)
+    nrm = s64 * rstd
+    if op in ("fwd", "add_fwd"):
+        out = {"y": nrm * w64}
+        if op == "add_fwd":
+            out["s"] = s.double()
+        return out
+    dy = d["dy"].double()
+    gw = dy * w64
+    dx = rstd * (gw - nrm * (gw * nrm).mean(-1, keepdim=True))
+    if op == "add_bwd":
+        dx = dx + d["ds"].double()
+    return {"dx": dx, "dw": (dy * nrm).sum(0)}
+
+
+# Relative-L2 sanity gates: far above correct rounding error (bf16 ~3e-3, fp16 ~4e-4, fp32 ~1e-7; dw
+# sums M rows, so its fp32 error grows like sqrt(M)*2^-24 ~ 1e-4 at 1M rows), far below any real bug.
+TOL = {torch.bfloat16: 2e-2, torch.float16: 5e-3, torch.float32: 1e-3}
+
+
+@torch.no_grad()
+def rel_l2(out, ref):
+    out = out.detach().double()
+    den = torch.linalg.vector_norm(ref).item()
+    num = torch.linalg.vector_norm(out - ref).item()
+    if not math.isfinite(num):
+        return float("inf")
+    return num / den if den > 0 else num
+
+
+# ---- timing ---------------------------------------------------------------------------------------
+class CudaTimer:
+    """Per-iteration GPU time with the GPU parked on a spin while the CPU enqueues (module docstring)."""
+
+    def __init__(self):
+        self.cycles_per_ms = self._calibrate()
+
+    @staticmethod
+    def _calibrate():
+        torch.cuda.synchronize()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cycles = 20_000_000
+        torch.cuda._sleep(cycles)  # first launch loads the module
+        a.record()
+        torch.cuda._sleep(cycles)
+        b.record()
+        b.synchronize()
+        return cycles / max(a.elapsed_time(b), 1e-3)
+
+    def time(self, step, iters, enqueue_ms_per_iter):
+        """step(i) enqueues iteration i. Returns (per-iteration ms list, launch_bound flag)."""
+        spin_ms = min(2000.0, max(2.0, 2.0 * enqueue_ms_per_iter * iters + 1.0))
+        for _ in range(3):
+            torch.cuda.synchronize()
+            evs = [torch.cuda.Event(enable_timing=True) for _ in range(iters + 1)]
+            spin_done = torch.cuda.Event()
+            torch.cuda._sleep(int(spin_ms * self.cycles_per_ms))
+            spin_done.record()
+            evs[0].record()
+            for i in range(iters):
+                step(i)
+                evs[i + 1].record()
+            starved = spin_done.query()  # spin over before everything was queued: gaps were timed
+            torch.cuda.synchronize()
+            times = [evs[i].elapsed_time(evs[i + 1]) for i in range(iters)]
+            if not starved:
+                return times, False
+            spin_ms *= 4
+        return times, True
+
+
+class CpuTimer:
+    def time(self, step, iters, enqueue_ms_per_iter):
+        times = []
+        for i in range(iters):
+            t0 = time.perf_counter()
+            step(i)
+            times.append((time.perf_counter() - t0) * 1e3)
+        return times, False
+
+
+def sync(dev):
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
+
+
+# ---- one measurement ------------------------------------------------------------------------------
+class Unsupported(Exception):
+    pass
+
+
+def is_unsupported(e):
+    """A provider declining a shape (not a failure): fusednorm's FUSEDNORM_ERR_MODE_UNSUPPORTED for a
+    forced mode, Liger's block-size limit (N > 65536)."""
+    msg = str(e).lower()
+    return any(k in msg for k in ("forced mode cannot run", "mode_unsupported",
+                                  "exceeds the recommended triton blocksize",
+                                  "doesn't support feature dim"))
+
+
+def run_provider_once(prov, op, d):
+    """Forward (with autograd) of one set: returns what a timed step and the check need."""
+    if op in ("fwd", "bwd"):
+        y = prov.fwd(d["x"], d["w"])
+        return (y,)
+    y, s = prov.add(d["x"], d["r"], d["w"])
+    return (y, s)
+
+
+def make_step(prov, op, sets):
+    """Returns (step(i), outputs-of-set-0 getter). Outputs are kept per slot until the slot's next turn
+    so a freed block is not rewritten while still hot in L2."""
+    nsets = len(sets)
+    slots = [None] * nsets
+    if op in ("fwd", "add_fwd"):
+        def step(i):
+            d = sets[i % nsets]
+            slots[i % nsets] = run_provider_once(prov, op, d)
+        return step, slots
+    graphs = []
+    for d in sets:  # saved forwards; the timed step runs only the backward
+        outs = run_provider_once(prov, op, d)
+        if op == "bwd":
+            graphs.append((outs, (d["x"], d["w"]), (d["dy"],)))
+        else:
+            graphs.append((outs, (d["x"], d["r"], d["w"]), (d["dy"], d["ds"])))
+
+    def step(i):
+        outs, inputs, grads = graphs[i % nsets]
+        slots[i % nsets] = torch.autograd.grad(outs, inputs, grads, retain_graph=True)
+    return step, slots
+
+
+def check_outputs(op, outs, ref, dtype):
+    """Relative L2 of each output of set 0 against the float64 reference."""
+    errs = {}
+    if op == "fwd":
+        errs["y"] = rel_l2(outs[0], ref["y"])
+    elif op == "add_fwd":
+        errs["y"] = rel_l2(outs[0], ref["y"])
+        errs["s"] = rel_l2(outs[1], ref["s"])
+    elif op == "bwd":
+        errs["dx"] = rel_l2(outs[0], ref["dx"])
+        errs["dw"] = rel_l2(outs[1], ref["dw"])
+    else:
+        errs["dx"] = rel_l2(outs[0], ref["dx"])
+        errs["dr"] = rel_l2(outs[1], ref["dx"])
+        errs["dw"] = rel_l2(outs[2], ref["dw"])
+    ok = all(v <= TOL[dtype] for v in errs.values())
+    return errs, ok
+
+
+def measure(prov, op, m, n, dtype, dev, cfg, ref, seed, timer):
+    sets = [make_set(op, m, n, dtype, dev, seed + k) for k in range(cfg["nsets"])]
+    for d in sets:
+        for k in ("x", "r", "w"):
+            if k in d:
+                d[k].requires_grad_(op in ("fwd", "bwd", "add_fwd", "add_bwd"))
+    try:
+        step, slots = make_step(prov, op, sets)
+        step(0)  # compiles / JITs here, outside the timing
+    except Exception as e:
+        if is_unsupported(e):
+            raise Unsupported(str(e).splitlines()[0][:160])
+        raise
+    sync(dev)
+    errs, ok = check_outputs(op, slots[0], ref, dtype)
+    # Warm up, and measure how long the CPU takes to enqueue one iteration (sizes the spin).
+    t0 = time.perf_counter()
+    for i in range(cfg["warmup"]):
+        step(i)
+    enq_ms = (time.perf_counter() - t0) * 1e3 / max(cfg["warmup"], 1)
+    sync(dev)
+    times, launch_bound = timer.time(step, cfg["iters"], enq_ms)
+    del sets, slots, step
+    return times, errs, ok, launch_bound
+
+
+def measure_copy(m, n, dtype, dev, cfg, timer):
+    srcs = [torch.randn(m, n, device=dev, dtype=torch.float32).to(dtype) for _ in range(cfg["nsets"])]
+    dsts = [torch.empty_like(s) for s in srcs]
+
+    def step(i):
+        dsts[i % len(dsts)].copy_(srcs[i % len(srcs)])
+
+    step(0)
+    sync(dev)
+    ok = torch.equal(dsts[0], srcs[0])
+    for i in range(cfg["warmup"]):
+        step(i)
+    sync(dev)
+    times, launch_bound = timer.time(step, cfg["iters"], 0.01)
+    return times, ok, launch_bound
+
+
+def n_sets(op, m, n, esize, l2_bytes, cap):
+    """Enough independent sets that 4x L2 is touched between two uses of one set."""
+    per_set = max(bytes_moved(op if op != "copy" else "copy", m, n, esize), 1)
+    return int(max(1, min(cap, math.ceil(4 * l2_bytes / per_set))))
+
+
+# ---- reporting ------------------------------------------------------------------------------------
+def fmt_shape(m, n):
+    return f"{m}x{n}"
+
+
+def usable(r):
+    """Measured and passed its accuracy check: only such rows compete for 'best'."""
+    return r is not None and r["status"] == "ok" and r.get("check_ok", True)
+
+
+def best_peer(rows_by_prov, peers):
+    best = None
+    for p in peers:
+        r = rows_by_prov.get(p)
+        if usable(r) and (best is None or r["median_us"] < best["median_us"]):
+            best = r
+    return best
+
+
+def group_results(results):
+    """{(dtype, M, N, op): {provider: row}}"""
+    g = {}
+    for r in results:
+        g.setdefault((r["dtype"], r["M"], r["N"], r["op"]), {})[r["provider"]] = r
+    return g
+
+
+def summary_table(results, providers, copy_rows):
+    """One row per (dtype, shape, op): GB/s per provider, copy GB/s, auto's %copy and vs best peer."""
+    g = group_results(results)
+    fn_modes = [p for p in providers if p.startswith("fusednorm:") and p != "fusednorm:auto"]
+    cols = ["fusednorm:auto"] if "fusednorm:auto" in providers else []
+    cols += [p for p in PEERS if p in providers]
+    hdr = ["dtype", "shape (MxN)", "op", "MB"] + [c.replace("fusednorm:", "fn:") for c in cols]
+    hdr += ["copy", "auto %copy", "auto/best peer", "best mode (GB/s)", "auto pick ok"]
+    units = ["", "", "", "moved"] + ["GB/s"] * len(cols) + ["GB/s", "", "speedup", "", "<=3%"]
+    lines = []
+    for key in sorted(g, key=lambda k: (list(DTYPES).index(k[0]), k[2], k[1], OPS.index(k[3]))):
+        dt, m, n, op = key
+        rows = g[key]
+        any_row = next(iter(rows.values()))
+        mb = any_row["bytes"] / 1e6
+        cells = [dt, fmt_shape(m, n), op, f"{mb:.0f}" if mb >= 10 else f"{mb:.2g}"]
+        for c in cols:
+            r = rows.get(c)
+            cells.append(cell(r))
+        cp = copy_rows.get((dt, m, n))
+        cells.append(f"{cp['gbps']:.0f}" if cp and cp["status"] == "ok" else "-")
+        auto = rows.get("fusednorm:auto")
+        auto_ok = usable(auto)
+        cells.append(f"{100 * auto['frac_copy']:.0f}%" if auto_ok and auto.get("frac_copy") else "-")
+        bp = best_peer(rows, PEERS)
+        cells.append(f"{bp['median_us'] / auto['median_us']:.2f}x" if auto_ok and bp else "-")
+        forced = [rows[p] for p in fn_modes if usable(rows.get(p))]
+        if forced:
+            bm = min(forced, key=lambda r: r["median_us"])
+            cells.append(f"{bm['provider'].split(':')[1]} ({bm['gbps']:.0f})")
+            cells.append(("yes" if auto["median_us"] <= 1.03 * bm["median_us"] else "NO") if auto_ok else "-")
+        else:
+            cells += ["-", "-"]
+        lines.append(cells)
+    return hdr, units, lines
+
+
+def cell(r):
+    if r is None:
+        return "-"
+    if r["status"] == "ok":
+        flag = ("!" if not r["check_ok"] else "") + ("~" if r.get("launch_bound") else "")
+        return f"{r['gbps']:.0f}{flag}"
+    if r["status"] == "unsupported":
+        return "n/a"
+    return "ERR"
+
+
+def render_text(hdr, units, lines):
+    table = [hdr, units] + lines
+    widths = [max(len(str(row[i])) for row in table) for i in range(len(hdr))]
+    out = []
+    for k, row in enumerate(table):
+        out.append("  ".join(str(c).rjust(w) for c, w in zip(row, widths)))
+        if k == 1:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def render_md(hdr, units, lines):
+    out = ["| " + " | ".join(f"{h}" + (f" ({u})" if u else "") for h, u in zip(hdr, units)) + " |",
+           "|" + "---|" * len(hdr)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in lines]
+    return "\n".join(out)
+
+
+def target_report(results, meta):
+    """Achieved vs the issue's targets (bf16). Returns markdown lines; absolute targets scaled for H100."""
+    scale = 3.35 / 4.8 if "H100" in meta.get("device", "") else 1.0
+    g = group_results(results)
+    out = []
+
+    def auto(dt, m, n, op):
+        r = g.get((dt, m, n, op), {}).get("fusednorm:auto")
+        return r if usable(r) else None
+
+    def row(name, target, achieved, ok, note=""):
+        out.append(f"| {name} | {target} | {achieved} | {'met' if ok else 'MISSED'} | {note} |")
+
+    out.append(f"| target (bf16{', H100-scaled x%.3f' % scale if scale != 1 else ''}) | wanted | achieved "
+               "| status | where it falls short |")
+    out.append("|---|---|---|---|---|")
+    keys = {k for k in g if k[0] == "bf16"}
+    if not keys or not any(auto(*k) for k in keys):
+        out.append("| all | - | no fusednorm bf16 results in this run | - | |")
+        return out
+    for op in OPS:
+        large = [(k[1], k[2]) for k in keys if k[3] == op and 1024 <= k[2] <= 262144
+                 and g[k][next(iter(g[k]))]["bytes"] >= 256 << 20]
+        vals = [(auto("bf16", m, n, op), (m, n)) for m, n in sorted(large, key=lambda s: s[1])]
+        vals = [(r["gbps"], s) for r, s in vals if r]
+        if vals:
+            tgt = TARGET_LARGE[op] * scale
+            worst = min(vals)
+            miss = [f"{fmt_shape(*s)} {v:.0f} ({100 * (v / tgt - 1):+.0f}%)" for v, s in vals if v < tgt]
+            row(f"large (>=256 MB, N 1024..262144) {op}", f">= {tgt:.0f} GB/s",
+                f"min {worst[0]:.0f} ({fmt_shape(*worst[1])}), median {statistics.median(v for v, _ in vals):.0f}",
+                not miss, "; ".join(miss))
+    for op in OPS:
+        for m, n in WIDE_SHAPES:
+            r = auto("bf16", m, n, op)
+            if r:
+                tgt = TARGET_WIDE[op] * scale
+                row(f"wide {fmt_shape(m, n)} {op}", f">= {tgt:.0f} GB/s", f"{r['gbps']:.0f}",
+                    r["gbps"] >= tgt, "" if r["gbps"] >= tgt else f"{100 * (r['gbps'] / tgt - 1):+.0f}%")
+    for m, n in NARROW_SHAPES:
+        for op, need in (("fwd", 1.0), ("bwd", 1.5), ("add_fwd", 1.0), ("add_bwd", 1.5)):
+            r = auto("bf16", m, n, op)
+            c = g.get(("bf16", m, n, op), {}).get("compile")
+            if r and usable(c):
+                sp = c["median_us"] / r["median_us"]
+                row(f"narrow {fmt_shape(m, n)} {op} vs torch.compile", f">= {need:.2f}x", f"{sp:.2f}x",
+                    sp >= need)
+    slower = []
+    for k in sorted(keys, key=lambda k: (k[2], k[1], OPS.index(k[3]))):
+        r, bp = auto(*k), best_peer(g[k], PEERS)
+        if r and bp and r["median_us"] > bp["median_us"]:
+            slower.append(f"{fmt_shape(k[1], k[2])} {k[3]} ({bp['median_us'] / r['median_us']:.2f}x vs {bp['provider']})")
+    n_cases = sum(1 for k in keys if auto(*k) and best_peer(g[k], PEERS))
+    row("never slower than the best peer", "0 cases", f"{len(slower)} of {n_cases} slower", not slower,
+        "; ".join(slower))
+    for op in ("bwd", "add_bwd"):
+        sp = [best_peer(g[k], PEERS)["median_us"] / auto(*k)["median_us"] for k in keys
+              if k[3] == op and auto(*k) and best_peer(g[k], PEERS)]
+        if sp:
+            gm = math.exp(sum(math.log(s) for s in sp) / len(sp))
+            row(f"{op} geomean vs best peer ({len(sp)} shapes)", ">= 1.25x", f"{gm:.2f}x", gm >= 1.25)
+    misses, total = [], 0
+    for k in keys:
+        r = auto(*k)
+        forced = [v for p, v in g[k].items() if p.startswith("fusednorm:") and p != "fusednorm:auto"
+                  and usable(v)]
+        if r and forced:
+            total += 1
+            bm = min(forced, key=lambda v: v["median_us"])
+            if r["median_us"] > 1.03 * bm["median_us"]:
+                misses.append(f"{fmt_shape(k[1], k[2])} {k[3]}: {bm['provider'].split(':')[1]} "
+                              f"{100 * (r['median_us'] / bm['median_us'] - 1):.0f}% faster")
+    if total:
+        row("AUTO within 3% of the fastest mode", "all cases", f"{total - len(misses)} of {total}",
+            not misses, "; ".join(misses))
+    return out
+
+
+def plot(results, copy_rows, providers, out_dir, meta):
+    """One PNG (the device tool returns few files): a row per dtype, a column per op; GB/s per shape,
+    shapes sorted by N (categorical axis: the suite has several M for some N)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except Exception as e:
+        log(f"[bench] no plot: {e}")
+        return []
+    dts = [dt for dt in DTYPES if any(r["dtype"] == dt for r in results)]
+    if not dts:
+        return []
+    colors = plt.get_cmap("tab10").colors
+    fig, axes = plt.subplots(len(dts), len(OPS), figsize=(6 * len(OPS), 4.8 * len(dts)), squeeze=False)
+    for row_axes, dt in zip(axes, dts):
+        rows = [r for r in results if r["dtype"] == dt]
+        shapes = sorted({(r["M"], r["N"]) for r in rows}, key=lambda s: (s[1], s[0]))
+        xs = range(len(shapes))
+        for ax, op in zip(row_axes, OPS):
+            for p in providers:
+                ys = []
+                for s in shapes:
+                    r = next((r for r in rows if (r["M"], r["N"]) == s and r["op"] == op
+                              and r["provider"] == p and usable(r)), None)
+                    ys.append(r["gbps"] if r else float("nan"))
+                if all(math.isnan(y) for y in ys):
+                    continue
+                forced = p.startswith("fusednorm:") and p != "fusednorm:auto"
+                style = dict(lw=0.8, ls=":", marker=".", alpha=0.8) if forced else dict(lw=2, marker="o")
+                ax.plot(xs, ys, label=p, color=colors[providers.index(p) % len(colors)], **style)
+            cys = [copy_rows.get((dt, m, n), {}).get("gbps", float("nan")) for m, n in shapes]
+            ax.plot(xs, cys, "k--", lw=1.2, label="copy (D2D)")
+            ax.set_title(f"{dt} {op}")
+            ax.set_ylabel("GB/s")
+            ax.set_ylim(bottom=0)
+            ax.grid(alpha=0.3)
+            ax.set_xticks(list(xs))
+            ax.set_xticklabels([f"{m}x{n}" for m, n in shapes], rotation=60, ha="right", fontsize=7)
+    handles = {}
+    for ax in axes.flat:  # one legend for all panels: a provider may be absent from some
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    fig.legend(list(handles.values()), list(handles.keys()), loc="upper right", fontsize=8, ncol=4)
+    fig.suptitle(f"fusednorm RMSNorm vs peers, {meta['device']}, {meta['date']}\n"
+                 "GB/s = DESIGN.md bytes / median kernel time; shapes MxN sorted by N")
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    path = os.path.join(out_dir, "bench.png")
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    return [path]
+
+
+# ---- main -----------------------------------------------------------------------------------------
+def parse_shapes(s):
+    out = []
+    for tok in s.split(","):
+        try:
+            m, n = tok.lower().split("x")
+            m, n = int(m), int(n)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"bad shape {tok!r}: want MxN, e.g. 4096x4096")
+        if m < 1 or n < 1:
+            raise argparse.ArgumentTypeError(f"bad shape {tok!r}: M and N must be >= 1")
+        out.append((m, n))
+    return out
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="bf16, 6 shapes; < 3 min on an H200")
+    mode.add_argument("--dry-run", action="store_true", help="CPU, tiny shapes: checks the harness")
+    ap.add_argument("--dtypes", help="comma list of bf16,fp16,fp32")
+    ap.add_argument("--shapes", type=parse_shapes, help="comma list MxN (overrides the suite)")
+    ap.add_argument("--ops", help=f"comma list of {','.join(OPS)}")
+    ap.add_argument("--providers", help="comma list: fusednorm (all modes), fusednorm:MODE, torch, compile, liger")
+    ap.add_argument("--iters", type=int, help="timed iterations per measurement (median reported)")
+    ap.add_argument("--warmup", type=int, help="untimed iterations after the first call")
+    ap.add_argument("--seed", type=int, help="input seed (printed; random if not given)")
+    ap.add_argument("--time-budget", type=float,
+                    help="seconds; cases not started by then are skipped (quick 165, full 470, dry 300)")
+    ap.add_argument("--out", default=os.environ.get("BENCH_OUT", "bench_out"), help="output folder")
+    ap.add_argument("--with-compile", action="store_true", help="dry run: also torch.compile (slow on CPU)")
+    a = ap.parse_args(argv)
+    if a.dtypes:
+        bad = [d for d in a.dtypes.split(",") if d not in DTYPES]
+        if bad:
+            ap.error(f"unknown dtype(s) {bad}; choose from {list(DTYPES)}")
+    if a.ops:
+        bad = [o for o in a.ops.split(",") if o not in OPS]
+        if bad:
+            ap.error(f"unknown op(s) {bad}; choose from {list(OPS)}")
+    if a.iters is not None and not 1 <= a.iters <= 500:
+        ap.error("--iters must be in 1..500 (the spin must cover the enqueue of all iterations)")
+    return a
+
+
+def plan(a):
+    """[(dtype, (M, N))] in priority order: bf16 first (the targets), then the other dtypes."""
+    if a.dry_run:
+        dts, full, extra = (a.dtypes or "bf16,fp16,fp32").split(","), DRY_SHAPES, DRY_SHAPES
+    elif a.quick:
+        dts, full, extra = (a.dtypes or "bf16").split(","), QUICK_SHAPES, QUICK_SHAPES
+    else:
+        dts, full, extra = (a.dtypes or "bf16,fp16,fp32").split(","), FULL_SHAPES, CORE_SHAPES
+    cases = []
+    for dt in dts:
+        shapes = a.shapes or (full if dt == "bf16" else extra)
+        cases += [(dt, s) for s in shapes]
+    return cases
+
+
+def build_providers(a, dev):
+    """The providers this run measures (filtered by --providers) and notes on the missing ones."""
+    want = set(a.providers.split(",")) if a.providers else None
+    providers, notes, compile_prov = [], {}, None
+    fn_mod, modes, err = load_fusednorm()
+    if fn_mod is None:
+        notes["fusednorm"] = f"not importable: {err}"
+        log(f"[bench] fusednorm not importable ({err}); measuring peers only")
+    else:
+        providers += [p for p in fusednorm_providers(fn_mod, modes)
+                      if want is None or "fusednorm" in want or p.name in want]
+    if want is None or "torch" in want:
+        providers.append(Provider("torch", "torch", eager_fwd, eager_add_fwd, True))
+    if want is None or "compile" in want:
+        if a.dry_run and not a.with_compile:
+            notes["compile"] = "skipped in dry run (CPU inductor compiles C++; pass --with-compile)"
+        else:
+            compile_prov = CompileProvider()
+            providers.append(compile_prov)
+    if want is None or "liger" in want:
+        if dev.type != "cuda":
+            notes["liger"] = "needs CUDA (Triton)"
+        else:
+            lp, err = liger_provider()
+            if lp:
+                providers.append(lp)
+            else:
+                notes["liger"] = f"not importable: {err}"
+                log(f"[bench] liger not importable ({err})")
+    return providers, compile_prov, notes, modes
+
+
+def device_facts(dev):
+    """(description, L2 bytes, timer)."""
+    if dev.type == "cuda":
+        props = torch.cuda.get_device_properties(0)
+        l2 = getattr(props, "L2_cache_size", 50 << 20)
+        desc = (f"{props.name} ({props.multi_processor_count} SMs, L2 {l2 >> 20} MiB, "
+                f"{props.total_memory >> 30} GiB)")
+        return desc, l2, CudaTimer()
+    return (f"CPU {platform.processor() or platform.machine()} (dry run: timings meaningless)",
+            32 << 20, CpuTimer())
+
+
+def copy_case(dt, m, n, dev, cfg, timer):
+    dtype = DTYPES[dt]
+    esize = torch.tensor([], dtype=dtype).element_size()
+    row = {"dtype": dt, "M": m, "N": n, "bytes": bytes_moved("copy", m, n, esize), "nsets": cfg["nsets"]}
+    try:
+        times, ok, lb = measure_copy(m, n, dtype, dev, cfg, timer)
+        med = statistics.median(times)
+        row.update(status="ok" if ok else "bad", median_us=med * 1e3,
+                   gbps=row["bytes"] / (med * 1e-3) / 1e9, launch_bound=lb)
+    except Exception as e:
+        row.update(status="error", error=f"{type(e).__name__}: {str(e)[:300]}")
+    return row
+
+
+def provider_case(prov, op, dt, m, n, dev, cfg, ref, seed, timer, copy_gbps):
+    """One measured row; never raises (a provider's failure is a row with status 'error')."""
+    dtype = DTYPES[dt]
+    esize = torch.tensor([], dtype=dtype).element_size()
+    row = {"dtype": dt, "M": m, "N": n, "op": op, "provider": prov.name,
+           "bytes": bytes_moved(op, m, n, esize), "nsets": cfg["nsets"]}
+    try:
+        times, errs, ok, lb = measure(prov, op, m, n, dtype, dev, cfg, ref, seed, timer)
+        med = statistics.median(times)
+        row.update(status="ok", median_us=med * 1e3, min_us=min(times) * 1e3, max_us=max(times) * 1e3,
+                   gbps=row["bytes"] / (med * 1e-3) / 1e9, rel_l2=errs, check_ok=ok, launch_bound=lb,
+                   frac_copy=None)
+        if copy_gbps:
+            row["frac_copy"] = row["gbps"] / copy_gbps
+        if not ok:
+            log(f"[bench] BAD {dt} {fmt_shape(m, n)} {op} {prov.name}: rel L2 {errs} > {TOL[dtype]}")
+    except Unsupported as e:
+        row.update(status="unsupported", reason=str(e))
+    except Exception as e:
+        row.update(status="error", error=f"{type(e).__name__}: {str(e)[:300]}")
+        log(f"[bench] ERROR {dt} {fmt_shape(m, n)} {op} {prov.name}: {row['error']}")
+        if os.environ.get("BENCH_TRACEBACK"):
+            traceback.print_exc()
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()  # after an out-of-memory, let the next provider start clean
+    return row
+
+
+def is_failure(r):
+    return r["status"] in ("error", "bad") or (r["status"] == "ok" and not r.get("check_ok", True))
+
+
+def write_markdown(path, meta, hdr, units, lines, targets):
+    with open(path, "w") as f:
+        f.write(f"Device: {meta['device']}  \nDate: {meta['date']}  \nPeak D2D copy in this run: "
+                f"{meta['copy_peak_gbps']} GB/s  \nRun: {meta['mode']}, seed {meta['seed']}, "
+                f"{meta['iters']} timed iterations (median), versions {meta['versions']}  \n")
+        f.write("GB/s = bytes / median kernel time; bytes: " +
+                "; ".join(f"{k} `{v}`" for k, v in BYTE_FORMULAS.items()) + "  \n")
+        f.write("Cells: GB/s; `n/a` = provider does not support the shape; `!` = failed the accuracy "
+                "check; `~` = launch-bound (time includes CPU gaps).\n\n")
+        f.write(render_md(hdr, units, lines) + "\n\n## Targets\n\n" + "\n".join(targets) + "\n")
+        if meta["notes"]:
+            f.write("\nNotes: " + "; ".join(f"{k}: {v}" for k, v in meta["notes"].items()) + "\n")
+        if meta.get("skipped_for_time"):
+            f.write(f"\nNot measured (time budget): {', '.join(meta['skipped_for_time'])}\n")
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    a = parse_args(argv)
+    t_start = time.time()
+    if a.dry_run:
+        dev = torch.device("cpu")
+    elif torch.cuda.is_available():
+        dev = torch.device("cuda")
+    else:
+        log("bench: no CUDA device visible (use --dry-run for the CPU check of the harness)")
+        return 2
+    cfg = {"iters": a.iters or (5 if a.dry_run else 30 if a.quick else 50),
+           "warmup": a.warmup if a.warmup is not None else (1 if a.dry_run else 3 if a.quick else 5)}
+    # A CPU has no L2 worth defeating: two sets prove the rotation code path.
+    max_sets = 2 if a.dry_run else 64
+    budget = a.time_budget or (300 if a.dry_run else 165 if a.quick else 470)
+    seed = a.seed if a.seed is not None else random.SystemRandom().randrange(1 << 30)
+    ops = a.ops.split(",") if a.ops else list(OPS)
+    os.makedirs(a.out, exist_ok=True)
+
+    providers, compile_prov, notes, modes = build_providers(a, dev)
+    device, l2, timer = device_facts(dev)
+    versions = {"torch": torch.__version__, "python": platform.python_version()}
+    for mod in ("triton", "liger_kernel", "fusednorm"):
+        try:
+            versions[mod] = getattr(__import__(mod), "__version__", "?")
+        except Exception:
+            versions[mod] = None
+    meta = {"device": device, "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "seed": seed, "argv": argv, "mode": "dry-run" if a.dry_run else "quick" if a.quick else "full",
+            "iters": cfg["iters"], "warmup": cfg["warmup"], "eps": EPS, "l2_bytes": l2, "versions": versions,
+            "providers": [p.name for p in providers], "fusednorm_modes": modes, "notes": notes,
+            "byte_formulas": BYTE_FORMULAS, "gb": "1e9 bytes", "timing":
+            "median per-iteration CUDA-event time, GPU parked on a spin while iterations are enqueued; "
+            "rotating input sets (>= 4x L2 between reuses); backward = autograd.grad on saved forwards",
+            "copy_peak_gbps": None, "skipped_for_time": []}
+    log(f"[bench] {meta['mode']} run on {device}; seed {seed}; providers {meta['providers']}")
+    log("[bench] bytes: " + "; ".join(f"{k} {v}" for k, v in BYTE_FORMULAS.items()))
+
+    results, copy_rows = [], {}
+    json_path = os.path.join(a.out, "bench.json")
+
+    def dump():  # after every case: a run killed at its time limit keeps what it measured
+        cps = [c["gbps"] for c in copy_rows.values() if c["status"] == "ok"]
+        meta["copy_peak_gbps"] = round(max(cps), 1) if cps else None
+        meta["elapsed_s"] = round(time.time() - t_start, 1)
+        with open(json_path + ".tmp", "w") as f:
+            json.dump({"meta": meta, "copy": list(copy_rows.values()), "results": results}, f, indent=1)
+        os.replace(json_path + ".tmp", json_path)
+
+    for ci, (dt, (m, n)) in enumerate(plan(a)):
+        if time.time() - t_start > budget:
+            meta["skipped_for_time"].append(f"{dt} {fmt_shape(m, n)}")
+            continue
+        t_case = time.time()
+        esize = torch.tensor([], dtype=DTYPES[dt]).element_size()
+        if compile_prov is not None:
+            compile_prov.reset()
+        case_seed = seed + 7919 * ci
+        copy_cfg = dict(cfg, nsets=n_sets("copy", m, n, esize, l2, max_sets))
+        copy_rows[(dt, m, n)] = cp = copy_case(dt, m, n, dev, copy_cfg, timer)
+        for op in ops:
+            case_cfg = dict(cfg, nsets=n_sets(op, m, n, esize, l2, max_sets))
+            ref = reference(op, make_set(op, m, n, DTYPES[dt], dev, case_seed))
+            for prov in providers:
+                results.append(provider_case(prov, op, dt, m, n, dev, case_cfg, ref, case_seed, timer,
+                                             cp.get("gbps")))
+            del ref
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
+        done = [r for r in results if (r["dtype"], r["M"], r["N"]) == (dt, m, n) and usable(r)]
+        best = {op: max((r for r in done if r["op"] == op), key=lambda r: r["gbps"], default=None) for op in ops}
+        log(f"[bench] {dt} {fmt_shape(m, n)} in {time.time() - t_case:.1f}s; copy {cp.get('gbps', 0):.0f} GB/s; "
+            "fastest: " + ", ".join(f"{op} {b['provider']} {b['gbps']:.0f}" for op, b in best.items() if b))
+        dump()
+    dump()
+
+    failures = sum(1 for r in results if is_failure(r)) + sum(1 for c in copy_rows.values() if is_failure(c))
+    prov_names = [p.name for p in providers]
+    hdr, units, lines = summary_table(results, prov_names, copy_rows)
+    targets = target_report(results, meta)
+    pngs = plot(results, copy_rows, prov_names, a.out, meta)
+    write_markdown(os.path.join(a.out, "bench.md"), meta, hdr, units, lines, targets)
+    log("")
+    for line in targets:
+        log(line)
+    if meta["skipped_for_time"]:
+        log(f"[bench] time budget {budget:.0f}s reached; skipped: {', '.join(meta['skipped_for_time'])}")
+    for k, v in notes.items():
+        log(f"[bench] note {k}: {v}")
+    log(f"[bench] wrote {json_path}, {os.path.join(a.out, 'bench.md')}, {', '.join(pngs)}; "
+        f"{meta['elapsed_s']}s; peak copy {meta['copy_peak_gbps']} GB/s")
+    log(f"[bench] {device}, {meta['date']}: GB/s (bytes per DESIGN.md / median kernel time); "
+        "n/a unsupported, ! failed check, ~ launch-bound")
+    log(render_text(hdr, units, lines))  # the table is printed last: a reply's tail shows it
+    log(f"{'FAILED' if failures else 'OK'}: {len(results)} measurements, {failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+#!/bin/bash
+# tools/gpu/collect.sh — gather what the GPU suite needs into gpu_bundle/ (ignored by git), so a
+# machine without Bazel can run it: `run` the device tool with carry=["gpu_bundle"] and
+# `bash tools/gpu/run_suite.sh` there.
+#
+#   bazel build //... && bash tools/gpu/collect.sh        (from the repo root)
+#
+# gpu_bundle/
+#   bin/       every cc_test / cc_binary of the workspace (static links of our code; they need only
+#              libc, libstdc++, libgomp, libmpi.so.40, libhdf5_serial.so.103 and the driver)
+#   lib/       every linkshared .so (the torch op library libfusednorm_ops.so)
+#   python/    the fusednorm package (shim/python/fusednorm) with libfusednorm_ops.so beside it
+#   wheel/     the wheel, if //shim:wheel was built
+#   data/      data/ (sample captures)
+#   tools/gpu/ the suite sections (suite_*.sh) and common.sh
+#   MANIFEST.txt  commit, date, GPU archs, every file with size and sha256
+# Symlinks are dereferenced. Fails if a target was not built or the bundle exceeds 60 MB (the
+# device tool carries at most 64 MiB in all, the working tree included).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=gpu_bundle
+LIMIT_MB=60
+
+rm -rf "$B"
+mkdir -p "$B/bin" "$B/lib" "$B/tools/gpu"
+
+BIN="$(bazel info bazel-bin 2>/dev/null)"
+missing=()
+
+# Every C/C++ test and binary; a label //pkg:name lands at bazel-bin/pkg/name.
+labels="$(bazel query 'kind("cc_(test|binary) rule", //...)' --output=label 2>/dev/null)"
+for label in $labels; do
+  pkg="${label#//}"; pkg="${pkg%%:*}"; name="${label##*:}"
+  f="$BIN/$pkg/$name"
+  if [ ! -f "$f" ]; then missing+=("$label"); continue; fi
+  case "$name" in
+    *.so) dest="$B/lib/$name" ;;
+    *)    dest="$B/bin/$name" ;;
+  esac
+  if [ -e "$dest" ]; then
+    echo "collect: two targets named '$name' ($label and an earlier one); rename one" >&2
+    exit 1
+  fi
+  cp -L "$f" "$dest"
+done
+# Shared libraries made by other rule kinds (a genrule or alias around the op library).
+if [ -d "$BIN/shim" ]; then
+  while IFS= read -r -d '' f; do
+    [ -e "$B/lib/$(basename "$f")" ] || cp -L "$f" "$B/lib/"
+  done < <(find "$BIN/shim" -maxdepth 1 -name '*.so' -print0)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "collect: not built (run \`bazel build //...\` first): ${missing[*]}" >&2
+  exit 1
+fi
+
+# The Python package, with the op library beside it so `import fusednorm` finds it.
+if [ -d shim/python/fusednorm ]; then
+  mkdir -p "$B/python"
+  cp -rL shim/python/fusednorm "$B/python/"
+  find "$B/python" -name __pycache__ -prune -exec rm -rf {} +
+  [ -f "$B/lib/libfusednorm_ops.so" ] && cp "$B/lib/libfusednorm_ops.so" "$B/python/fusednorm/"
+fi
+wheels="$(find -L "$BIN/shim" -maxdepth 2 -name '*.whl' 2>/dev/null || true)"
+if [ -n "$wheels" ]; then
+  mkdir -p "$B/wheel"
+  cp -L $wheels "$B/wheel/"
+fi
+[ -d data ] && cp -rL data "$B/data"
+cp -L tools/gpu/common.sh "$B/tools/gpu/"
+for s in tools/gpu/suite_*.sh; do
+  [ -e "$s" ] && cp -L "$s" "$B/tools/gpu/"
+done
+
+{
+  echo "fusednorm gpu_bundle"
+  echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' + local changes')"
+  echo "collected: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+  echo "cuda_archs: see the nvcc lines of the build; default tools/bazel/cuda.bzl DEFAULT_CUDA_ARCHS"
+  echo
+  (cd "$B" && find . -type f ! -name MANIFEST.txt | sort | while read -r f; do
+     printf '%10d  %s  %s\n' "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-16)" "$f"
+   done)
+} > "$B/MANIFEST.txt"
+
+mb=$(( ($(du -sb "$B" | cut -f1) + 1048575) / 1048576 ))
+echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections"
+if [ "$mb" -gt "$LIMIT_MB" ]; then
+  echo "collect: $B/ is over ${LIMIT_MB} MB; the device tool carries 64 MiB with the working tree" >&2
+  du -sh "$B"/* >&2
+  exit 1
+fi

@@ -1,0 +1,54 @@
+#!/bin/bash
+# GPU suite section: the benchmark (tools/bench/bench.py) — fusednorm (AUTO and every forced mode) vs
+# torch eager, torch.compile, Liger and a device-to-device copy; kernel time and GB/s.
+#
+#   BENCH_MODE=quick (default; bf16, 6 shapes, < 3 min on an H200) or full (all dtypes, the whole
+#   shape suite; ~9 min: run it alone,
+#   `SECTION_TIMEOUT=590 BENCH_MODE=full bash tools/gpu/run_suite.sh bench`).
+#   BENCH_MODE=skip records a PASS row saying it did not run (suite runs that test only correctness).
+#   BENCH_ARGS: extra bench.py arguments (e.g. "--shapes 4096x4096 --ops fwd").
+#
+# Liger is not on the GPU image: carry its wheel in .whl/ (pure Python + Triton; see
+# tools/bench/RESULTS.md for the download command) and name ".whl" in the device tool's carry list.
+# Without it the bench still runs and notes "liger: not importable" (a PASS row says so).
+#
+# One row: PASS iff bench.py exits 0 (every provider ran or declined a shape, and every output
+# passed the float64 sanity check). Speed targets are reported in bench.md, not as rows: a
+# benchmark is not a test. Artifacts (3 files: the device tool returns 8): $SUITE_OUT/bench/{bench.json,
+# bench.md,bench.png}; the console log is run_suite.sh's suite.log.
+. "$(dirname "$0")/common.sh"
+
+root="$(cd "$BUNDLE/.." && pwd)"   # the repo checkout that travelled with the bundle
+bench="$root/tools/bench/bench.py"
+[ -f "$bench" ] || bench="$BUNDLE/tools/bench/bench.py"
+suite_require "$bench" || exit 0
+
+# The op library must load, or every fusednorm row would silently be missing: a FAIL row instead.
+if ! python3 -c 'import fusednorm' 2> /tmp/bench_import.err; then
+  suite_row "import fusednorm" FAIL "$(tail -n 1 /tmp/bench_import.err)"
+fi
+
+# Liger from carried wheels, into a private target so nothing else on the machine changes.
+whl=$(ls "$root"/.whl/liger_kernel-*.whl 2>/dev/null | head -n 1)
+if [ -n "$whl" ]; then
+  if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+       --target /tmp/bench_site "$whl" > /tmp/bench_pip.log 2>&1; then
+    export PYTHONPATH="$PYTHONPATH:/tmp/bench_site"
+  else
+    suite_row "install liger wheel" FAIL "$(tail -n 1 /tmp/bench_pip.log)"
+  fi
+fi
+
+mode="${BENCH_MODE:-quick}"
+case "$mode" in
+  quick) flag=--quick; tmo=240 ;;
+  full)  flag=;        tmo=580 ;;  # bench.py stops starting cases at 470 s
+  skip) suite_row "bench" PASS "not run: BENCH_MODE=skip (saves ~3 min of device time)"; exit 0 ;;
+  *) suite_row "bench" FAIL "BENCH_MODE must be quick, full or skip, got '$mode'"; exit 0 ;;
+esac
+out="$SUITE_OUT/bench"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+# shellcheck disable=SC2086  # BENCH_ARGS is a word list on purpose
+suite_check "bench $mode" --timeout "$tmo" --detail '^(OK|FAILED):' -- \
+  python3 "$bench" $flag --out "$out" ${BENCH_ARGS:-}

@@ -1,0 +1,8 @@
+#!/bin/bash
+# tools/run_sample.sh — install what is missing (tools/setup.sh), build, and run the main job on
+# built-in data. Extra arguments go to the job.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. tools/setup.sh
+# The main job (one line; the replay harness replaces the self-check here once it lands):
+exec bazel run //verify:replay -- data/sample_capture.h5 "$@"
