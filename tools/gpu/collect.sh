@@ -9,7 +9,8 @@
 #   bin/       every cc_test / cc_binary of the workspace (static links of our code; they need only
 #              libc, libstdc++, libgomp, libmpi.so.40, libhdf5_serial.so.103 and the driver)
 #   lib/       every linkshared .so (the torch op library libfusednorm_ops.so)
-#   python/    the fusednorm package (shim/python/fusednorm) with libfusednorm_ops.so beside it
+#   python/    the fusednorm package (shim/python/fusednorm); common.sh sets FUSEDNORM_LIBRARY
+#              to lib/libfusednorm_ops.so and PYTHONPATH to python/
 #   wheel/     the wheel, if //shim:wheel was built
 #   data/      data/ (sample captures)
 #   tools/gpu/ the suite sections (suite_*.sh) and common.sh
@@ -54,12 +55,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   exit 1
 fi
 
-# The Python package, with the op library beside it so `import fusednorm` finds it.
+# The Python package from the source tree. The op library stays in lib/ only (a copy would add
+# ~7 MB of fatbin to a 64 MiB carry): common.sh points FUSEDNORM_LIBRARY at it.
 if [ -d shim/python/fusednorm ]; then
   mkdir -p "$B/python"
   cp -rL shim/python/fusednorm "$B/python/"
   find "$B/python" -name __pycache__ -prune -exec rm -rf {} +
-  [ -f "$B/lib/libfusednorm_ops.so" ] && cp "$B/lib/libfusednorm_ops.so" "$B/python/fusednorm/"
 fi
 wheels="$(find -L "$BIN/shim" -maxdepth 2 -name '*.whl' 2>/dev/null || true)"
 if [ -n "$wheels" ]; then

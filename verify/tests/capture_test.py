@@ -193,6 +193,17 @@ def main():
         rows = [r["x"].shape[0] for r in f["records"].values()]
         assert sum(rows[:-1]) < 50 <= sum(rows), rows
     print("selection: layer regex, steps, max_rows subsampling and row budget as asked")
+    # one file per rank: the rank comes from the launcher's environment (no torch.distributed)
+    old = {k: os.environ.get(k) for k in ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")}
+    os.environ.update(OMPI_COMM_WORLD_RANK="1", OMPI_COMM_WORLD_SIZE="2")
+    try:
+        c = cap.Capture(os.path.join(T, "norms.h5"))
+        assert c.path.endswith("norms.rank1.h5") and (c.rank, c.world_size) == (1, 2), c.path
+        assert cap.Capture(os.path.join(T, "n_{rank}.h5")).path.endswith("n_1.h5")
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k, None) if v is None else os.environ.__setitem__(k, v)
+    print("per-rank files: norms.rank1.h5 / n_{rank}.h5 under OMPI_COMM_WORLD_RANK=1")
     print("PASS")
 
 
