@@ -63,7 +63,7 @@ names = {c["check"] for c in r["checks"]}
 assert {"early_loss", "early_grad_norm", "final_params", "fused_bitwise_repeat"} <= names, names
 assert any(n.startswith("early_eval_loss@") for n in names), names
 if r["steps"] > r["early_steps"]:
-    assert {"long_smoothed_loss", "final_eval_loss"} <= names and len(r["runs"]) == 5, names
+    assert {"long_smoothed_loss", "long_mean_grad_norm", "final_eval_loss"} <= names and len(r["runs"]) == 5, names
 EOF
 }
 

@@ -108,7 +108,27 @@ class _CtypesOpenMpiComm:
         return buf.raw[4:4 + n]
 
 
+_COMM = None  # the MPI binding used for the bootstrap, kept for finalize()
+
+
+def finalize():
+    """MPI_Finalize, if our bootstrap initialised MPI (before os._exit, which skips atexit)."""
+    if isinstance(_COMM, _Mpi4pyComm):
+        from mpi4py import MPI
+        if not MPI.Is_finalized():
+            MPI.Finalize()
+    elif isinstance(_COMM, _CtypesOpenMpiComm):
+        _COMM._finalize()
+
+
 def mpi_comm():
+    global _COMM
+    if _COMM is None:
+        _COMM = _new_mpi_comm()
+    return _COMM
+
+
+def _new_mpi_comm():
     choice = os.environ.get("FUSEDNORM_MPI_BOOTSTRAP", "auto")
     if choice not in ("auto", "mpi4py", "ctypes"):
         raise RuntimeError(f"FUSEDNORM_MPI_BOOTSTRAP={choice!r}: expected auto, mpi4py or ctypes")

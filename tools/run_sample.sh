@@ -4,5 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . tools/setup.sh
-# The main job (one line; the replay harness replaces the self-check here once it lands):
+# The main job: replay the embedded capture against float64 (GPU if present, else CPU).
+# `bazel run //kernels:selfcheck` runs the built-in shape suite instead.
 exec bazel run //verify:replay -- data/sample_capture.h5 "$@"

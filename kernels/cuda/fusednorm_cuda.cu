@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "kernels/cuda/launch_config.h"
-#include "kernels/cuda/rmsnorm_launch.h"
+#include "kernels/cuda/rmsnorm_launch.cuh"
 #include "kernels/include/fusednorm.h"
 #include "kernels/src/common.h"
 
@@ -40,8 +40,18 @@ std::atomic<int> g_info_ready[kMaxDevices];
 fusednorm_device_info g_info[kMaxDevices];
 
 /* Device facts, queried once per device (attribute reads only; no context-wide side effect). */
+bool no_device(cudaError_t err) {
+  return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInvalidDevice;
+}
+
 fusednorm_status device_info(int device, fusednorm_device_info *out) {
-  if (device < 0) FN_CUDA_TRY(cudaGetDevice(&device));
+  if (device < 0) {
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess) {
+      cuda_fail(err, "cudaGetDevice");
+      return no_device(err) ? FUSEDNORM_ERR_NO_DEVICE : FUSEDNORM_ERR_CUDA;
+    }
+  }
   if (device >= kMaxDevices) return FUSEDNORM_ERR_NO_DEVICE;
   if (g_info_ready[device].load(std::memory_order_acquire)) {
     *out = g_info[device];
@@ -50,7 +60,7 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
   fusednorm_device_info d;
   int smem = 0;
   cudaError_t err = cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, device);
-  if (err == cudaErrorInvalidDevice || err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver) {
+  if (no_device(err)) {
     cuda_fail(err, "cudaDeviceGetAttribute");
     return FUSEDNORM_ERR_NO_DEVICE;
   }
@@ -98,8 +108,7 @@ constexpr int64_t kMaxN = (int64_t)INT32_MAX - 65536;
 fusednorm_status launch(const void *kernel, const fusednorm_launch &l, size_t smem, void *params,
                         cudaStream_t stream, const char *what) {
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  cudaLaunchConfig_t cfg;
-  memset(&cfg, 0, sizeof cfg);
+  cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)l.grid);
   cfg.blockDim = dim3((unsigned)l.block_threads);
   cfg.dynamicSmemBytes = smem;
@@ -164,7 +173,7 @@ fusednorm_status plan_backward(const fusednorm_problem *p, int device, BwdPlan *
   const int64_t cached_cols = (int64_t)plan->sh.cache * plan->sh.team * plan->sh.vec;
   if (teams > 1) {
     if (cached_cols < p->n) return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* select.c never does this */
-    plan->smem = (size_t)p->n * sizeof(float);
+    plan->smem = 2 * (size_t)p->n * sizeof(float); /* Kahan sums + compensations */
   } else if (cached_cols < plan->sh.chunk) {
     const size_t bytes = (size_t)(plan->sh.chunk - cached_cols) * sizeof(float);
     plan->dw_smem = bytes <= kDwSmemMax;
@@ -296,8 +305,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
   r.ctas_per_row = 1;
   const float *wsc = ws;
   void *rargs[] = {&wsc, (void *)&P, &n, &dw, &wdt};
-  cudaLaunchConfig_t cfg;
-  memset(&cfg, 0, sizeof cfg);
+  cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)r.grid);
   cfg.blockDim = dim3((unsigned)r.block_threads);
   cfg.stream = stream;

@@ -24,7 +24,7 @@ static const int fn_cache_sizes[FN_NUM_CACHE] = {0, 1, 2, 4, 8};
 
 /* __launch_bounds__ per (direction, cache size). They cap the registers per thread at
  * 65536 / threads; with these bounds ptxas (nvcc 13.0, sm_90a) reports no spills except a few
- * bytes in the fp32-x forward at CACHE 2/4/8 and the 16-bit forward at CACHE 8 (kernels/RESULTS.md).
+ * bytes in the f32-x forward at CACHE 2 and 4 and the 16-bit backward at CACHE 4 (kernels/RESULTS.md).
  * Every configuration caches at most 2048 slots per CTA (threads x CACHE). */
 #define FN_MAX_THREADS(backward, cache) \
   ((cache) <= 1 ? 1024 : (cache) == 2 ? ((backward) ? 512 : 1024) : (cache) == 4 ? 512 : 256)

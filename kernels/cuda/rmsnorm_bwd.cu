@@ -14,11 +14,12 @@
  * slots are re-read (L2) and their dw accumulates in shared memory (or, for very wide chunks, in
  * the unit's own workspace row). Every accumulation has a fixed order: a thread owns the same
  * columns for every row and visits its rows in grid-stride order; row-packed teams are combined
- * in team order; dw_reduce sums the P partial rows in fixed slices combined in slice order.
+ * in team order; dw_reduce sums the P partial rows in fixed slices combined in slice order (both
+ * with compensated sums).
  * Hence bitwise run-to-run determinism for a given device (P depends on the SM count).
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
-#include "kernels/cuda/rmsnorm_launch.h"
+#include "kernels/cuda/rmsnorm_launch.cuh"
 
 namespace fn {
 
@@ -175,50 +176,80 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
       }
     } else {
       /* Row-packed: every team covers the whole row in its cached slots; add the teams up in
-       * team order in shared memory (n floats), then write the CTA's partial row. */
+       * team order in shared memory (n sums + n compensations: Kahan, since with narrow rows
+       * this sequential sum over up to 256 teams is most of the dw sum), then write the CTA's
+       * partial row. */
+      float *sum = dyn_smem, *comp = dyn_smem + pl.c1;
       for (int t = 0; t < pl.teams; ++t) {
         if (pl.team_idx == t) {
 #pragma unroll
           for (int k = 0; k < CACHE; ++k) {
             const int col = col0 + k * step;
 #pragma unroll
-            for (int e = 0; e < N; ++e)
-              if (col + e < pl.c1) dyn_smem[col + e] = (t == 0 ? 0.0f : dyn_smem[col + e]) + dwc[k][e];
+            for (int e = 0; e < N; ++e) {
+              if (col + e < pl.c1) {
+                if (t == 0) {
+                  sum[col + e] = dwc[k][e];
+                  comp[col + e] = 0.0f;
+                } else {
+                  const float y = __fsub_rn(dwc[k][e], comp[col + e]);
+                  const float u = __fadd_rn(sum[col + e], y);
+                  comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
+                  sum[col + e] = u;
+                }
+              }
+            }
           }
         }
         __syncthreads();
       }
-      for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = dyn_smem[j];
+      for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = sum[j];
     }
   }
   if (p.cluster > 1) cg::this_cluster().sync();
 }
 
 /* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
- * column (each summed in row order), combined in slice order. Depends only on (P, n). */
+ * column, each summed in row order, combined in slice order; both compensated (Kahan, with
+ * intrinsics so that nvcc cannot fuse or reorder them). Depends only on (P, n): deterministic. */
+struct Kahan {
+  float s = 0.0f, c = 0.0f;
+  __device__ __forceinline__ void add(float v) {
+    const float y = __fsub_rn(v, c);
+    const float t = __fadd_rn(s, y);
+    c = __fsub_rn(__fsub_rn(t, s), y);
+    s = t;
+  }
+};
+
 __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
     dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
   __shared__ float part[kDwReduceSlices][kDwReduceCols + 1];
+  __shared__ float pcomp[kDwReduceSlices][kDwReduceCols + 1];
   const int lane = threadIdx.x % kDwReduceCols, slice = threadIdx.x / kDwReduceCols;
   const int64_t p0 = P * slice / kDwReduceSlices, p1 = P * (slice + 1) / kDwReduceSlices;
   for (int64_t cb = (int64_t)blockIdx.x * kDwReduceCols; cb < n; cb += (int64_t)gridDim.x * kDwReduceCols) {
     const int64_t col = cb + lane;
-    float s = 0.0f;
+    Kahan k;
     if (col < n) {
       const float *src = ws + col;
 #pragma unroll 8
-      for (int64_t u = p0; u < p1; ++u) s += src[u * n];
+      for (int64_t u = p0; u < p1; ++u) k.add(src[u * n]);
     }
-    part[slice][lane] = s;
+    part[slice][lane] = k.s;
+    pcomp[slice][lane] = k.c;
     __syncthreads();
     if (slice == 0 && col < n) {
-      float t = 0.0f;
+      Kahan t;
 #pragma unroll
-      for (int i = 0; i < kDwReduceSlices; ++i) t += part[i][lane];
+      for (int i = 0; i < kDwReduceSlices; ++i) {
+        t.add(part[i][lane]);
+        t.add(-pcomp[i][lane]); /* the slice's own lost low-order part */
+      }
       switch (w_dtype) {
-        case FUSEDNORM_F32: static_cast<float *>(dw)[col] = t; break;
-        case FUSEDNORM_F16: static_cast<__half *>(dw)[col] = __float2half_rn(t); break;
-        default: static_cast<__nv_bfloat16 *>(dw)[col] = __float2bfloat16_rn(t); break;
+        case FUSEDNORM_F32: static_cast<float *>(dw)[col] = t.s; break;
+        case FUSEDNORM_F16: static_cast<__half *>(dw)[col] = __float2half_rn(t.s); break;
+        default: static_cast<__nv_bfloat16 *>(dw)[col] = __float2bfloat16_rn(t.s); break;
       }
     }
     __syncthreads();

@@ -4,12 +4,15 @@
  * One kernel template, rms_norm_fwd<T, CACHE>, runs every mode; the mode is the launch shape
  * (chosen by fusednorm_select_launch in kernels/src/select.c):
  *
- *   mode                team (threads/row)   CTAs per row   grid                     CACHE
- *   persistent          whole CTA            1              SMs x resident CTAs      fits the row
- *   multi_wave_cached   whole CTA            1              one CTA per row          fits the row
- *   multi_wave_reload   whole CTA            1              one CTA per row          0 (row read twice)
- *   row_packed          2..32 lanes          1              SMs x resident CTAs      fits the row
- *   wide                whole CTA            2..8 (cluster) clusters x cluster size  fits the slice
+ *   mode                team (threads/row)    CTAs per row   grid                     CACHE
+ *   persistent          CTA, slots/4 threads  1              SMs x resident CTAs      fits the row*
+ *   multi_wave_cached   CTA, slots/4 threads  1              one CTA per row          fits the row*
+ *   multi_wave_reload   CTA, slots/4 threads  1              one CTA per row          0 (read twice)
+ *   row_packed          1..32 lanes           1              SMs x resident CTAs      fits the row
+ *   wide                CTA                   2..8 (cluster) clusters x cluster size  fits the slice*
+ *   (* up to 2048 slots per CTA; beyond, the rest of the row is streamed: read, then re-read.)
+ *
+ * Where each mode wins on an H200 and why AUTO picks it: kernels/RESULTS.md, kernels/src/select.c.
  *
  * Contract per row (DESIGN.md): s = RN(x + r) (fused add; written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
@@ -17,11 +20,11 @@
  * Rows are visited grid-stride with 64-bit row offsets; columns are int (n < 2^31 - 2^16).
  * The weight is read per row through the read-only cache (n elements, L1/L2-resident): holding it
  * in registers across rows doubled the registers of the cached instances and halved their
- * occupancy, which cost more than the L1 reads (kernels/RESULTS.md, first H200 run).
+ * occupancy, which cost more than the L1 reads (kernels/RESULTS.md, runs 1 and 2).
  * No allocation, no host synchronization: graph-capturable.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
-#include "kernels/cuda/rmsnorm_launch.h"
+#include "kernels/cuda/rmsnorm_launch.cuh"
 
 namespace fn {
 

@@ -148,7 +148,9 @@ typedef struct {
   int block_threads;     /* threads per CTA */
   int rows_per_cta;      /* row-packed: rows per CTA; else 1 */
   int ctas_per_row;      /* wide: CTAs splitting one row; else 1 */
-  int64_t grid;          /* CTAs launched (the workspace has grid x n floats for the backward) */
+  int64_t grid;          /* CTAs launched; the backward workspace holds grid / ctas_per_row
+                            partial rows of n floats (+16 bytes for alignment): always query
+                            fusednorm_backward_workspace_size_cuda rather than computing it */
   int vec_elems;         /* elements per vector access */
 } fusednorm_launch;
 

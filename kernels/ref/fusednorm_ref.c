@@ -416,8 +416,10 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
  *     typical error of a serial fp32 sum of M terms, u sqrt(M) max|dw| (the error grows like
  *     sqrt(M) — quack's test says the same; with few columns max|dw| can be small by cancellation
  *     while the partial sums were sqrt(M) larger, hence the coefficient 1), plus 4 u max|dw|.
- *  DW 16-bit: within 1 ulp of RN(ref), except where the naive fp32 sum itself misses by more
- *     (columns that cancel to tiny values): then no worse than naive.
+ *  DW 16-bit: within 1 ulp of RN(ref). A column whose sum cancels to a tiny value has a tiny ulp
+ *     while its fp32 accumulation error stays proportional to the partial sums, so there 1 ulp is
+ *     luck for any fp32 sum (seen on 1-2 of ~35M elements per GPU run, in different modes): the
+ *     excess beyond 1 ulp may be the naive sum's excess plus the fp32 walk allowance of DW f32.
  */
 #define L2_FLOOR 0x1p-22
 #define DX_ULP_FRACTION 0.999
@@ -493,15 +495,16 @@ int fusednorm_rule_dx(const fusednorm_problem *p, const fusednorm_err_stats *g,
 int fusednorm_rule_dw(const fusednorm_problem *p, const fusednorm_err_stats *g,
                       const fusednorm_err_stats *nv, char *why, size_t len) {
   if (!check_nonfinite(g, why, len)) return 0;
+  double walk = 1.0 * U32 * sqrt((double)(p->rows > 0 ? p->rows : 1));
   if (p->w_dtype != FUSEDNORM_F32) {
     int64_t beyond = g->ulp_hist[2] + g->ulp_hist[3];
-    if (beyond && g->max_excess > (nv->max_excess > 0 ? nv->max_excess : 0.0))
+    double allow = (nv->max_excess > 0 ? nv->max_excess : 0.0) + (walk + 4.0 * U32) * g->max_abs_ref;
+    if (beyond && g->max_excess > allow)
       return say(why, len, 0, "dw: %lld elements beyond 1 ulp (max %lld ulp; worst col %lld: got "
                  "%.9g ref %.9g)", (long long)beyond, (long long)g->max_ulp,
                  (long long)g->worst_col, g->worst_got, g->worst_ref);
     return say(why, len, 1, "dw: max ulp %lld", (long long)g->max_ulp);
   }
-  double walk = 1.0 * U32 * sqrt((double)(p->rows > 0 ? p->rows : 1));
   double allow = 1.25 * nv->max_abs + (walk + 4.0 * U32) * g->max_abs_ref;
   if (g->max_abs > allow)
     return say(why, len, 0, "dw: max error %.3g at col %lld exceeds naive fp32 %.3g (allowed %.3g)",

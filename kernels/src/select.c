@@ -14,12 +14,32 @@
 #include "kernels/include/fusednorm.h"
 #include "kernels/src/common.h"
 
-/* Slots per thread the cached modes aim for. 1: as many threads as slots (up to 1024), which keeps
- * registers low and occupancy high; the first H200 run with 4 (fewer threads, 4 loads in flight
- * each, 122 registers) ran the forward at ~2.5 TB/s against ~3.0 for a 46-register kernel. */
-#define FN_TARGET_CACHE 1
-/* Slots one CTA of the wide mode should hold: 1024 threads x CACHE 1. */
-#define FN_WIDE_SLOTS_PER_CTA 1024
+/* Slots per thread of the one-CTA-per-row modes: 4 (threads = slots / 4, at least 64). H200 bf16,
+ * fwd 16384 x 4096: 128 threads x 4 slots (reload) 3090 GB/s vs 512 threads x 1 slot 1667 GB/s;
+ * small CTAs with several loads in flight per thread beat wide CTAs whose every row pays a
+ * 16-warp barrier (kernels/RESULTS.md, runs 1 and 2). */
+#define FN_TARGET_CACHE 4
+/* Slots one CTA of the wide mode holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster 2 of
+ * 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
+#define FN_WIDE_SLOTS_PER_CTA 2048
+/* AUTO: rows of at most this many slots are row-packed (bf16/f16 n <= 1024, f32 n <= 512).
+ * bf16 1048576 x 128: fwd 2670 vs 720 GB/s (persistent), bwd 2536 vs 681; 262144 x 512: fwd 3353
+ * vs 2629, bwd 2532 vs 2311; 65536 x 1024: fwd 2812 vs 2417, bwd 2248 vs 2186. f32 65536 x 1024
+ * (256 slots): persistent wins, fwd 2735 vs 2527, bwd 3149 vs 2289. */
+#define FN_AUTO_ROW_PACKED_SLOTS 128
+/* AUTO forward: one CTA per row, row re-read from L2, up to this many slots (bf16 n <= 8192):
+ * H200 bf16 fwd, reload vs persistent (cached): n=2880 3047/2984, 4096 3090/2530, 5120 3071/2845,
+ * 7168 2884/2697, 8192 2962/1805 GB/s (run 1). Beyond it the 1024-thread persistent CTA (partly
+ * cached, the rest streamed) beats the wide mode: 4096 x 16384 2227 vs 1198, 1024 x 65536 2420
+ * vs 591, 256 x 1048576 2355 vs 1354 GB/s (run 2). */
+#define FN_AUTO_FWD_RELOAD_SLOTS 1024
+/* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
+ * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
+ * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
+ * multi-wave cached (4 waves): the multi-wave P = 2112 partial rows of 4096 floats add 69 MB of
+ * workspace traffic to a 403 MB backward (16384 x 4096 bf16, 1703 GB/s in run 3); run 1's
+ * persistent numbers were taken with a register estimate that left it one CTA per SM. */
+#define FN_AUTO_BWD_CACHED_SLOTS 2048
 /* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 /* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */
@@ -43,10 +63,10 @@ static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
     t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
     return (int)max64(64, min64(t, 1024));
   }
-  if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team (CACHE 2) */
+  if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team */
   t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
   t = max64(64, t);
-  if (t > fn_max_threads(backward, FN_TARGET_CACHE)) t = 1024; /* CACHE 2 at 1024 threads */
+  if (t > fn_max_threads(backward, FN_TARGET_CACHE)) t = 1024;
   (void)backward;
   return (int)t;
 }
@@ -127,15 +147,12 @@ static int wide_cluster(const fusednorm_problem *p) {
 static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
                                 const fusednorm_device_info *d) {
   const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
-  (void)backward;
-  if (d->cc_major < 9) return p->n <= FN_ROW_PACKED_MAX_N ? FUSEDNORM_MODE_ROW_PACKED : FUSEDNORM_MODE_PERSISTENT;
-  /* Narrow rows: a CTA per row would leave most of its threads idle. */
-  if (p->n <= FN_ROW_PACKED_MAX_N) return FUSEDNORM_MODE_ROW_PACKED;
-  /* Rows that one CTA cannot cache at 1024 threads x CACHE 1, or too few rows to occupy the SMs
-   * with one CTA each. */
-  if (slots > FN_WIDE_SLOTS_PER_CTA) return FUSEDNORM_MODE_WIDE;
-  if (p->rows < d->sm_count && slots >= 512) return FUSEDNORM_MODE_WIDE;
-  return FUSEDNORM_MODE_PERSISTENT;
+  if (slots <= FN_AUTO_ROW_PACKED_SLOTS) return FUSEDNORM_MODE_ROW_PACKED;
+  if (!backward) return slots <= FN_AUTO_FWD_RELOAD_SLOTS ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+                                                         : FUSEDNORM_MODE_PERSISTENT;
+  if (slots <= FN_AUTO_BWD_CACHED_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
+  /* Thread-block clusters need sm_90. */
+  return d->cc_major >= 9 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_PERSISTENT;
 }
 
 fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,

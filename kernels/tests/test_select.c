@@ -75,29 +75,38 @@ typedef struct {
 } pinned;
 
 /* AUTO on an H200. Thresholds and their evidence: select.c / kernels/RESULTS.md. */
+#define RP FUSEDNORM_MODE_ROW_PACKED
+#define RELOAD FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+#define PERS FUSEDNORM_MODE_PERSISTENT
+#define WIDE FUSEDNORM_MODE_WIDE
 static const pinned kPinned[] = {
-    /* QK-norm: head_dim 128, millions of rows: 4 lanes x 4 slots per row, 64 rows per CTA */
-    {1048576, 128, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
-    {1048576, 128, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
-    {65536, 128, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
-    {65536, 64, FUSEDNORM_F32, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 64, 1},
-    {4096, 1024, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_ROW_PACKED, 256, 8, 1},
-    {4096, 1024, FUSEDNORM_F32, 1, FUSEDNORM_MODE_ROW_PACKED, 256, 8, 1},
-    /* Hidden sizes of LLMs: one CTA per row, row in registers. */
-    {16384, 4096, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 128, 1, 1},
-    {16384, 8192, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_PERSISTENT, 256, 1, 1},
-    {8192, 2880, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 96, 1, 1},
-    {4096, 7168, FUSEDNORM_F16, 1, FUSEDNORM_MODE_PERSISTENT, 224, 1, 1},
-    {8192, 16384, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_PERSISTENT, 512, 1, 1},
-    {8192, 8192, FUSEDNORM_F32, 0, FUSEDNORM_MODE_PERSISTENT, 512, 1, 1},
-    /* Rows too wide for one CTA's registers: clusters. */
-    {1024, 65536, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 512, 1, 4},
-    {1024, 65536, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_WIDE, 512, 1, 4},
-    {256, 1048576, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 1024, 1, 8},
-    {256, 1048576, FUSEDNORM_BF16, 1, FUSEDNORM_MODE_WIDE, 1024, 1, 8},
-    {4096, 32768, FUSEDNORM_F32, 0, FUSEDNORM_MODE_WIDE, 512, 1, 4},
-    /* Few rows of a cacheable width: split them to occupy the SMs. */
-    {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_MODE_WIDE, 128, 1, 2},
+    /* QK-norm, head_dim 128, millions of rows: 16 lanes x 1 slot per row, 16 rows per CTA */
+    {1048576, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
+    {1048576, 128, FUSEDNORM_BF16, 1, RP, 256, 16, 1},
+    {65536, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
+    {65536, 64, FUSEDNORM_F32, 0, RP, 256, 16, 1},
+    {262144, 512, FUSEDNORM_BF16, 1, RP, 256, 8, 1},
+    {4096, 1024, FUSEDNORM_BF16, 0, RP, 256, 8, 1},   /* 128 slots: the last row-packed width */
+    {4096, 1000, FUSEDNORM_F16, 1, RP, 256, 8, 1},
+    {4096, 1024, FUSEDNORM_F32, 1, PERS, 64, 1, 1},   /* 256 slots: one CTA per row */
+    /* Hidden sizes: forward re-reads the row from L2, backward keeps it in registers (one wave). */
+    {16384, 4096, FUSEDNORM_BF16, 0, RELOAD, 128, 1, 1},
+    {16384, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1},
+    {8192, 2880, FUSEDNORM_BF16, 0, RELOAD, 96, 1, 1},
+    {4096, 7168, FUSEDNORM_F16, 1, PERS, 224, 1, 1},
+    {8192, 8192, FUSEDNORM_BF16, 0, RELOAD, 256, 1, 1},
+    {16384, 8192, FUSEDNORM_BF16, 1, PERS, 256, 1, 1},
+    {8, 8192, FUSEDNORM_BF16, 0, RELOAD, 256, 1, 1},
+    {8192, 16384, FUSEDNORM_BF16, 1, PERS, 512, 1, 1},
+    /* Wider: forward one CTA per row (cached, then cached + streamed), backward clusters. */
+    {8192, 16384, FUSEDNORM_BF16, 0, PERS, 512, 1, 1},
+    {8192, 8192, FUSEDNORM_F32, 0, PERS, 512, 1, 1},
+    {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
+    {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
+    {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 512, 1, 2},
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 4},
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 1024, 1, 8},
+    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 512, 1, 4},
 };
 
 static void test_pinned(void) {

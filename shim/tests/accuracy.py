@@ -5,7 +5,8 @@ L2_FLOOR, DX_ULP_FRACTION, the llama y allowance, DW_F32), so the shim tests jud
 the ops exactly the way the C tests judge them through the C API. Reasons for each constant are
 in fusednorm_ref.c; in short:
   y  (16-bit): every element within 1 ulp of the correctly rounded fp64 result; llama casting
-               allows 3 ulp on <= 0.1% (the rounded intermediate RN(s*rstd) can flip).
+               allows 3 ulp on <= 0.1% (+ a Poisson margin: the rounded intermediate
+               RN(s*rstd) can flip).
   y  (f32), dx: >= 99.9% within 1 ulp (f32: the naive baseline's fraction - 1% - a 3-sigma
                binomial margin over the rows, see _rule_vs_naive), max error <=
                2 x naive max + 1 ulp, relative L2 <= 1.5 x naive + 2^-22.
@@ -132,13 +133,12 @@ def _rule_vs_naive(dtype, g, nv, what):
     need = DX_ULP_FRACTION
     if dtype == torch.float32:
         # An equally accurate fp32 evaluation in another order lands beyond 1 ulp on a similar
-        # fraction p of the elements, but which ones is chance, and correlated per row (one rstd
-        # rounding shifts a whole row). So the allowance is the C rule's 1% plus a 3-sigma
-        # binomial margin over the rows: negligible at 4096 rows, dominant at 1..7 rows, where
-        # the max-error and L2 rules below carry the check.
+        # fraction of the elements, but which ones is chance, and correlated per row (one rstd
+        # rounding shifts a whole row of y). So the allowance is the C rule's 1% plus a 3-sigma
+        # binomial margin with the rows as samples (p(1-p) <= 1/4): 2.3% at 4096 rows, no bound
+        # at 1..7 rows, where the max-error and L2 rules below carry the check.
         nfrac = nv["within1"] / nv["finite"] if nv["finite"] else 1.0
-        p = min(max(1.0 - nfrac, 1.0 / g["finite"]), 0.5)
-        need = nfrac - 0.01 - 3.0 * math.sqrt(p * (1.0 - p) / max(g.get("rows", 1), 1))
+        need = nfrac - 0.01 - 1.5 / math.sqrt(max(g.get("rows", 1), 1))
     if frac < need:
         return f"{what}: only {100 * frac:.4f}% within 1 ulp (need {100 * need:.4f}%)"
     if g["max_excess"] > 2.0 * nv["max_abs"]:
@@ -156,7 +156,11 @@ def rule_y(dtype, casting, has_weight, g, nv):
     if g["nan_mismatch"]:
         return f"y: {g['nan_mismatch']} elements differ from the reference's NaN/Inf pattern"
     if casting == "llama" and has_weight:
-        if g["max_ulp"] > 3 or g["beyond1"] > (1 - DX_ULP_FRACTION) * g["finite"]:
+        # Flips of the rounded intermediate are rare independent events (~0.1% of elements):
+        # the C rule's 0.1% of the count, plus a 3-sigma Poisson margin so that a shape of a few
+        # hundred elements with one flip (expected ~0.8 flips there) does not fail by chance.
+        expect = (1 - DX_ULP_FRACTION) * g["finite"]
+        if g["max_ulp"] > 3 or g["beyond1"] > expect + 3.0 * math.sqrt(expect) + 1.0:
             return f"y (llama): {g['beyond1']} elements beyond 1 ulp, max {g['max_ulp']} ulp"
     elif g["beyond1"]:
         return f"y: {g['beyond1']} elements beyond 1 ulp (max {g['max_ulp']})"

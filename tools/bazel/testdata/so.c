@@ -1,2 +1,0 @@
-#include "tools/bazel/testdata/k.cuh"
-int so_entry(void) { return k_run(2); }

@@ -1,1 +1,0 @@
-#define TVAL 3
