@@ -13,7 +13,7 @@
 #      passed, every check passed, the norms were really swapped, two fusednorm runs bitwise equal.
 #   2. one 40-step run (past the 32-step early window): the long-run path with 3 reference seeds.
 #   3. the same run through the ctypes MPI bootstrap and the multi-node address probe.
-#   4. a deliberately broken stand-in (mean of squares over N-1): exit 1, first failing step named.
+#   4. a deliberately broken stand-in (mean of squares over N-1), fp32 and bf16: exit 1, step 1 named.
 #   5. bad --data: exit 2 on every rank, no hang.
 set -uo pipefail
 
@@ -60,7 +60,8 @@ assert r["world_size"] == 2 and r["backend"] == "gloo", (r["world_size"], r["bac
 f = r["runs"]["fused"]
 assert f["swapped"] == f["hf_norms"] > 0, f"swapped {f['swapped']} of {f['hf_norms']} norms"
 names = {c["check"] for c in r["checks"]}
-assert {"early_loss", "early_grad_norm", "final_params", "fused_bitwise_repeat"} <= names, names
+assert {"step1_loss", "step1_grad_norm", "early_loss", "early_mean_grad_norm", "final_params",
+        "fused_bitwise_repeat"} <= names, names
 assert any(n.startswith("early_eval_loss@") for n in names), names
 if r["steps"] > r["early_steps"]:
     assert {"long_smoothed_loss", "long_mean_grad_norm", "final_eval_loss"} <= names and len(r["runs"]) == 5, names
@@ -100,10 +101,12 @@ if run_case long_qwen3_bf16 0 --model qwen3 --dtype bf16 --steps 40 --eval-every
   check_json "$WORK/out/qwen3_bf16.json" || fail "long_qwen3_bf16: report check"
 fi
 
-if run_case broken_stand_in 1 --model llama --dtype fp32 --steps 20 --impl contract-broken; then
-  grep -q "FAILED llama fp32: first failing step 1 " "$WORK/broken_stand_in.log" ||
-    fail "broken_stand_in: the failure message does not name step 1"
-fi
+for dtype in fp32 bf16; do
+  if run_case "broken_stand_in_$dtype" 1 --model llama --dtype "$dtype" --steps 20 --impl contract-broken; then
+    grep -q "FAILED llama $dtype: first failing step 1 " "$WORK/broken_stand_in_$dtype.log" ||
+      fail "broken_stand_in_$dtype: the failure message does not name step 1"
+  fi
+done
 
 run_case bad_data 2 --model llama --dtype fp32 --steps 5 --data "$WORK/does-not-exist.txt" &&
   { grep -q "no such file" "$WORK/bad_data.log" || fail "bad_data: no reason given"; }

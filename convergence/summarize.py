@@ -28,6 +28,29 @@ def load(d):
     return reps
 
 
+def recheck(r):
+    """Re-evaluate a stored report with the current checks of train.py, from its per-step data.
+    Final-parameter and bitwise-repeat checks need the parameters, which reports do not hold:
+    their stored results are kept (marked as such)."""
+    import argparse as ap
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import train
+    runs = r["runs"]
+    spread = [runs[k] for k in sorted(runs) if k.startswith("ref+")]
+    args = ap.Namespace(dtype=r["dtype"], steps=r["steps"])
+    checks, _, _ = train.compare(args, runs["ref"], runs["fused"], None, spread, with_params=False)
+    for c in r["checks"]:
+        if c["check"] in ("final_params", "fused_bitwise_repeat"):
+            checks.append(dict(c, detail=c["detail"] + " [from the run]"))
+    failed = [c for c in checks if not c["passed"]]
+    r = dict(r, checks=checks, passed=not failed, tolerances=train.TOLERANCES,
+             first_failing_step=min(c["first_failing_step"] for c in failed) if failed else None,
+             rechecked={"original_passed": r["passed"], "original_first_failing_step": r["first_failing_step"],
+                        "original_checks": r["checks"]})
+    r.pop("band", None)
+    return r
+
+
 def detail(r, name):
     for c in r["checks"]:
         if c["check"] == name:
@@ -102,15 +125,38 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dir")
     p.add_argument("--png")
+    p.add_argument("--recheck", metavar="OUTDIR",
+                   help="re-evaluate the reports with the current checks, write them to OUTDIR")
+    p.add_argument("--json", metavar="FILE", help="write a compact summary (config, checks) as JSON")
     a = p.parse_args(argv)
     try:
         reps = load(a.dir)
+        if a.recheck:
+            reps = [recheck(r) for r in reps]
+            out = Path(a.recheck)
+            out.mkdir(parents=True, exist_ok=True)
+            for r in reps:
+                (out / f"{r['model']}_{r['dtype']}.json").write_text(json.dumps(r, separators=(",", ":")))
     except (OSError, ValueError, KeyError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if not reps:
         print(f"error: no convergence report in {a.dir}", file=sys.stderr)
         return 2
+    if a.json:
+        keep = ("model", "dtype", "size", "model_config", "steps", "world_size", "device", "backend", "date",
+                "torch", "transformers", "data", "seed", "lr", "global_batch", "passed", "first_failing_step",
+                "checks", "nondeterminism_warnings")
+        summary = []
+        for r in reps:
+            s = {k: r.get(k) for k in keep}
+            s["ms_per_step"] = {k: v["ms_per_step"] for k, v in r["runs"].items()}
+            s["final_eval"] = {k: v["eval"][-1][1] for k, v in r["runs"].items()}
+            if "rechecked" in r:
+                s["original_passed"] = r["rechecked"]["original_passed"]
+                s["original_failed_checks"] = [c for c in r["rechecked"]["original_checks"] if not c["passed"]]
+            summary.append(s)
+        Path(a.json).write_text(json.dumps(summary, indent=1))
     r0 = reps[0]
     print(f"device: {r0['device']} x {r0['world_size']} ({r0['backend']}), date {r0['date']}, "
           f"torch {r0['torch']}, transformers {r0['transformers']}, size {r0['size']} {r0['model_config']}")

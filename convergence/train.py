@@ -48,21 +48,34 @@ EARLY_STEPS = 32  # the issue's window in which runs cannot yet have drifted apa
 
 # Tolerances and why (the README repeats them).
 TOLERANCES = {
+    # Step 1 runs both models on identical weights and the identical batch: the loss differs only
+    # by the forward kernels' rounding and the (pre-update) grad norm only by the forward and
+    # backward kernels' rounding. No training dynamics amplify anything yet, so these are strict;
+    # a wrong forward or backward (eps, offset, dx, dw) shows here first. Measured (2026-11-22):
+    # H200 small model, bf16 loss <= 2.6e-6 and grad norm <= 5.3e-5 relative, fp32 <= 7e-8 both;
+    # CPU tiny model (hidden 64: fewer elements to average the rounding over) bf16 grad norm
+    # 5.9e-4. Tolerances: bf16 loss 1e-4, grad norm 5e-3 (about one bf16 ulp, 2^-8, for the norm
+    # of the whole gradient); fp32 loss 1e-6, grad norm 1e-5 (under 100 fp32 ulps).
+    "step1": {"bf16": {"loss": 1e-4, "grad_norm": 5e-3}, "fp32": {"loss": 1e-6, "grad_norm": 1e-5}},
     "early": {
-        # bf16 stores 8 significant bits (ulp 2^-8 = 0.39% relative). A fused kernel rounds once
-        # where HF rounds twice, so individual normalized values differ by 1 ulp; 32 AdamW steps
-        # (sign-like updates, so tiny gradient differences become full-size update differences on
-        # near-zero gradients) spread that over the loss. 5% relative + 0.01 absolute is ~13 ulps:
-        # well above rounding noise, well below what a real bug (wrong eps, wrong dw, missed offset)
-        # does within a few steps.
-        "bf16": {"loss": (1e-2, 5e-2), "grad_norm": (1e-2, 1e-1), "eval_loss": (1e-2, 5e-2)},
-        # fp32: only reduction order and the backward's formula differ (~1e-7 relative per op); the
-        # loss is a mean over many tokens, so 2e-5 relative after 32 steps is ~100x the rounding
-        # seen, and an N vs N-1 divisor bug (1/(2N) relative) already fails it.
-        # The grad norm is a sum of squares dominated by the largest gradients, whose relative
-        # rounding differences (dx formula cancels) are larger than the loss's; 1e-3 relative.
-        "fp32": {"loss": (0.0, 2e-5), "grad_norm": (0.0, 1e-3), "eval_loss": (0.0, 2e-5)},
+        # Per-step loss, steps 1..32 (the issue's numbers). bf16 stores 8 significant bits (ulp
+        # 2^-8 = 0.39% relative). A fused kernel rounds once where HF rounds twice, so individual
+        # normalized values differ by 1 ulp; 32 AdamW steps (sign-like updates, so tiny gradient
+        # differences become full-size update differences on near-zero gradients) spread that over
+        # the loss. 5% relative + 0.01 absolute is ~13 ulps. fp32: only reduction order and the
+        # backward's formula differ (~1e-7 relative per op); rtol 2e-5. Measured worst on H200:
+        # bf16 0.24 of the tolerance, fp32 0.67 (llama: the fp32 runs drift too, ~1e-5 by step 32).
+        "bf16": {"loss": (1e-2, 5e-2), "eval_loss": (1e-2, 5e-2)},
+        "fp32": {"loss": (0.0, 2e-5), "eval_loss": (0.0, 2e-5)},
     },
+    # The grad norm amplifies rounding far more than the loss: it is dominated by the few largest
+    # gradients and swings by 2x between seeds during the fast early descent. On H200 (bf16) the
+    # per-step difference grew from 5e-6 at step 1 to 1e-3 by step ~8 and 10-45% at steps 15-30
+    # while the loss stayed within 0.24 of its tolerance; a per-step 10% band failed at steps 15-18
+    # on all three models (run of 2026-11-22, RESULTS.md). So after step 1 the grad norm is compared
+    # as its mean over steps 1..32: measured bf16 1.6-2.6% apart, while three reference seeds'
+    # means span 4-8%, so 10% is the tightest meaningful band; fp32 measured <= 1.1e-5, band 1e-3.
+    "early_mean_grad_norm": {"bf16": 0.10, "fp32": 1e-3},
     # Long runs: training is chaotic, any rounding difference grows until the runs are as far
     # apart as two runs of the reference with different seeds. The smoothed difference must stay
     # within the reference's own seed-to-seed spread (max-min over >= 3 seeds of the smoothed
@@ -384,7 +397,9 @@ def first_bitwise_difference(a, b):
     return None, None
 
 
-def compare(args, ref, fused, repeat, spread_runs):
+def compare(args, ref, fused, repeat, spread_runs, with_params=True):
+    """All checks from the runs' per-step data (and final params unless with_params is False:
+    summarize.py --recheck re-evaluates stored reports, which hold no parameters)."""
     dt = args.dtype
     steps = args.steps
     checks = []  # each: name, passed, first_fail_step (0-based) or None, detail
@@ -393,22 +408,32 @@ def compare(args, ref, fused, repeat, spread_runs):
         checks.append({"check": name, "passed": bool(ok), "first_failing_step": None if ok else step + 1,
                        "detail": detail})
 
-    # Early window: elementwise per-step tolerances.
+    # Step 1: identical weights and batch, only the kernels differ.
+    for key in ("loss", "grad_norm"):
+        rtol = TOLERANCES["step1"][dt][key]
+        r, f = ref[key][0], fused[key][0]
+        add(f"step1_{key}", abs(f - r) <= rtol * abs(r), 0,
+            f"fused {f:.8g} ref {r:.8g} rel diff {abs(f - r) / abs(r):.2e} (tol {rtol:g})")
+
+    # Early window: per-step loss (the issue's tolerances), mean grad norm.
     tol = TOLERANCES["early"][dt]
     n_early = min(EARLY_STEPS, steps)
-    for key in ("loss", "grad_norm"):
-        atol, rtol = tol[key]
-        bad = None
-        worst = 0.0
-        for i in range(n_early):
-            r, f = ref[key][i], fused[key][i]
-            lim = atol + rtol * abs(r)
-            worst = max(worst, abs(f - r) / lim if lim > 0 else math.inf)
-            if not (abs(f - r) <= lim) and bad is None:
-                bad = (i, f"fused {f:.6g} ref {r:.6g} |diff| {abs(f - r):.3g} > tol {lim:.3g}")
-        add(f"early_{key}", bad is None, bad[0] if bad else None,
-            bad[1] if bad else f"first {n_early} steps within atol {atol:g} rtol {rtol:g} "
-                               f"(worst {worst:.3f} of the tolerance)")
+    atol, rtol = tol["loss"]
+    bad = None
+    worst = 0.0
+    for i in range(n_early):
+        r, f = ref["loss"][i], fused["loss"][i]
+        lim = atol + rtol * abs(r)
+        worst = max(worst, abs(f - r) / lim if lim > 0 else math.inf)
+        if not (abs(f - r) <= lim) and bad is None:
+            bad = (i, f"fused {f:.6g} ref {r:.6g} |diff| {abs(f - r):.3g} > tol {lim:.3g}")
+    add("early_loss", bad is None, bad[0] if bad else None,
+        bad[1] if bad else f"first {n_early} steps within atol {atol:g} rtol {rtol:g} "
+                           f"(worst {worst:.3f} of the tolerance)")
+    rtol = TOLERANCES["early_mean_grad_norm"][dt]
+    mr, mf = (float(np.mean(r["grad_norm"][:n_early])) for r in (ref, fused))
+    add("early_mean_grad_norm", abs(mf - mr) <= rtol * mr, n_early - 1,
+        f"mean over steps 1..{n_early}: fused {mf:.5g} ref {mr:.5g} rel diff {abs(mf - mr) / mr:.2e} (tol {rtol:g})")
     atol, rtol = tol["eval_loss"]
     for (s, r), (_, f) in zip(ref["eval"], fused["eval"]):
         if s < EARLY_STEPS:
@@ -450,11 +475,13 @@ def compare(args, ref, fused, repeat, spread_runs):
     else:
         fr, ff = ref["eval"][-1][1], fused["eval"][-1][1]
 
-    rel, finite = params_rel_disp(ref, fused)
-    plim = TOLERANCES["params_rel_disp"]["long" if long else dt]
-    add("final_params", finite and rel <= plim, steps - 1,
-        f"||p_fused - p_ref|| / ||p_ref - p_init|| = {rel:.4g} (limit {plim:g})"
-        + ("" if finite else "; fused params contain NaN/Inf"))
+    rel = None
+    if with_params:
+        rel, finite = params_rel_disp(ref, fused)
+        plim = TOLERANCES["params_rel_disp"]["long" if long else dt]
+        add("final_params", finite and rel <= plim, steps - 1,
+            f"||p_fused - p_ref|| / ||p_ref - p_init|| = {rel:.4g} (limit {plim:g})"
+            + ("" if finite else "; fused params contain NaN/Inf"))
 
     if repeat is not None:
         what, step = first_bitwise_difference(fused, repeat)

@@ -66,7 +66,7 @@ _fn_setup() {
 
   # ---- Python -----------------------------------------------------------------------------------
   local py="${PYTHON:-python3}"
-  local venv="${FUSEDNORM_VENV:-$HOME/.cache/fusednorm/venv}"
+  local venv="${FUSEDNORM_VENV:-${HOME:-/root}/.cache/fusednorm/venv}"
   # A venv made by an earlier run is preferred over an externally managed system python.
   if [ -z "${PYTHON:-}" ] && [ -x "$venv/bin/python3" ]; then py="$venv/bin/python3"; fi
 

@@ -80,7 +80,8 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
 /* cudaFuncSetAttribute once per (kernel, larger size): dynamic shared memory above 48 KB must be
  * opted into per kernel. */
 fusednorm_status allow_smem(const void *kernel, size_t bytes) {
-  if (bytes <= 48 * 1024) return FUSEDNORM_OK;
+  /* Dynamic + static (<= 1 KB here) must fit the default 48 KB, or opt in. */
+  if (bytes + 1024 <= 48 * 1024) return FUSEDNORM_OK;
   static std::atomic<size_t> granted[2 * 3 * FN_NUM_CACHE + 1];
   static std::atomic<const void *> keys[2 * 3 * FN_NUM_CACHE + 1];
   int slot = -1;
@@ -143,6 +144,57 @@ Shape shape_of(const fusednorm_problem *p, const fusednorm_launch &l, int backwa
   s.slots = (s.chunk + s.vec - 1) / s.vec;
   s.cache = fn_cache_for(l.mode, backward, s.slots, s.team);
   return s;
+}
+
+/* CTAs of this launch resident per SM: the register estimate select.c sizes the grid with,
+ * bounded by the CTAs the grid actually puts on an SM. */
+int64_t resident_ctas(const fusednorm_problem *p, const fusednorm_launch &l, const Shape &sh, int backward,
+                      const fusednorm_device_info &info) {
+  const int xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int threads = l.block_threads;
+  const int regs = (fn_regs_estimate(backward, sh.cache, xs) + 7) / 8 * 8;
+  int64_t resident = info.max_threads_per_sm / threads;
+  if (info.regs_per_sm / (regs * threads) < resident) resident = info.regs_per_sm / (regs * threads);
+  const int64_t per_sm = (l.grid + info.sm_count - 1) / info.sm_count;
+  if (per_sm < resident) resident = per_sm;
+  return resident < 1 ? 1 : resident;
+}
+
+/* Does `bytes` of dynamic shared memory per CTA leave the resident CTAs resident? */
+bool smem_fits(size_t bytes, int64_t resident, const fusednorm_device_info &info) {
+  const size_t reserve = 1024 + 1024; /* per CTA: the driver's reservation + static shared memory */
+  return (size_t)resident * (bytes + reserve) <= info.smem_per_sm;
+}
+
+/* Forward row-pipelining depth (rmsnorm_common.cuh) and its dynamic shared memory. Only for one
+ * row per CTA without a cluster, 16-byte aligned rows, n a multiple of the vector width and the
+ * whole row in the register cache, and only where few CTAs share an SM: H200 bf16 fwd, forced
+ * persistent, 2 stages vs none (run 5): 4096 x 16384 (1 CTA/SM) 2471 vs 2013 GB/s, 8192 x 8192
+ * (3 CTAs/SM) 2853 vs 2751, but 16384 x 4096 (6 CTAs/SM) 2825 vs 2862 and 32768 x 2880 2811 vs
+ * 2884; 3 stages was no better than 2 anywhere. In the backward it lost everywhere (16384 x 4096
+ * 2041 (2 stages) / 1875 (3) vs 2163 GB/s): the backward is bound by its instructions, not by
+ * the loads in flight (kernels/RESULTS.md), so the backward has no pipelining. */
+#ifndef FN_MAX_STAGES
+#define FN_MAX_STAGES 2
+#endif
+constexpr int64_t kPipelineMaxResident = 3;
+
+int pipeline_stages(const fusednorm_problem *p, const fusednorm_launch &l, const Shape &sh, bool aligned,
+                    int tensors, const fusednorm_device_info &info, size_t *smem) {
+  *smem = 0;
+  if (sh.cache == 0 || l.rows_per_cta > 1 || l.ctas_per_row > 1 || !aligned || p->n % sh.vec != 0) return 0;
+  if ((int64_t)sh.cache * sh.team * sh.vec < p->n) return 0;
+  const int64_t resident = resident_ctas(p, l, sh, 0, info);
+  if (resident > kPipelineMaxResident) return 0;
+  const int xs = (int)fusednorm_dtype_size(p->x_dtype);
+  for (int st = FN_MAX_STAGES; st >= 2; --st) {
+    const size_t per = (size_t)st * (size_t)tensors * (size_t)p->n * (size_t)xs;
+    if (smem_fits(per, resident, info)) {
+      *smem = per;
+      return st;
+    }
+  }
+  return 0;
 }
 
 /* Backward plan: launch, shared memory and the workspace it needs. */
@@ -229,7 +281,13 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
               aligned16(w, 0, 1);
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.fused = fused;
-  return launch(fn::fwd_kernel(p->x_dtype, sh.cache), l, 0, &k, stream, "rms_norm_fwd launch");
+  size_t smem = 0;
+  k.stages = pipeline_stages(p, l, sh, k.aligned != 0, fused ? 2 : 1, info, &smem);
+  const void *kernel = fn::fwd_kernel(p->x_dtype, sh.cache);
+  if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  st = allow_smem(kernel, smem);
+  if (st != FUSEDNORM_OK) return st;
+  return launch(kernel, l, smem, &k, stream, "rms_norm_fwd launch");
 }
 
 fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem *p, int device,
@@ -284,12 +342,28 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
               aligned16(w, 0, 1);
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.dw_smem = plan.dw_smem;
+  /* The effective weight staged once per CTA in shared memory (rmsnorm_bwd.cu) wherever one row
+   * per CTA is fully cached and the copy costs no residency. */
+  k.w_smem = 0;
+  size_t smem = plan.smem;
+  const int teams = plan.l.rows_per_cta > 0 ? plan.l.rows_per_cta : 1;
+  if (p->has_weight && plan.smem == 0 && teams == 1 && plan.sh.cache > 0 &&
+      (int64_t)plan.sh.cache * plan.sh.team * plan.sh.vec >= plan.sh.chunk) {
+    fusednorm_device_info info;
+    st = device_info(-1, &info);
+    if (st != FUSEDNORM_OK) return st;
+    const size_t bytes = (size_t)(plan.sh.chunk + plan.sh.vec - 1) / plan.sh.vec * plan.sh.vec * sizeof(float);
+    if (smem_fits(bytes, resident_ctas(p, plan.l, plan.sh, 1, info), info)) {
+      k.w_smem = 1;
+      smem = bytes;
+    }
+  }
 
   const void *kernel = fn::bwd_kernel(p->x_dtype, plan.sh.cache);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  st = allow_smem(kernel, plan.smem);
+  st = allow_smem(kernel, smem);
   if (st != FUSEDNORM_OK) return st;
-  st = launch(kernel, plan.l, plan.smem, &k, stream, "rms_norm_bwd launch");
+  st = launch(kernel, plan.l, smem, &k, stream, "rms_norm_bwd launch");
   if (st != FUSEDNORM_OK || !p->has_weight) return st;
 
   /* Fixed-order reduction of the partial rows into dw. */

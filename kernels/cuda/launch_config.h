@@ -23,8 +23,7 @@ extern "C" {
 static const int fn_cache_sizes[FN_NUM_CACHE] = {0, 1, 2, 4, 8};
 
 /* __launch_bounds__ per (direction, cache size). They cap the registers per thread at
- * 65536 / threads; with these bounds ptxas (nvcc 13.0, sm_90a) reports no spills except a few
- * bytes in the f32-x forward at CACHE 2 and 4 and the 16-bit backward at CACHE 4 (kernels/RESULTS.md).
+ * 65536 / threads; with these bounds ptxas (nvcc 13.0, sm_90a) reports no spills (kernels/RESULTS.md).
  * Every configuration caches at most 2048 slots per CTA (threads x CACHE). */
 #define FN_MAX_THREADS(backward, cache) \
   ((cache) <= 1 ? 1024 : (cache) == 2 ? ((backward) ? 512 : 1024) : (cache) == 4 ? 512 : 256)
@@ -36,8 +35,8 @@ static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREAD
 static inline int fn_regs_estimate(int backward, int cache, int x_size) {
   /* index: cache 0, 1, 2, 4, 8 */
   static const int regs[2][2][FN_NUM_CACHE] = {
-      {{46, 56, 60, 114, 99}, {49, 46, 64, 128, 254}},   /* forward: 16-bit x, f32 x */
-      {{60, 64, 114, 128, 211}, {54, 64, 86, 122, 179}}, /* backward */
+      {{45, 64, 62, 94, 236}, {32, 50, 63, 64, 173}},    /* forward: 16-bit x, f32 x */
+      {{63, 64, 120, 128, 226}, {54, 62, 101, 128, 191}}, /* backward */
   };
   int i = cache <= 2 ? cache : cache == 4 ? 3 : 4;
   return regs[backward ? 1 : 0][x_size == 4 ? 1 : 0][i];

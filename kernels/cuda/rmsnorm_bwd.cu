@@ -59,6 +59,27 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
   from_floats(dxv, f);
 }
 
+/* The effective weight of a cached slot: from the CTA's fp32 copy in shared memory (staged once
+ * per CTA, see the kernel) or from global memory (loaded and converted on both passes of every
+ * row: with the 16-bit conversions and the offset, ~26 of the ~140 SASS instructions of a bf16
+ * slot's dx pass). The casting mode stays a run-time flag here: making it a template parameter
+ * of the per-element code (one uniform branch per pass) pushed the bf16 CACHE 4 instance past
+ * its 128-register bound (448 bytes of spills), so it was dropped. */
+template <int N>
+__device__ __forceinline__ void slot_weight(float (&wv)[N], const float *wsm, const BwdParams &p, int col,
+                                           int c0, int lim, bool al) {
+  if (wsm != nullptr) {
+    const float4 *q = reinterpret_cast<const float4 *>(wsm + (col - c0));
+#pragma unroll
+    for (int i = 0; i < N / 4; ++i) {
+      const float4 f = q[i];
+      wv[4 * i] = f.x; wv[4 * i + 1] = f.y; wv[4 * i + 2] = f.z; wv[4 * i + 3] = f.w;
+    }
+  } else {
+    load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, lim, al);
+  }
+}
+
 template <typename T, int CACHE>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
     rms_norm_bwd(const BwdParams p) {
@@ -79,6 +100,27 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
   if (acc != nullptr) {
     for (int col = col0 + CACHE * step; col < pl.c1; col += step)
       for (int e = 0; e < N && col + e < pl.c1; ++e) acc[col + e - sbeg] = 0.0f; /* own columns */
+  }
+
+  /* p.w_smem (one row per CTA, every column of the chunk cached, no streamed dw in shared
+   * memory): the effective weight w + offset of this thread's cached columns, converted to fp32
+   * once per CTA instead of loaded and converted twice per row. Each thread stages and later
+   * reads only its own columns, so no barrier is needed. */
+  const float *wsm = nullptr;
+  if (CACHE > 0 && p.w_smem) {
+    float *const wst = dyn_smem;
+#pragma unroll
+    for (int k = 0; k < CACHE; ++k) {
+      const int col = col0 + k * step;
+      if (col < pl.c1) {
+        float wv[N];
+        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+        float4 *q = reinterpret_cast<float4 *>(wst + (col - pl.c0));
+#pragma unroll
+        for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
+      }
+    }
+    wsm = wst;
   }
 
   float dwc[C][N];
@@ -113,7 +155,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
         const int col = col0 + k * step;
         if (col < pl.c1) {
           float wv[N];
-          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+          slot_weight<N>(wv, wsm, p, col, pl.c0, pl.c1, al);
           dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
         }
       }
@@ -135,7 +177,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE))
       const int col = col0 + k * step;
       if (col < pl.c1) {
         float wv[N];
-        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al); /* L1 hit */
+        slot_weight<N>(wv, wsm, p, col, pl.c0, pl.c1, al);
         V dsv, dxv;
         if (p.ds != nullptr) load_slot(dsv, dsr, col, pl.c1, al);
         slot_dx(dxv, cdy[k], cs[k], dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwc[k]);

@@ -47,15 +47,15 @@ __device__ __forceinline__ void load_s(Vec<T> &sv, const FwdParams &p, const T *
   }
 }
 
-template <typename T>
+template <typename T, bool LLAMA>
 __device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
-                                               float rstd, bool llama) {
+                                               float rstd) {
   constexpr int N = Vec<T>::N;
   float f[N];
 #pragma unroll
   for (int e = 0; e < N; ++e) {
     const float nrm = elem_f(sv, e) * rstd;
-    f[e] = (llama ? round_to<T>(nrm) : nrm) * wv[e];
+    f[e] = (LLAMA ? round_to<T>(nrm) : nrm) * wv[e];
   }
   from_floats(yv, f);
 }
@@ -72,7 +72,31 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   const int step = pl.team * N;            /* columns between one thread's consecutive slots */
   const int col0 = pl.c0 + pl.lane * N;    /* this thread's first slot */
 
-  int parity = 0;
+  /* Row pipelining (rmsnorm_common.cuh): stage b holds x (and r) of one row. */
+  extern __shared__ float dyn_smem[];
+  const int stages = CACHE > 0 ? p.stages : 0;
+  const int ntens = p.fused ? 2 : 1;
+  T *const pbuf = reinterpret_cast<T *>(dyn_smem);
+  const int64_t rstep = pl.units * pl.teams;
+  auto prefetch = [&](int64_t row, int b) {
+    if (row < p.rows) {
+      const T *src[2] = {static_cast<const T *>(p.x) + row * p.x_stride,
+                         static_cast<const T *>(p.r) + row * p.r_stride};
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int col = col0 + k * step;
+        if (col < pl.c1)
+#pragma unroll
+          for (int t = 0; t < 2; ++t) /* constant bounds: src stays in registers */
+            if (t < ntens) cp_async16(pbuf + (b * ntens + t) * p.n + col, src[t] + col);
+      }
+    }
+    cp_async_commit(); /* empty groups past the last row keep the group count uniform */
+  };
+  if (stages > 0)
+    for (int i = 0; i < stages - 1; ++i) prefetch(pl.unit * pl.teams + i * rstep, i);
+
+  int parity = 0, stage = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
     const int64_t row = base + pl.team_idx;
     const bool active = row < p.rows;
@@ -80,6 +104,16 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
     T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
     T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    const T *xin = xr, *rin = rr; /* where pass 1 reads x and r */
+    if (stages > 0) {
+      const int cur = stage;
+      /* The buffer of the previous row (its values were consumed) takes row + stages - 1. */
+      prefetch(row + (stages - 1) * rstep, cur == 0 ? stages - 1 : cur - 1);
+      if (++stage == stages) stage = 0;
+      cp_async_wait_row(stages);
+      xin = pbuf + (cur * ntens + 0) * p.n; /* col indexes the buffer as it indexes the row */
+      rin = pbuf + (cur * ntens + 1) * p.n;
+    }
 
     V cache[C];
     float ss = 0.0f;
@@ -88,7 +122,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
         const int col = col0 + k * step;
-        if (col < pl.c1) load_s(cache[k], p, xr, rr, ror, col, pl.c1, al);
+        if (col < pl.c1) load_s(cache[k], p, xin, rin, ror, col, pl.c1, al);
       }
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
@@ -116,27 +150,30 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     if (p.rstd != nullptr && pl.crank == 0 && pl.lane == 0) p.rstd[row] = rstd;
 
     /* Pass 2: y from the cached slots ... */
+    const T *sr = p.fused ? ror : xr;
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
 #pragma unroll
-    for (int k = 0; k < CACHE; ++k) {
-      const int col = col0 + k * step;
-      if (col < pl.c1) {
-        V yv;
+      for (int k = 0; k < CACHE; ++k) {
+        const int col = col0 + k * step;
+        if (col < pl.c1) {
+          V yv;
+          float wv[N];
+          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+          normalize_slot<T, L>(yv, cache[k], wv, rstd);
+          store_slot(yr, yv, col, pl.c1, al);
+        }
+      }
+      /* ... and from the streamed ones, re-read (fused add: the s this thread just stored). */
+      for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+        V sv, yv;
         float wv[N];
+        load_slot(sv, sr, col, pl.c1, al);
         load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
-        normalize_slot(yv, cache[k], wv, rstd, p.llama);
+        normalize_slot<T, L>(yv, sv, wv, rstd);
         store_slot(yr, yv, col, pl.c1, al);
       }
-    }
-    /* ... and from the streamed ones, re-read (fused add: the s this thread just stored). */
-    const T *sr = p.fused ? ror : xr;
-    for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
-      V sv, yv;
-      float wv[N];
-      load_slot(sv, sr, col, pl.c1, al);
-      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
-      normalize_slot(yv, sv, wv, rstd, p.llama);
-      store_slot(yr, yv, col, pl.c1, al);
-    }
+    });
   }
   /* No CTA may exit while a peer can still read its shared memory. */
   if (p.cluster > 1) cg::this_cluster().sync();

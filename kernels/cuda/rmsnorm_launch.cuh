@@ -25,6 +25,8 @@ struct FwdParams {
   int chunk;                   /* columns per CTA of a cluster (n when cluster == 1) */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama, fused;
+  int stages;                  /* row pipelining depth (rmsnorm_common.cuh), 0 = off; buffers:
+                                  stages x (1 + fused) x n elements of dynamic shared memory */
 };
 
 /* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
@@ -41,6 +43,8 @@ struct BwdParams {
   int team, cluster, chunk, aligned, llama;
   int dw_smem;                 /* streamed columns' dw accumulate in dynamic smem (1) or in the
                                   unit's own workspace row in global memory (0) */
+  int w_smem;                  /* 1: the fp32 effective weight of the CTA's chunk is staged in
+                                  dynamic shared memory (round_up(chunk, vec) floats) */
 };
 
 /* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */

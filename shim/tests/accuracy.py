@@ -130,7 +130,11 @@ def _rule_vs_naive(dtype, g, nv, what):
     if g["finite"] == 0:
         return None
     frac = g["within1"] / g["finite"]
-    need = DX_ULP_FRACTION
+    # 16-bit: >= 99.9% within 1 ulp, i.e. at most 0.1% of the elements beyond, plus a 3-sigma
+    # Poisson margin (rare independent events: one element beyond 1 ulp in a 762-element shape,
+    # where 0.76 are expected, is not a failure).
+    expect = (1 - DX_ULP_FRACTION) * g["finite"]
+    need = 1.0 - (expect + 3.0 * math.sqrt(expect) + 1.0) / g["finite"]
     if dtype == torch.float32:
         # An equally accurate fp32 evaluation in another order lands beyond 1 ulp on a similar
         # fraction of the elements, but which ones is chance, and correlated per row (one rstd
@@ -141,7 +145,12 @@ def _rule_vs_naive(dtype, g, nv, what):
         need = nfrac - 0.01 - 1.5 / math.sqrt(max(g.get("rows", 1), 1))
     if frac < need:
         return f"{what}: only {100 * frac:.4f}% within 1 ulp (need {100 * need:.4f}%)"
-    if g["max_excess"] > 2.0 * nv["max_abs"]:
+    # f32 floor: the formulas take ~6 fp32 roundings (sum, mean, +eps, sqrt, divide, products),
+    # so a correct kernel can sit ~3 ulp off on a tiny shape where the one baseline run happens
+    # to be nearly exact (seen: N=3, 2.5 ulp vs the baseline's 0.6); 3 ulp of max|ref| is still
+    # 10^4 below a plumbing error.
+    floor = 3.0 * 2.0 ** -23 * g["max_abs_ref"] if dtype == torch.float32 else 0.0
+    if g["max_excess"] > max(2.0 * nv["max_abs"], floor):
         return (f"{what}: max error {g['max_abs']:.3g} exceeds 2 x naive fp32 max "
                 f"{nv['max_abs']:.3g} + 1 ulp")
     if g["rel_l2"] > 1.5 * nv["rel_l2"] + L2_FLOOR:
@@ -171,11 +180,17 @@ def rule_dx(dtype, g, nv):
     return _rule_vs_naive(dtype, g, nv, "dx")
 
 
-def rule_dw(dtype, g, nv):
+def rule_dw(dtype, g, nv, acc_scale=0.0):
+    """acc_scale: max over columns of sum_rows |dy * n| (float64), the magnitude the fp32
+    accumulation works at. Where dw cancels to a value whose 16-bit ulp is below the fp32
+    accumulation error, 1 ulp is unattainable; then the C rule compares with the naive sum's
+    excess, and here a few fp32 roundings of acc_scale are allowed on top (the naive run can
+    be lucky on one column: seen fp16, M=33, one element 2 ulp off)."""
     if g["nan_mismatch"]:
         return f"dw: {g['nan_mismatch']} elements differ from the reference's NaN/Inf pattern"
     if dtype != torch.float32:
-        if g["beyond1"] and g["max_excess"] > max(nv["max_excess"], 0.0):
+        allow = max(nv["max_excess"], 0.0) + 4.0 * 2.0 ** -24 * acc_scale
+        if g["beyond1"] and g["max_excess"] > allow:
             return f"dw: {g['beyond1']} elements beyond 1 ulp (max {g['max_ulp']})"
         return None
     allow = 1.25 * nv["max_abs"] + 4.0 * 2.0 ** -24 * g["max_abs_ref"]

@@ -1,6 +1,6 @@
 """A tiny test runner (no pytest needed): plain functions named test_*, plain asserts.
 
-    python3 shim/tests/test_ops.py [--device cpu|cuda] [-k SUBSTRING] [--seed N]
+    python3 shim/tests/test_ops.py [--device cpu|cuda] [-k SUB[,SUB]|^SUB[,SUB]] [--seed N]
 
 Prints one line per test (PASS/FAIL/time) and a footer; exit 0 all passed, 1 a test failed.
 Honours Bazel sharding (TEST_TOTAL_SHARDS / TEST_SHARD_INDEX): tests are dealt round-robin.
@@ -43,7 +43,11 @@ def main(module_globals):
         print("FAIL: --device cuda but torch.cuda.is_available() is False")
         return 1
     tests = [(n, f) for n, f in module_globals.items() if n.startswith("test_") and callable(f)]
-    tests = [(n, f) for n, f in tests if args.k in n]
+    keys = args.k.split(",")  # -k a,b: tests whose name contains a or b; -k ^a: all but those
+    if args.k.startswith("^"):
+        tests = [(n, f) for n, f in tests if not any(k in n for k in args.k[1:].split(","))]
+    else:
+        tests = [(n, f) for n, f in tests if any(k in n for k in keys)]
     shards = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
     index = int(os.environ.get("TEST_SHARD_INDEX", "0"))
     if "TEST_SHARD_STATUS_FILE" in os.environ:

@@ -28,6 +28,9 @@ ops = torch.ops.fusednorm
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 MS = (1, 7, 4096)
 NS = (64, 1000, 4096, 8192)
+# GPU suite (its device-time budget is minutes for everything): opcheck on the smallest and
+# largest N per dtype x M (one grad setting per layout); the numerics still cover every config.
+OPCHECK_SUBSET = os.environ.get("FUSEDNORM_TEST_OPCHECK_SUBSET") == "1"
 GAP = 13  # row padding of strided inputs (odd, so rows are also misaligned for vector loads)
 
 # (casting, offset, weight dtype: None = x's dtype, "none" = no weight, eps)
@@ -108,19 +111,25 @@ def check_case(x, residual, w, eps, offset, casting, ctx, mode=None, check_bwd=T
     dx64, dw64 = acc.ref_backward(rows2d(dy), s2, ds2, w2, eps, offset, casting, rstd_used=rstd)
     ndx, ndw = acc.naive_backward(rows2d(dy), s2, ds2, w2, eps, offset, casting)
     ref = acc.Reference(dx64, dtype)
-    if n > 1:
+    if n >= 16:
         why = acc.rule_dx(dtype, ref.stats(rows2d(dx)), ref.stats(ndx))
         assert why is None, f"{ctx}: {why}"
     else:
-        # N = 1: dx = rstd*g*eps/(s^2+eps) is pure cancellation (its exact value is ~eps-sized
-        # noise on g), so no fp32 evaluation is within an ulp; the C tests own this corner. Here:
-        # the plumbing (right tensors, right dtype) shows as dx being tiny next to dy.
-        assert (rows2d(dx).float() - (0 if ds is None else rows2d(ds).float())).abs().max() <= \
-            1e-2 * rows2d(dy).float().abs().max() + 1e-30, f"{ctx}: N=1 dx not ~0"
+        # Tiny rows: dx = rstd*(g - n*mean(g*n)) cancels almost completely (N = 1: the exact
+        # value is eps-sized next to g), and comparing with ONE naive run is a coin toss (seen:
+        # N=3 f32, the baseline nearly exact by luck). Instead the forward-error bound of any fp32
+        # evaluation: an output ulp plus 16 fp32 roundings of each term's magnitude.
+        n64 = acc.ref_forward(s2, None, w2, eps, offset, casting)[3]
+        g = rows2d(dy).double() * (1.0 if w is None else (w2.double() + offset))
+        terms = g.abs() + n64.abs() * (g * n64).abs().mean(-1, keepdim=True)
+        bound = acc.ulp_of(dx64, dtype) + 2.0 ** -20 * terms * rstd64.reshape(-1, 1).abs()
+        assert ((rows2d(dx).double() - dx64).abs() <= bound).all(), f"{ctx}: dx (N={n})"
     if w is not None:
         assert dw.dtype == w.dtype and dw.shape == w.shape, ctx
         ref = acc.Reference(dw64, w.dtype)
-        why = acc.rule_dw(w.dtype, ref.stats(dw.detach()), ref.stats(ndw))
+        n64 = acc.ref_forward(s2, None, w2, eps, offset, casting)[3]
+        scale = float((rows2d(dy).double().abs() * n64.abs()).sum(0).max()) if n64.numel() else 0.0
+        why = acc.rule_dw(w.dtype, ref.stats(dw.detach()), ref.stats(ndw), scale)
         assert why is None, f"{ctx}: {why}"
 
 
@@ -171,6 +180,8 @@ def run_matrix(dname, m):
             for requires_grad in (False, True):
                 if big and requires_grad != strided:
                     continue  # opcheck re-runs each op ~10x; one grad setting per big layout
+                if OPCHECK_SUBSET and (ni not in (0, len(NS) - 1) or requires_grad != strided):
+                    continue
                 opcheck_case(x, None if (n + strided) % 2 else r, w, eps, offset, casting,
                              requires_grad, ctx + f" opcheck requires_grad={requires_grad}")
 
@@ -194,11 +205,12 @@ def test_all_variants_and_odd_shapes():
 
 
 def test_magnitudes():
-    """Tiny and large magnitudes: fp32 accumulation must neither underflow nor lose the row."""
+    """Tiny and large magnitudes through the ops (eps 0 where it would dominate mean(x^2)).
+    fp32/bf16 at 1e-15: x^2 = 1e-30 is still a normal fp32 number. (At 1e-20, x^2 is an fp32
+    subnormal, rstd loses ~5 digits in any fp32 evaluation, and "no worse than the naive
+    baseline" becomes a coin toss between two equally degraded results; the C tests own that.)"""
     for dtype in DTYPES.values():
-        for scale in (1e-3, 1e2) if dtype == torch.float16 else (1e-20, 1e4):
-            if dtype == torch.float16 and scale < 1e-3:
-                continue
+        for scale in (1e-3, 1e2) if dtype == torch.float16 else (1e-15, 1e4):
             x = make((33, 300), dtype, False, scale)
             w = make_weight(300, None, dtype, 0.0)
             check_case(x, None, w, 0.0 if scale < 1e-10 else 1e-6, 0.0, "fp32",

@@ -6,6 +6,7 @@
 #   shape suite; ~9 min: run it alone,
 #   `SECTION_TIMEOUT=590 BENCH_MODE=full bash tools/gpu/run_suite.sh bench`).
 #   BENCH_MODE=skip records a PASS row saying it did not run (suite runs that test only correctness).
+#   BENCH_PROBE=1 also runs tools/bench/probe.py under ncu (DRAM bytes, occupancy; ~1-2 min).
 #   BENCH_ARGS: extra bench.py arguments (e.g. "--shapes 4096x4096 --ops fwd").
 #
 # Liger is not on the GPU image: carry its wheel in .whl/ (pure Python + Triton; see
@@ -25,10 +26,14 @@ case "$mode" in
   skip) suite_row "bench" PASS "not run: BENCH_MODE=skip (saves ~1 min of device time)"; exit 0 ;;
   *) suite_row "bench" FAIL "BENCH_MODE must be quick, full or skip, got '$mode'"; exit 0 ;;
 esac
-root="$(cd "$BUNDLE/.." && pwd)"   # the repo checkout that travelled with the bundle
-bench="$root/tools/bench/bench.py"
-[ -f "$bench" ] || bench="$BUNDLE/tools/bench/bench.py"
-suite_require "$bench" || exit 0
+# bench.py: from the checkout that travelled with the bundle (gpu_bundle/..), the bundle itself, or
+# beside this script when it is run straight from a checkout.
+bench=""
+for d in "$BUNDLE/.." "$BUNDLE" "$(dirname "$0")/../.."; do
+  [ -z "$bench" ] && [ -f "$d/tools/bench/bench.py" ] && bench="$(cd "$d" && pwd)/tools/bench/bench.py"
+done
+suite_require "${bench:-$BUNDLE/../tools/bench/bench.py}" || exit 0
+root="$(cd "$(dirname "$bench")/../.." && pwd)"
 
 # The op library must load, or every fusednorm row would silently be missing: a FAIL row instead.
 if ! python3 -c 'import fusednorm' 2> /tmp/bench_import.err; then
@@ -52,3 +57,21 @@ export PYTHONUNBUFFERED=1
 # shellcheck disable=SC2086  # BENCH_ARGS is a word list on purpose
 suite_check "bench $mode" --timeout "$tmo" --detail '^(OK|FAILED):' -- \
   python3 "$bench" $flag --out "$out" ${BENCH_ARGS:-}
+
+# BENCH_PROBE=1: hardware counters (DRAM bytes vs the byte formula, achieved occupancy) of AUTO's
+# kernels on the quick shapes, through Nsight Compute: the evidence behind a missed target.
+if [ "${BENCH_PROBE:-0}" = 1 ]; then
+  ncu="$(command -v ncu || true)"
+  [ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+  probe="$(dirname "$bench")/probe.py"
+  if [ -z "$ncu" ]; then
+    suite_row "probe (ncu)" FAIL "ncu not found (PATH, /usr/local/cuda/bin)"
+  else
+    suite_check "probe (ncu)" --timeout "${BENCH_PROBE_TIMEOUT:-150}" -- bash -c "
+      '$ncu' --clock-control none --print-units base --profile-from-start off --csv --page raw \
+        --metrics \$(python3 '$probe' --metrics) python3 '$probe' \
+        --shapes 65536x128,1048576x128,32768x4096,16384x7168,1024x65536,256x1048576 \
+        --ops fwd,bwd,add_fwd,add_bwd > '$out/ncu.csv' 2> '$out/probe.log' &&
+      python3 '$probe' --summarize '$out/ncu.csv' --cases '$out/probe.log' | tee '$out/probe.md'"
+  fi
+fi
