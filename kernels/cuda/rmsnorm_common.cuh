@@ -182,16 +182,17 @@ template <typename F> __device__ __forceinline__ void with_llama(bool llama, F &
   else f(std::false_type{});
 }
 
-/* Row pipelining (the `stages` argument of the kernels; 0 = off): rows of a CTA that processes
+/* Row pipelining (the forward's `stages` argument; 0 = off): rows of a CTA that processes
  * several are prefetched `stages - 1` rows ahead into dynamic shared memory with cp.async, so
- * that a CTA always has its next rows' bytes in flight while it reduces, waits at its barrier and
- * writes the current one. Without it, each row's load latency was exposed once per row (the
- * CTA's loads are issued only after the previous row's stores): bf16 bwd 16384 x 4096 ran at
- * 2.1 TB/s with 64 KB of loads per SM in flight at best (kernels/RESULTS.md). Each thread copies
- * exactly the 16-byte slots it later reads, so cp.async.wait_group orders the copy before the
- * read without a barrier; a buffer is refilled only after the reads of the row that used it were
- * consumed by the same thread. The launcher enables it only for one row per CTA, no cluster,
- * 16-byte aligned rows, n a multiple of the vector width and every slot in the register cache. */
+ * that the CTA has its next row's bytes in flight while it reduces, waits at its barrier and
+ * writes the current one. It pays only where few CTAs share an SM (forward 4096 x 16384 bf16,
+ * one 512-thread CTA per SM: 2013 -> 2471 GB/s); with more resident CTAs, and in the backward,
+ * it cost more instructions than it hid latency (fusednorm_cuda.cu, pipeline_stages). Each
+ * thread copies exactly the 16-byte slots it later reads, so cp.async.wait_group orders the copy
+ * before the read without a barrier; a buffer is refilled only after the reads of the row that
+ * used it were consumed by the same thread. The launcher enables it only for one row per CTA, no
+ * cluster, 16-byte aligned rows, n a multiple of the vector width and every slot in the register
+ * cache. */
 __device__ __forceinline__ void cp_async16(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");

@@ -31,14 +31,19 @@
  * H200 bf16 fwd, reload vs persistent (cached): n=2880 3047/2984, 4096 3090/2530, 5120 3071/2845,
  * 7168 2884/2697, 8192 2962/1805 GB/s (run 1). Beyond it the 1024-thread persistent CTA (partly
  * cached, the rest streamed) beats the wide mode: 4096 x 16384 2227 vs 1198, 1024 x 65536 2420
- * vs 591, 256 x 1048576 2355 vs 1354 GB/s (run 2). */
+ * vs 591, 256 x 1048576 2355 vs 1354 GB/s (run 2). Rechecked after the run-6 kernels (persistent
+ * forward pipelined where <= 3 CTAs share an SM): reload vs persistent 32768 x 2880 3019/1918,
+ * 16384 x 4096 3077/2781, 8192 x 8192 2930/2681; 4096 x 16384 reload 2408 vs persistent 2811. */
 #define FN_AUTO_FWD_RELOAD_SLOTS 1024
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
  * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
  * multi-wave cached (4 waves): the multi-wave P = 2112 partial rows of 4096 floats add 69 MB of
  * workspace traffic to a 403 MB backward (16384 x 4096 bf16, 1703 GB/s in run 3); run 1's
- * persistent numbers were taken with a register estimate that left it one CTA per SM. */
+ * persistent numbers were taken with a register estimate that left it one CTA per SM. Rechecked
+ * after the run-6 kernels (weight staged in shared memory): persistent vs multi-wave cached vs
+ * wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
+ * 2599/2006/2317, 4096 x 16384 2432/1787/2204 GB/s. */
 #define FN_AUTO_BWD_CACHED_SLOTS 2048
 /* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
 #define FN_ROW_PACKED_THREADS 256

@@ -9,6 +9,7 @@
 # Artifacts: $SUITE_OUT/convergence.tar.gz (per config: JSON report + PNG, and each job's log);
 # the device tool returns at most 8 files, so they travel as one.
 # Env: STEPS (default 300), CONV_MODELS, CONV_DTYPES (space-separated subsets), NP (default: all GPUs),
+# CONV_SEEDS (default 1234; several: one job per seed, e.g. to tell a systematic gap from chance),
 # CONV_DEVICE (default cuda; cpu + NP=2 + CONV_IMPL=contract dry-runs this script on a CPU machine).
 . "$(dirname "$0")/common.sh"
 REPO="$(cd "$BUNDLE/.." && pwd)"
@@ -31,9 +32,15 @@ fi
 work="$(mktemp -d)"
 mkdir -p "$work/results"
 pids=() names=()
+seeds=(${CONV_SEEDS:-1234})
 for model in ${CONV_MODELS:-llama qwen3 gemma3}; do
   for dtype in ${CONV_DTYPES:-bf16 fp32}; do
+   for seed in "${seeds[@]}"; do
     name="${model}_${dtype}"
+    out="$work/results"
+    # Several seeds (a gap seen once: is it systematic?): one job and one output folder per seed.
+    if [ "${#seeds[@]}" -gt 1 ]; then name="${name}_s${seed}"; out="$work/results/s${seed}"; fi
+    mkdir -p "$out"
     # --bind-to none: OpenMPI would pin rank r of every concurrent job to core r.
     timeout --kill-after=10 "${CONV_TIMEOUT:-480}" \
       mpirun -np "$NP" --oversubscribe --bind-to none \
@@ -41,8 +48,9 @@ for model in ${CONV_MODELS:-llama qwen3 gemma3}; do
         -x PYTHONPATH -x FUSEDNORM_LIBRARY -x PYTHONUNBUFFERED -x OMP_NUM_THREADS -x MPLCONFIGDIR \
         python3 "$TRAIN" --model "$model" --dtype "$dtype" --steps "$STEPS" --device "${CONV_DEVICE:-cuda}" \
         --impl "${CONV_IMPL:-fusednorm}" \
-        --log-every 50 --out "$work/results" > "$work/results/$name.log" 2>&1 &
+        --seed "$seed" --log-every 50 --out "$out" > "$work/results/$name.log" 2>&1 &
     pids+=($!) names+=("$name")
+   done
   done
 done
 for i in "${!pids[@]}"; do
