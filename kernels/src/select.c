@@ -22,11 +22,25 @@
 /* Slots one CTA of the wide mode holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster 2 of
  * 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
 #define FN_WIDE_SLOTS_PER_CTA 2048
-/* AUTO: rows of at most this many slots are row-packed (bf16/f16 n <= 1024, f32 n <= 512).
- * bf16 1048576 x 128: fwd 2670 vs 720 GB/s (persistent), bwd 2536 vs 681; 262144 x 512: fwd 3353
- * vs 2629, bwd 2532 vs 2311; 65536 x 1024: fwd 2812 vs 2417, bwd 2248 vs 2186. f32 65536 x 1024
- * (256 slots): persistent wins, fwd 2735 vs 2527, bwd 3149 vs 2289. */
-#define FN_AUTO_ROW_PACKED_SLOTS 128
+/* AUTO: rows of at most this many slots are row-packed (a team of <= 32 lanes per row, several
+ * rows per CTA). Forward up to 64 slots (16-bit n <= 512, f32 n <= 256), backward up to 32
+ * (16-bit n <= 256, f32 n <= 128). H200, 2026-11-22 01:08 UTC, tools/bench full run (bench.json,
+ * GB/s bf16 / fp16): row-packed wins by 1.5-4x up to 32 slots (bf16 262144 x 256 fwd 2441 vs
+ * persistent 1256, bwd 2623 vs 1668; 1048576 x 128 fwd 2571 vs 644; f32 65536 x 128 = 32 slots
+ * fwd 2364 vs 1434, bwd 2519 vs 1826); at 64 slots (bf16 131072 x 512) it still wins the forward
+ * (3194 vs reload 2359 / persistent 2322; fused add 3810 vs reload 3731) but loses the backward
+ * (2372 vs persistent 2929, fused add 2388 vs 3157); at 128 slots (65536 x 1024) it loses both
+ * (fwd 2300 / 2336 vs persistent 3127 / 3155, bwd 2182 / 2218 vs 2828 / 2830; fused add fwd
+ * 2590 vs reload 4007). Earlier runs (kernels/RESULTS.md, runs 2-3) had row-packed ahead at
+ * 128 slots too; the persistent and reload kernels have improved since. */
+#define FN_AUTO_ROW_PACKED_FWD_SLOTS 64
+#define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
+/* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
+ * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
+ * 65536 x 1024 bf16 3127 vs 2967, fp16 3155 vs 2988 GB/s (same run), while at 360 slots
+ * (32768 x 2880) reload wins 3085 vs 2151. The fused-add forward keeps reload: 4007 vs 3794
+ * (bf16), 4016 vs 3800 (fp16). */
+#define FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS 128
 /* AUTO forward: one CTA per row, row re-read from L2, up to this many slots (bf16 n <= 8192):
  * H200 bf16 fwd, reload vs persistent (cached): n=2880 3047/2984, 4096 3090/2530, 5120 3071/2845,
  * 7168 2884/2697, 8192 2962/1805 GB/s (run 1). Beyond it the 1024-thread persistent CTA (partly
@@ -34,7 +48,13 @@
  * vs 591, 256 x 1048576 2355 vs 1354 GB/s (run 2). Rechecked after the run-6 kernels (persistent
  * forward pipelined where <= 3 CTAs share an SM): reload vs persistent 32768 x 2880 3019/1918,
  * 16384 x 4096 3077/2781, 8192 x 8192 2930/2681; 4096 x 16384 reload 2408 vs persistent 2811. */
-#define FN_AUTO_FWD_RELOAD_SLOTS 1024
+/* Raised from 1024 slots by the full bench run (H200, 2026-11-22 01:08 UTC, reload vs persistent
+ * GB/s): plain f32 16384 x 7168 (1792 slots) 3630 vs 3385, but bf16 8192 x 16384 (2048 slots)
+ * 2763 persistent vs 2564 reload: plain forward reload up to 1792 slots. Fused add: f32
+ * 16384 x 7168 4068 vs 3815, bf16 8192 x 16384 (2048 slots) 3531 vs 3345, bf16 4096 x 32768
+ * (4096 slots) 3028 vs 3214 persistent: fused-add forward reload up to 2048 slots. */
+#define FN_AUTO_FWD_RELOAD_SLOTS 1792
+#define FN_AUTO_FWD_RELOAD_SLOTS_FUSED 2048
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
  * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
@@ -152,9 +172,14 @@ static int wide_cluster(const fusednorm_problem *p) {
 static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
                                 const fusednorm_device_info *d) {
   const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
-  if (slots <= FN_AUTO_ROW_PACKED_SLOTS) return FUSEDNORM_MODE_ROW_PACKED;
-  if (!backward) return slots <= FN_AUTO_FWD_RELOAD_SLOTS ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
-                                                         : FUSEDNORM_MODE_PERSISTENT;
+  if (slots <= (backward ? FN_AUTO_ROW_PACKED_BWD_SLOTS : FN_AUTO_ROW_PACKED_FWD_SLOTS))
+    return FUSEDNORM_MODE_ROW_PACKED;
+  if (!backward) {
+    if (!p->has_residual && slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
+    return slots <= (p->has_residual ? FN_AUTO_FWD_RELOAD_SLOTS_FUSED : FN_AUTO_FWD_RELOAD_SLOTS)
+               ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+               : FUSEDNORM_MODE_PERSISTENT;
+  }
   if (slots <= FN_AUTO_BWD_CACHED_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
   /* Thread-block clusters need sm_90. */
   return d->cc_major >= 9 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_PERSISTENT;

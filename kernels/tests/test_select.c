@@ -72,6 +72,7 @@ typedef struct {
   int bwd;
   fusednorm_mode mode;   /* expected AUTO decision */
   int threads, rows_per_cta, cluster;
+  int fused; /* has_residual (0 where omitted) */
 } pinned;
 
 /* AUTO on an H200. Thresholds and their evidence: select.c / kernels/RESULTS.md. */
@@ -85,10 +86,21 @@ static const pinned kPinned[] = {
     {1048576, 128, FUSEDNORM_BF16, 1, RP, 256, 16, 1},
     {65536, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
     {65536, 64, FUSEDNORM_F32, 0, RP, 256, 16, 1},
-    {262144, 512, FUSEDNORM_BF16, 1, RP, 256, 8, 1},
-    {4096, 1024, FUSEDNORM_BF16, 0, RP, 256, 8, 1},   /* 128 slots: the last row-packed width */
-    {4096, 1000, FUSEDNORM_F16, 1, RP, 256, 8, 1},
+    /* Row-packed up to 32 slots backward, 64 forward; just above, one small CTA per row
+     * (select.c: H200 bench run of 2026-11-22 01:08 UTC). */
+    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1},  /* 32 slots: the last row-packed bwd width */
+    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1, 1},
+    {131072, 512, FUSEDNORM_BF16, 0, RP, 256, 8, 1},  /* 64 slots: the last row-packed fwd width */
+    {131072, 512, FUSEDNORM_BF16, 0, RP, 256, 8, 1, 1},
+    {65536, 256, FUSEDNORM_F32, 0, RP, 256, 8, 1},
+    {65536, 256, FUSEDNORM_F32, 1, PERS, 64, 1, 1},
+    {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1},
+    {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1, 1},
+    {4096, 1024, FUSEDNORM_BF16, 0, PERS, 64, 1, 1},  /* plain fwd <= 128 slots: persistent */
+    {65536, 1024, FUSEDNORM_BF16, 0, RELOAD, 64, 1, 1, 1}, /* fused-add fwd: reload */
+    {4096, 1000, FUSEDNORM_F16, 1, PERS, 64, 1, 1},
     {4096, 1024, FUSEDNORM_F32, 1, PERS, 64, 1, 1},   /* 256 slots: one CTA per row */
+    {65536, 1024, FUSEDNORM_F32, 0, RELOAD, 64, 1, 1},
     /* Hidden sizes: forward re-reads the row from L2, backward keeps it in registers (one wave). */
     {16384, 4096, FUSEDNORM_BF16, 0, RELOAD, 128, 1, 1},
     {16384, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1},
@@ -100,6 +112,10 @@ static const pinned kPinned[] = {
     {8192, 16384, FUSEDNORM_BF16, 1, PERS, 512, 1, 1},
     /* Wider: forward one CTA per row (cached, then cached + streamed), backward clusters. */
     {8192, 16384, FUSEDNORM_BF16, 0, PERS, 512, 1, 1},
+    {8192, 16384, FUSEDNORM_BF16, 0, RELOAD, 512, 1, 1, 1}, /* fused add: reload to 2048 slots */
+    {4096, 32768, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1, 1},
+    {16384, 7168, FUSEDNORM_F32, 0, RELOAD, 448, 1, 1},      /* plain: reload to 1792 slots */
+    {16384, 7168, FUSEDNORM_F32, 0, RELOAD, 448, 1, 1, 1},
     {8192, 8192, FUSEDNORM_F32, 0, PERS, 512, 1, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
@@ -116,9 +132,11 @@ static void test_pinned(void) {
     fusednorm_problem p = prob(t->rows, t->n, t->x, FUSEDNORM_MODE_AUTO);
     fusednorm_launch l;
     char what[128];
-    fusednorm_status st = fusednorm_select_launch(&p, t->bwd, &kH200, &l);
-    snprintf(what, sizeof what, "auto %s %lldx%lld %s", t->bwd ? "bwd" : "fwd", (long long)t->rows,
-             (long long)t->n, fusednorm_dtype_name(t->x));
+    fusednorm_status st;
+    p.has_residual = t->fused;
+    st = fusednorm_select_launch(&p, t->bwd, &kH200, &l);
+    snprintf(what, sizeof what, "auto %s%s %lldx%lld %s", t->fused ? "fused " : "", t->bwd ? "bwd" : "fwd",
+             (long long)t->rows, (long long)t->n, fusednorm_dtype_name(t->x));
     CHECK(st == FUSEDNORM_OK, "%s status %d", what, st);
     if (st != FUSEDNORM_OK) continue;
     CHECK(l.mode == t->mode, "%s picked %s, pinned %s", what, fusednorm_mode_name(l.mode),
