@@ -400,6 +400,8 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
  *     computation itself gets fewer right (rows of 1..7 elements, where dx is pure cancellation:
  *     N=1 gives dx = rstd*g*(1 - n^2) with n^2 ~ 1), the need drops to the naive fraction minus
  *     its binomial noise (3 sigma, at least 1%): fp32 math cannot do better there.
+ *     The 0.1% allowance itself gets a Poisson margin (2 sigma + 1 event; rare_margin) so that a
+ *     single event in a small tensor is not a failure.
  *  FRACTION (f32 outputs): not applied. Each row's fp32 rstd carries ~1-2 ulp of error shared by
  *     every element of the row, so the within-1-ulp fraction is all-or-nothing per row and says
  *     nothing about the implementation; max and L2 below are the meaningful rules.
@@ -410,7 +412,7 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
  *     equality with it).
  *  LLAMA y: the intermediate RN_x(s*rstd) flips when fp32 s*rstd lies within rstd's fp32 error of
  *     an x-dtype rounding midpoint (probability ~1e-4 per element); a flip moves y by up to ~2
- *     output ulps, so llama y allows 3 ulp on at most 0.1% of the elements.
+ *     output ulps, so llama y allows 3 ulp on at most 0.1% of the elements (+ rare_margin).
  *  DW f32: "no worse than the naive fp32 sum". One column is one sample of a random rounding walk:
  *     comparing one sample with one lucky naive sample is a coin toss, so the allowance adds the
  *     typical error of a serial fp32 sum of M terms, u sqrt(M) max|dw| (the error grows like
@@ -424,6 +426,13 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
 #define L2_FLOOR 0x1p-22
 #define DX_ULP_FRACTION 0.999
 #define U32 0x1p-24
+
+/* Misses allowed beyond the 0.1% rate: rare events are Poisson, so at small counts the 0.1% rate
+ * alone would make a single event a failure (7 elements: one miss = 14%). 2 sigma + 1 event. */
+static double rare_margin(int64_t count) {
+  double expect = (1.0 - DX_ULP_FRACTION) * (double)count;
+  return 2.0 * sqrt(expect) + 1.0;
+}
 
 static int64_t finite_count(const fusednorm_err_stats *s) {
   return s->ulp_hist[0] + s->ulp_hist[1] + s->ulp_hist[2] + s->ulp_hist[3];
@@ -446,8 +455,8 @@ static int rule_vs_naive(fusednorm_dtype dtype, const fusednorm_err_stats *g,
   if (dtype != FUSEDNORM_F32) {
     double nfrac = nfin > 0 ? (double)nv->within1 / (double)nfin : 1.0;
     double noise = 3.0 * sqrt(nfrac * (1.0 - nfrac) / (double)(nfin > 0 ? nfin : 1));
-    double need = DX_ULP_FRACTION;
-    if (nfrac < need) need = nfrac - (noise > 0.01 ? noise : 0.01);
+    double need = DX_ULP_FRACTION - rare_margin(fin) / (double)fin;
+    if (nfrac < DX_ULP_FRACTION) need = nfrac - (noise > 0.01 ? noise : 0.01);
     if (frac < need)
       return say(why, len, 0, "%s: only %.4f%% within 1 ulp (need %.4f%%; naive fp32 %.4f%%)",
                  what, 100 * frac, 100 * need, 100 * nfrac);
@@ -472,7 +481,8 @@ int fusednorm_rule_y(const fusednorm_problem *p, const fusednorm_err_stats *g,
   if (!check_nonfinite(g, why, len)) return 0;
   int64_t beyond = g->ulp_hist[2] + g->ulp_hist[3];
   if (p->casting == FUSEDNORM_CAST_LLAMA && p->has_weight) {
-    if (g->max_ulp > 3 || (double)beyond > (1.0 - DX_ULP_FRACTION) * (double)finite_count(g))
+    if (g->max_ulp > 3 || (double)beyond > (1.0 - DX_ULP_FRACTION) * (double)finite_count(g) +
+                                                rare_margin(finite_count(g)))
       return say(why, len, 0, "y (llama): %lld elements beyond 1 ulp, max %lld ulp at [%lld,%lld]",
                  (long long)beyond, (long long)g->max_ulp, (long long)g->worst_row,
                  (long long)g->worst_col);
