@@ -29,31 +29,20 @@ static const int fn_cache_sizes[FN_NUM_CACHE] = {0, 1, 2, 4, 8};
   ((cache) <= 1 ? 1024 : (cache) == 2 ? ((backward) ? 512 : 1024) : (cache) == 4 ? 512 : 256)
 static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREADS(backward, cache); }
 
-/* Backward register caps below the launch bound (rmsnorm_bwd.cu: __maxnreg__): the CACHE 4
- * instance for one row per CTA keeps its dw accumulators in shared memory ("DWS") and is capped
- * at FN_BWD_DWS_REGS; the CACHE 2 instance at FN_BWD_C2_REGS. Both spill-free under ptxas
- * (nvcc 13.0, sm_90a). Row-packed CACHE 4 (several rows per CTA) keeps the register version. */
-#define FN_BWD_DWS_REGS 80
+/* Register cap of the backward CACHE 2 instance (rmsnorm_bwd.cu: __maxnreg__, below its launch
+ * bound; spill-free under ptxas, nvcc 13.0, sm_90a). */
 #define FN_BWD_C2_REGS 96
-static inline int fn_bwd_dws(int cache, int rows_per_cta) { return cache == 4 && rows_per_cta <= 1; }
-/* Floats of the DWS accumulators: the chunk's cached columns, whole vectors (float4 access). */
-static inline int64_t fn_bwd_dwc_floats(int64_t chunk, int vec, int cache, int team) {
-  const int64_t cols = (chunk + vec - 1) / vec * vec, cached = (int64_t)cache * team * vec;
-  return cols < cached ? cols : cached;
-}
 
 /* Registers per thread reported by ptxas (nvcc 13.0, sm_90a; the .ptxas logs of
  * kernels/cuda/dev/build.sh), used to size the persistent grid (resident CTAs per SM). Update
- * with the kernels; a stale value costs a partial second wave or an idle slot, not correctness.
- * rows_per_cta selects the backward CACHE 4 instance (DWS for one row per CTA). */
-static inline int fn_regs_estimate(int backward, int cache, int x_size, int rows_per_cta) {
+ * with the kernels; a stale value costs a partial second wave or an idle slot, not correctness. */
+static inline int fn_regs_estimate(int backward, int cache, int x_size) {
   /* index: cache 0, 1, 2, 4, 8 */
   static const int regs[2][2][FN_NUM_CACHE] = {
       {{45, 64, 62, 94, 236}, {32, 50, 63, 64, 173}},    /* forward: 16-bit x, f32 x */
       {{63, 64, FN_BWD_C2_REGS, 128, 226}, {54, 62, FN_BWD_C2_REGS, 128, 191}}, /* backward */
   };
   int i = cache <= 2 ? cache : cache == 4 ? 3 : 4;
-  if (backward && fn_bwd_dws(cache, rows_per_cta)) return FN_BWD_DWS_REGS;
   return regs[backward ? 1 : 0][x_size == 4 ? 1 : 0][i];
 }
 

@@ -80,11 +80,7 @@ __device__ __forceinline__ void slot_weight(float (&wv)[N], const float *wsm, co
   }
 }
 
-/* The kernel body. DWS (CACHE 4, one row per CTA only): the cached columns' fp32 dw
- * accumulators live in dynamic shared memory at p.dwc_off (indexed by column - c0, each thread
- * touching only its own columns, so no barrier) instead of 32 registers per thread; see
- * rms_norm_bwd_dws below for why. */
-template <typename T, int CACHE, bool DWS>
+template <typename T, int CACHE>
 __device__ __forceinline__ void bwd_body(const BwdParams &p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -126,24 +122,11 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
     wsm = wst;
   }
 
-  constexpr int CR = DWS ? 1 : C; /* register accumulators (dead with DWS) */
-  float dwc[CR][N];
+  float dwc[C][N];
 #pragma unroll
-  for (int k = 0; k < CR; ++k)
+  for (int k = 0; k < C; ++k)
 #pragma unroll
     for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
-  float *const dwa = DWS && has_w ? dyn_smem + p.dwc_off : nullptr; /* DWS: by column - c0 */
-  if (DWS && has_w) {
-#pragma unroll
-    for (int k = 0; k < CACHE; ++k) {
-      const int col = col0 + k * step;
-      if (col < pl.c1) {
-        float4 *q = reinterpret_cast<float4 *>(dwa + (col - pl.c0));
-#pragma unroll
-        for (int i = 0; i < N / 4; ++i) q[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-      }
-    }
-  }
 
   int parity = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
@@ -196,23 +179,7 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
         slot_weight<N>(wv, wsm, p, col, pl.c0, pl.c1, al);
         V dsv, dxv;
         if (p.ds != nullptr) load_slot(dsv, dsr, col, pl.c1, al);
-        if constexpr (DWS) {
-          float dwl[N];
-          float4 *q = reinterpret_cast<float4 *>(dwa + (col - pl.c0));
-#pragma unroll
-          for (int i = 0; i < N / 4; ++i) {
-            const float4 f = has_w ? q[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-            dwl[4 * i] = f.x; dwl[4 * i + 1] = f.y; dwl[4 * i + 2] = f.z; dwl[4 * i + 3] = f.w;
-          }
-          slot_dx(dxv, cdy[k], cs[k], dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwl);
-          if (has_w) {
-#pragma unroll
-            for (int i = 0; i < N / 4; ++i)
-              q[i] = make_float4(dwl[4 * i], dwl[4 * i + 1], dwl[4 * i + 2], dwl[4 * i + 3]);
-          }
-        } else {
-          slot_dx(dxv, cdy[k], cs[k], dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwc[k]);
-        }
+        slot_dx(dxv, cdy[k], cs[k], dsv, p.ds != nullptr, wv, rs, mean_gn, p.llama, dwc[k]);
         store_slot(dxr, dxv, col, pl.c1, al);
       }
     }
@@ -242,13 +209,13 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
         const int col = col0 + k * step;
 #pragma unroll
         for (int e = 0; e < N; ++e)
-          if (col + e < pl.c1) wsrow[col + e] = DWS ? dwa[col + e - pl.c0] : dwc[DWS ? 0 : k][e];
+          if (col + e < pl.c1) wsrow[col + e] = dwc[k][e];
       }
       if (acc != nullptr && p.dw_smem) {
         for (int col = col0 + CACHE * step; col < pl.c1; col += step)
           for (int e = 0; e < N && col + e < pl.c1; ++e) wsrow[col + e] = acc[col + e - sbeg];
       }
-    } else if constexpr (!DWS) {
+    } else {
       /* Row-packed: every team covers the whole row in its cached slots; add the teams up in
        * team order in shared memory (n sums + n compensations: Kahan, since with narrow rows
        * this sequential sum over up to 256 teams is most of the dw sum), then write the CTA's
@@ -263,10 +230,10 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
             for (int e = 0; e < N; ++e) {
               if (col + e < pl.c1) {
                 if (t == 0) {
-                  sum[col + e] = dwc[DWS ? 0 : k][e];
+                  sum[col + e] = dwc[k][e];
                   comp[col + e] = 0.0f;
                 } else {
-                  const float y = __fsub_rn(dwc[DWS ? 0 : k][e], comp[col + e]);
+                  const float y = __fsub_rn(dwc[k][e], comp[col + e]);
                   const float u = __fadd_rn(sum[col + e], y);
                   comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
                   sum[col + e] = u;
@@ -285,24 +252,21 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
 
 template <typename T, int CACHE>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE)) rms_norm_bwd(const BwdParams p) {
-  bwd_body<T, CACHE, false>(p);
+  bwd_body<T, CACHE>(p);
 }
 
-/* Register caps below the launch bound, for occupancy. The large-shape backward (CACHE 4, one
- * row per CTA: n = 2880 ... 16384 persistent, the wide mode's slices) ran at 126 registers per
- * thread, 22-25% occupancy, with DRAM bytes = the formula (ncu, tools/bench/RESULTS.md): latency-
- * bound. Capping that instance's registers spilled (ptxas, nvcc 13.0: 96 regs -> 172 B of spill
- * stores, 80 -> 308 B), so its 32 fp32 dw accumulators per thread move to shared memory (DWS),
- * which makes the cap spill-free. CACHE 2 (16-bit n = 520 ... 1024 backward, 64-thread CTAs)
- * fits 96 registers without spills (was 120). FN_BWD_DWS_REGS / FN_BWD_C2_REGS must match
- * fn_regs_estimate (launch_config.h), which sizes the persistent grids. */
-template <typename T>
-__global__ void __maxnreg__(FN_BWD_DWS_REGS) rms_norm_bwd_dws(const BwdParams p) {
-  bwd_body<T, 4, true>(p);
-}
+/* CACHE 2 (16-bit n = 520 ... 1024 backward: 64-thread CTAs, persistent) with a register cap
+ * below its launch bound: ptxas (nvcc 13.0, sm_90a) fits it in 96 registers without spills
+ * (120 under the bound alone), so 10 CTAs share an SM instead of 8. H200, 2026-11-22 01:25 UTC,
+ * bench_modes bf16 forced persistent 65536 x 1024 bwd 2748 -> 2938 GB/s, fused add 3671 -> 3967
+ * (kernels/RESULTS.md). FN_BWD_C2_REGS is also in fn_regs_estimate (launch_config.h), which sizes
+ * the persistent grid. The same cap was tried on CACHE 4 (the n >= 2880 backward, 126
+ * registers): 96 spilled 172 bytes; moving its 32 fp32 dw accumulators to shared memory made
+ * 96 spill-free but measured slower (32768 x 2880 2742 -> 2007, 4096 x 16384 2406 -> 2291 GB/s;
+ * capped at 80: slower still), so it was dropped. */
 template <typename T>
 __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
-  bwd_body<T, 2, false>(p);
+  bwd_body<T, 2>(p);
 }
 
 /* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
@@ -353,24 +317,22 @@ __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
 }
 
 template <typename T>
-static const void *bwd_kernel_for(int cache, bool dws) {
+static const void *bwd_kernel_for(int cache) {
   switch (cache) {
     case 0: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 0>);
     case 1: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 1>);
     case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_c2<T>);
-    case 4:
-      return dws ? reinterpret_cast<const void *>(&rms_norm_bwd_dws<T>)
-                 : reinterpret_cast<const void *>(&rms_norm_bwd<T, 4>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 4>);
     case 8: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 8>);
   }
   return nullptr;
 }
 
-const void *bwd_kernel(fusednorm_dtype x, int cache, bool dws) {
+const void *bwd_kernel(fusednorm_dtype x, int cache) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_kernel_for<float>(cache, dws);
-    case FUSEDNORM_F16: return bwd_kernel_for<__half>(cache, dws);
-    case FUSEDNORM_BF16: return bwd_kernel_for<__nv_bfloat16>(cache, dws);
+    case FUSEDNORM_F32: return bwd_kernel_for<float>(cache);
+    case FUSEDNORM_F16: return bwd_kernel_for<__half>(cache);
+    case FUSEDNORM_BF16: return bwd_kernel_for<__nv_bfloat16>(cache);
   }
   return nullptr;
 }

@@ -45,13 +45,11 @@ struct BwdParams {
                                   unit's own workspace row in global memory (0) */
   int w_smem;                  /* 1: the fp32 effective weight of the CTA's chunk is staged in
                                   dynamic shared memory (round_up(chunk, vec) floats) */
-  int dwc_off;                 /* DWS instances: offset (floats, multiple of 4) in dynamic smem of
-                                  the cached columns' dw accumulators (round_up(chunk, vec) floats) */
 };
 
 /* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
-const void *bwd_kernel(fusednorm_dtype x, int cache, bool dws);
+const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
 const void *dw_reduce_kernel();
 constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */

@@ -98,15 +98,11 @@ static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
 
 /* Resident CTAs per SM of `threads`-thread CTAs of the instance with cache size `cache`. */
 static int ctas_per_sm(const fusednorm_device_info *d, int threads, int backward, int cache,
-                       int x_size, int rows_per_cta, int64_t dwc_bytes) {
+                       int x_size) {
   int by_threads = d->max_threads_per_sm / threads;
-  int regs = (fn_regs_estimate(backward, cache, x_size, rows_per_cta) + 7) / 8 * 8;
+  int regs = (fn_regs_estimate(backward, cache, x_size) + 7) / 8 * 8;
   int by_regs = d->regs_per_sm / (regs * threads);
   int c = by_threads < by_regs ? by_threads : by_regs;
-  if (dwc_bytes > 0) { /* DWS backward: its dw accumulators' shared memory (+ 2 KB reserved) */
-    int by_smem = (int)(d->smem_per_sm / (dwc_bytes + 2048));
-    if (by_smem < c) c = by_smem;
-  }
   if (c > 32) c = 32;
   return c < 1 ? 1 : c;
 }
@@ -139,12 +135,7 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     team = threads;
     cache = fn_cache_for(mode, backward, chunk_slots, team);
   }
-  {
-    const int64_t chunk = mode == FUSEDNORM_MODE_WIDE ? fn_cluster_chunk(p->n, cluster, vec) : p->n;
-    const int64_t dwc = backward && p->has_weight && fn_bwd_dws(cache, teams)
-                            ? fn_bwd_dwc_floats(chunk, vec, cache, team) * 4 : 0;
-    occ = ctas_per_sm(d, threads, backward, cache, xs, teams, dwc);
-  }
+  occ = ctas_per_sm(d, threads, backward, cache, xs);
   units = ceil_div(p->rows, teams); /* row-processing units with one row per team */
   if (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED ||
       mode == FUSEDNORM_MODE_WIDE) {

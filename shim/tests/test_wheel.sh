@@ -53,6 +53,14 @@ err = ((y.double() - ref).abs().max() / ref.abs().max()).item()
 assert err < 1e-6, err
 y.sum().backward()
 assert x.grad is not None and w.grad is not None
+# The C reference rides in the same .so: fusednorm.reference works from the wheel alone.
+from fusednorm import reference
+xb, wb = x.detach().bfloat16(), w.detach().bfloat16()
+yb, rstd = torch.ops.fusednorm.rms_norm_fwd(xb, wb, 1e-6, 0.0, "fp32", None)
+v = reference.check_forward(xb, None, wb, yb, None, rstd, 1e-6)
+assert v.ok, str(v)
+bad = yb.clone(); bad.view(-1)[3] = -bad.view(-1)[3] * 1.5
+assert not reference.check_forward(xb, None, wb, bad, None, rstd, 1e-6).ok
 print(f"import fusednorm from {os.getcwd()} OK: {lib}, torch {torch.__version__}, {device}, "
       f"max rel err {err:.2e}")
 EOF
