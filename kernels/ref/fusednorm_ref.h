@@ -48,6 +48,12 @@ fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusedno
 fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a,
                                         double *dx, double *dw);
 
+/* Condition scale of dw: max over columns of sum_rows |dy * n| (float64, same n as the reference).
+ * A column whose sum cancels has |dw| far below this, while any fp32 summation's error scales with
+ * it; fusednorm_rule_dw_scaled uses it so that such columns are judged fairly. */
+fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusednorm_bwd_args *a,
+                                        double *scale);
+
 /* ---- naive fp32 baseline (serial fp32 loops, outputs rounded to the output dtype) ----
  * Writes into the buffers of `a` exactly like a backend would (dtype, strides). */
 fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a);
@@ -98,6 +104,10 @@ int fusednorm_rule_dx(const fusednorm_problem *p, const fusednorm_err_stats *got
                       const fusednorm_err_stats *naive, char *why, size_t why_len);
 int fusednorm_rule_dw(const fusednorm_problem *p, const fusednorm_err_stats *got,
                       const fusednorm_err_stats *naive, char *why, size_t why_len);
+/* fusednorm_rule_dw with the condition scale of fusednorm_ref_dw_scale (0: same as rule_dw). */
+int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_stats *got,
+                             const fusednorm_err_stats *naive, double scale, char *why,
+                             size_t why_len);
 
 #ifdef __cplusplus
 }

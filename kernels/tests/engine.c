@@ -267,7 +267,9 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
     fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
     fusednorm_err_stats_add(&gs, dw.data, wd, N, dw_ref, 1, N, 0);
     fusednorm_err_stats_add(&ns, naive_dw.data, wd, N, dw_ref, 1, N, 0);
-    if (!fusednorm_rule_dw(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
+    double scale = 0.0;
+    fusednorm_ref_dw_scale(&p, &ba, &scale);
+    if (!fusednorm_rule_dw_scaled(&p, &gs, &ns, scale, why, sizeof why)) FAIL("%s", why);
     else if (o->verbose) printf("  %s\n", why);
     if (gs.max_ulp > t->max_ulp_dw[wd]) t->max_ulp_dw[wd] = gs.max_ulp;
   }

@@ -16,7 +16,7 @@ CPU views are passed as they are; other layouts are made contiguous. The checks 
 kernels/tests/engine.c, in the same order:
   forward : y (fusednorm_rule_y); residual_out bit-exact RN(x + residual) (the fused add is part of
             the contract, not an approximation); rstd (the dx rule on an f32 problem, as engine.c).
-  backward: dx (fusednorm_rule_dx, includes ds); dw (fusednorm_rule_dw) when there is a weight.
+  backward: dx (fusednorm_rule_dx, includes ds); dw (fusednorm_rule_dw_scaled, with fusednorm_ref_dw_scale) when there is a weight.
 Each rule compares against the naive fp32 baseline on the same inputs (fusednorm_naive_*). The
 reference takes the backward's saved rstd as an input (DESIGN.md: n = s*rstd as the forward used
 it), so pass the rstd the forward returned.
@@ -97,6 +97,9 @@ def _load():
         "fusednorm_err_stats_clear": (None, [S]),
         "fusednorm_err_stats_add": (None, [S, _vp, ctypes.c_int, _i64, D, _i64, _i64, _i64]),
         "fusednorm_err_stats_rel_l2": (ctypes.c_double, [S]),
+        "fusednorm_ref_dw_scale": (ctypes.c_int, [P, ctypes.POINTER(BwdArgs), D]),
+        "fusednorm_rule_dw_scaled": (ctypes.c_int, [P, S, S, ctypes.c_double, ctypes.c_char_p,
+                                                    ctypes.c_size_t]),
     }
     for rule in ("y", "dx", "dw"):
         sig[f"fusednorm_rule_{rule}"] = (ctypes.c_int, [P, S, S, ctypes.c_char_p, ctypes.c_size_t])
@@ -362,5 +365,12 @@ def check_backward(dy, s, ds, weight, rstd, dx, dw=None, eps=1e-6, offset=0.0, c
     if W is not None and dw is not None:
         got = _stats(lib, DW.data_ptr(), p.w_dtype, n, dw_ref, 1, n)
         nv = _stats(lib, ndw.data_ptr(), p.w_dtype, n, dw_ref, 1, n)
-        v.checks.append(_rule(lib, lib.fusednorm_rule_dw, p, "dw", got, nv))
+        # The column condition scale makes cancelling columns judged fairly (fusednorm_ref.c).
+        scale = ctypes.c_double(0.0)
+        _ok(lib, lib.fusednorm_ref_dw_scale(ctypes.byref(p), ctypes.byref(args), ctypes.byref(scale)),
+            "dw condition scale")
+        why = ctypes.create_string_buffer(_WHY)
+        ok = bool(lib.fusednorm_rule_dw_scaled(ctypes.byref(p), ctypes.byref(got), ctypes.byref(nv),
+                                              scale.value, why, _WHY))
+        v.checks.append(Check("dw", ok, why.value.decode(), _as_dict(got, lib), _as_dict(nv, lib)))
     return v
