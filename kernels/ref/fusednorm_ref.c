@@ -182,7 +182,7 @@ fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusedno
   double *scratch = NULL;
   if (!s_out) {
     scratch = (double *)malloc((size_t)p->n * sizeof(double));
-    if (!scratch) return FUSEDNORM_ERR_NULL_POINTER;
+    if (!scratch) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   }
   for (int64_t i = 0; i < p->rows; ++i) {
     double *s = s_out ? s_out + (size_t)i * (size_t)p->n : scratch;
@@ -203,7 +203,7 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
   if (st != FUSEDNORM_OK) return st;
   const int64_t n = p->n;
   double *buf = (double *)malloc((size_t)n * 2 * sizeof(double));
-  if (!buf) return FUSEDNORM_ERR_NULL_POINTER;
+  if (!buf) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   double *s = buf, *g = buf + n;
   if (dw)
     for (int64_t j = 0; j < n; ++j) dw[j] = 0.0;
@@ -273,7 +273,7 @@ fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fused
   if (st != FUSEDNORM_OK) return st;
   const int64_t n = p->n;
   float *s = (float *)malloc((size_t)n * sizeof(float));
-  if (!s) return FUSEDNORM_ERR_NULL_POINTER;
+  if (!s) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   for (int64_t i = 0; i < p->rows; ++i) {
     const void *xr = row_ptr(a->x, p->x_dtype, i, a->x_stride);
     const void *rr = p->has_residual ? row_ptr(a->residual, p->x_dtype, i, a->residual_stride) : 0;
@@ -302,7 +302,7 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
   if (st != FUSEDNORM_OK) return st;
   const int64_t n = p->n;
   float *buf = (float *)malloc((size_t)n * 3 * sizeof(float));
-  if (!buf) return FUSEDNORM_ERR_NULL_POINTER;
+  if (!buf) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   float *s = buf, *g = buf + n, *dw = buf + 2 * n;
   for (int64_t j = 0; j < n; ++j) dw[j] = 0.0f;
   for (int64_t i = 0; i < p->rows; ++i) {

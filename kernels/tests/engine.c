@@ -460,7 +460,14 @@ int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o) {
     if (!strcmp(a, "--quick")) o->quick = 1;
     else if (!strcmp(a, "--verbose")) o->verbose = 1;
     else if (!strcmp(a, "--big")) o->big = 1;
-    else if (!strncmp(a, "--seed=", 7)) o->seed = strtoull(a + 7, NULL, 10);
+    else if (!strncmp(a, "--seed=", 7)) {
+      char *end = NULL;
+      o->seed = strtoull(a + 7, &end, 10);
+      if (!a[7] || *end) {
+        fprintf(stderr, "bad --seed '%s': expected a decimal integer\n", a + 7);
+        return 2;
+      }
+    }
     else if (!strncmp(a, "--filter=", 9)) o->filter = a + 9;
     else if (!strncmp(a, "--mode=", 7)) {
       int found = 0;

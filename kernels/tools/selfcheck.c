@@ -67,6 +67,15 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
   void *ny = malloc(mn * xe), *nro = malloc(mn * xe), *ndx = malloc(mn * xe), *ndw = malloc(N * we);
   float *hrstd = malloc(M * 4), *nrstd = malloc(M * 4);
   double *yref = malloc(mn * 8), *dxref = malloc(mn * 8), *dwref = malloc(N * 8);
+  void *hs[] = {hx, hr, hw, hdy, hy, hro, hdx, hdw, ny, nro, ndx, ndw, hrstd, nrstd, yref, dxref, dwref};
+  int host_ok = 1;
+  for (size_t k = 0; k < sizeof hs / sizeof *hs; ++k) host_ok &= hs[k] != NULL;
+  if (!host_ok) {
+    printf("%5" PRId64 "x%-7" PRId64 " %-4s/%-4s %-11s  out of host memory\n", M, N,
+           fusednorm_dtype_name(xd), fusednorm_dtype_name(wd), v->name);
+    for (size_t k = 0; k < sizeof hs / sizeof *hs; ++k) free(hs[k]);
+    return 0;
+  }
   for (size_t i = 0; i < mn; ++i) {
     fusednorm_store(hx, xd, i, rnd() * 2.0);
     fusednorm_store(hr, xd, i, rnd());
@@ -80,8 +89,13 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
   fusednorm_status st = use_cuda ? fusednorm_backward_workspace_size_cuda(&p, -1, &wsb)
                                  : fusednorm_backward_workspace_size_cpu(&p, &wsb);
   void *ws = dev_alloc(wsb);
-  int ok = st == FUSEDNORM_OK && hx && yref && dx_ && ws && dxref && dwref;
+  void *ds[] = {dx_, dr, dw_, ddy, dy_, dro, ddx, ddw, drstd, ws};
+  int ok = st == FUSEDNORM_OK;
+  for (size_t k = 0; k < sizeof ds / sizeof *ds; ++k) ok &= ds[k] != NULL;
   char verdict[400] = "";
+  if (!ok)
+    snprintf(verdict, sizeof verdict, "%s", st != FUSEDNORM_OK ? fusednorm_status_string(st)
+                                                               : "out of device memory");
   if (ok) {
     to_dev(dx_, hx, mn * xe), to_dev(dr, hr, mn * xe), to_dev(dw_, hw, N * we);
     to_dev(ddy, hdy, mn * xe);
@@ -141,9 +155,7 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
   printf("%5" PRId64 "x%-7" PRId64 " %-4s/%-4s %-11s %8" PRId64 " %10.4f %10.2e %10s  %s\n", M, N,
          fusednorm_dtype_name(xd), fusednorm_dtype_name(wd), v->name, sy.max_ulp,
          fin ? 100.0 * sdx.within1 / fin : 100.0, fusednorm_err_stats_rel_l2(&sdx), dwcol, verdict);
-  void *hs[] = {hx, hr, hw, hdy, hy, hro, hdx, hdw, ny, nro, ndx, ndw, hrstd, nrstd, yref, dxref, dwref};
   for (size_t k = 0; k < sizeof hs / sizeof *hs; ++k) free(hs[k]);
-  void *ds[] = {dx_, dr, dw_, ddy, dy_, dro, ddx, ddw, drstd, ws};
   for (size_t k = 0; k < sizeof ds / sizeof *ds; ++k) dev_free(ds[k]);
   return ok;
 }
@@ -153,7 +165,15 @@ int main(int argc, char **argv) {
   rng = (uint64_t)time(NULL) | 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) rng = strtoull(argv[++i], NULL, 10) | 1;
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+      char *end = NULL;
+      const char *v = argv[++i];
+      rng = strtoull(v, &end, 10) | 1;
+      if (!*v || *end) {
+        fprintf(stderr, "selfcheck: bad --seed '%s': expected a decimal integer\n", v);
+        return 2;
+      }
+    }
     else {
       fprintf(stderr, "usage: %s [--device auto|cuda|cpu] [--seed N]\n", argv[0]);
       return 2;
