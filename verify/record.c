@@ -25,8 +25,7 @@ const char *fn_casting_name(fusednorm_casting c) {
   return "?";
 }
 
-static int say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(char *err, size_t len, const char *fmt, ...) {
+int fn_say(char *err, size_t len, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(err, len, fmt, ap);
@@ -49,26 +48,26 @@ int fn_capture_open(fn_capture_file *f, const char *path, char *err, size_t len)
   if (f->h5 < 0) return -1;
   char fmt[128], e[512];
   if (vh5_attr_string(f->h5, "format", fmt, sizeof fmt, e, sizeof e) < 0) {
-    say(err, len, "%s: not a fusednorm capture: root %s (data/FORMAT.md)", path, e);
+    fn_say(err, len, "%s: not a fusednorm capture: root %s (data/FORMAT.md)", path, e);
     goto bad;
   }
   if (strcmp(fmt, FN_FORMAT_NAME)) {
-    say(err, len, "%s: format is '%s', expected '%s'", path, fmt, FN_FORMAT_NAME);
+    fn_say(err, len, "%s: format is '%s', expected '%s'", path, fmt, FN_FORMAT_NAME);
     goto bad;
   }
   int64_t ver;
   if (vh5_attr_int(f->h5, "format_version", &ver, e, sizeof e) < 0) {
-    say(err, len, "%s: root %s", path, e);
+    fn_say(err, len, "%s: root %s", path, e);
     goto bad;
   }
   if (ver != FN_FORMAT_VERSION) {
-    say(err, len, "%s: format_version %lld is not supported (this replay reads version %d%s)",
+    fn_say(err, len, "%s: format_version %lld is not supported (this replay reads version %d%s)",
         path, (long long)ver, FN_FORMAT_VERSION,
         ver > FN_FORMAT_VERSION ? "; the file is newer than this build" : "");
     goto bad;
   }
   if (vh5_attr_int(f->h5, "record_count", &f->record_count, e, sizeof e) < 0) {
-    say(err, len, "%s: root %s (was the capture closed?)", path, e);
+    fn_say(err, len, "%s: root %s (was the capture closed?)", path, e);
     goto bad;
   }
   char tmp[8];
@@ -95,7 +94,7 @@ void fn_capture_close(fn_capture_file *f) {
 #define NEED(call)                                                                        \
   do {                                                                                    \
     if ((call) < 0) {                                                                     \
-      say(err, len, "%s:/records/%s: %s", f->path, r->name, e);                           \
+      fn_say(err, len, "%s:/records/%s: %s", f->path, r->name, e);                           \
       goto bad;                                                                           \
     }                                                                                     \
   } while (0)
@@ -244,26 +243,26 @@ bad:
 int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs, int *count,
                             char *err, size_t len) {
   char e[512];
-  if (!vh5_exists(f->h5, "records")) return say(err, len, "%s: group /records is missing", f->path);
+  if (!vh5_exists(f->h5, "records")) return fn_say(err, len, "%s: group /records is missing", f->path);
   hid_t rg = H5Gopen2(f->h5, "records", H5P_DEFAULT);
-  if (rg < 0) return say(err, len, "%s: /records is not a group", f->path);
+  if (rg < 0) return fn_say(err, len, "%s: /records is not a group", f->path);
   char **names = NULL;
   int nn = 0, rc = 0;
   if (vh5_list(rg, &names, &nn, e, sizeof e) < 0) {
     H5Gclose(rg);
-    return say(err, len, "%s: /records: %s", f->path, e);
+    return fn_say(err, len, "%s: /records: %s", f->path, e);
   }
   if (nn == 0) {
-    rc = say(err, len, "%s: zero records (nothing was captured)", f->path);
+    rc = fn_say(err, len, "%s: zero records (nothing was captured)", f->path);
   } else if (f->record_count != nn) {
-    rc = say(err, len,
+    rc = fn_say(err, len,
              "%s: record_count says %lld but /records holds %d groups (capture not closed "
              "cleanly?)",
              f->path, (long long)f->record_count, nn);
   } else {
     fn_record *all = realloc(*recs, sizeof(fn_record) * (size_t)(*count + nn));
     if (!all) {
-      rc = say(err, len, "out of memory");
+      rc = fn_say(err, len, "out of memory");
     } else {
       *recs = all;
       for (int i = 0; i < nn && rc == 0; ++i) {
@@ -274,7 +273,7 @@ int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs
         H5O_info_t oi;
         hid_t g = H5Gopen2(rg, names[i], H5P_DEFAULT);
         if (g < 0 || H5Oget_info(g, &oi) < 0 || oi.type != H5O_TYPE_GROUP) {
-          rc = say(err, len, "%s:/records/%s is not a group", f->path, names[i]);
+          rc = fn_say(err, len, "%s:/records/%s is not a group", f->path, names[i]);
         } else if (load_one(f, g, r, err, len) < 0) {
           rc = -1;
         } else {
@@ -315,7 +314,7 @@ int fn_record_read(const fn_capture_file *f, const fn_record *r, fn_dset_id d, i
     nrows = r->n;
   }
   if (vh5_read_rows(f->h5, path, mt, row0, nrows, r->n, buf, e, sizeof e) < 0)
-    return say(err, len, "%s:/records/%s: %s", f->path, r->name, e);
+    return fn_say(err, len, "%s:/records/%s: %s", f->path, r->name, e);
   return 0;
 }
 
@@ -371,7 +370,7 @@ int fn_record_write(hid_t file, const fn_record *r, void *const data[FN_D_COUNT]
   if (r->shape_len > 0) rc |= vh5_write_attr_int_array(g, "shape", r->shape, r->shape_len);
   if (rc) {
     H5Gclose(g);
-    return say(err, len, "%s: cannot write attributes", r->name);
+    return fn_say(err, len, "%s: cannot write attributes", r->name);
   }
   int has_job = 0;
   for (int d = 0; d < FN_D_COUNT; ++d)

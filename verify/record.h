@@ -93,5 +93,7 @@ int fn_record_write(hid_t file, const fn_record *r, void *const data[FN_D_COUNT]
 int fn_capture_finish(hid_t file, int64_t record_count);
 
 const char *fn_casting_name(fusednorm_casting c);
+/* printf into err[len] and return -1: the error idiom of the verify/ C files. */
+int fn_say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

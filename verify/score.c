@@ -49,14 +49,6 @@ static unit_view view(const fn_record *r, void *buf) {
   return v;
 }
 
-static int say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int say(char *err, size_t len, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, len, fmt, ap);
-  va_end(ap);
-  return -1;
-}
 
 /* The backward runs with an fp32 weight when a 16-bit dw would be summed over several units: the
  * fp32 partials are added in a fixed order and rounded once at the end, as one call would. The
@@ -136,7 +128,7 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
   void *ds = bwd && r->d[FN_D_DS].present ? take(&g, m * ex) : NULL;
   void *tmp = take(&g, m * 4);
   if (!x || !tmp || (r->fused && !res) || (r->has_weight && (!w || !wb)) || (bwd && !dy)) {
-    rc = say(err, len, "out of memory for %lld x %lld rows", (long long)rows, (long long)n);
+    rc = fn_say(err, len, "out of memory for %lld x %lld rows", (long long)rows, (long long)n);
     goto out;
   }
   if (fn_record_read(f, r, FN_D_X, row0, rows, x, err, len) < 0) goto fail;
@@ -169,7 +161,7 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
       int64_t c = k == 4 ? nonfinite(w, pf.w_dtype, 1, n, &fr, &fc)
                          : nonfinite(ins[k], xd, rows, n, &fr, &fc);
       if (c) {
-        rc = say(err, len,
+        rc = fn_say(err, len,
                  "%s:/records/%s: input '%s' has %lld NaN/Inf values (first at row %lld, col "
                  "%lld): the captured job had diverged; --allow-nonfinite replays it anyway",
                  f->path, r->name, nm[k], (long long)c, (long long)(k == 4 ? 0 : row0 + fr),
@@ -189,7 +181,7 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
     if (bwd) dx[t] = take(&g, m * ex);
     if (bwd && r->has_weight) dw[t] = take(&g, wbbytes);
     if (!y[t] || !rs[t] || (r->fused && !ro[t]) || (bwd && !dx[t])) {
-      rc = say(err, len, "out of memory");
+      rc = fn_say(err, len, "out of memory");
       goto out;
     }
     char why[200] = "";
@@ -227,7 +219,7 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
   float *nrs = take(&g, sizeof(float) * (size_t)rows);
   void *sbuf = take(&g, m * ex);
   if (!ry || !rsd || !rrs || !ny || !nrs || !sbuf || (r->fused && !nro)) {
-    rc = say(err, len, "out of memory");
+    rc = fn_say(err, len, "out of memory");
     goto out;
   }
   fusednorm_fwd_args fa = {.x = x, .x_stride = n, .residual = res, .residual_stride = n,
@@ -265,7 +257,7 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
     void *ndx = take(&g, m * ex), *ndw = r->has_weight ? take(&g, wbbytes) : NULL;
     float *rsn = take(&g, sizeof(float) * (size_t)rows);
     if (!rdx || !rdxj || !ndx || !rsn || (r->has_weight && !ndw)) {
-      rc = say(err, len, "out of memory");
+      rc = fn_say(err, len, "out of memory");
       goto out;
     }
     /* fusednorm (and the naive baseline) are judged with the rstd fusednorm's forward saved,
@@ -317,28 +309,28 @@ static int custom_dx(const fusednorm_problem *p, const fusednorm_err_stats *g,
   double frac_need = o->dx_frac >= 0 ? o->dx_frac : 0.999;
   double amax = o->dx_max_factor >= 0 ? o->dx_max_factor : 2.0;
   double al2 = o->dx_l2_factor >= 0 ? o->dx_l2_factor : 1.5;
-  if (g->nan_mismatch) return say(why, len, "dx: %lld NaN/Inf mismatches", (long long)g->nan_mismatch), 0;
+  if (g->nan_mismatch) return fn_say(why, len, "dx: %lld NaN/Inf mismatches", (long long)g->nan_mismatch), 0;
   int64_t fin = g->ulp_hist[0] + g->ulp_hist[1] + g->ulp_hist[2] + g->ulp_hist[3];
   double frac = fin ? (double)g->within1 / (double)fin : 1.0;
   if (p->x_dtype != FUSEDNORM_F32 && frac < frac_need)
-    return say(why, len, "dx: %.4f%% within 1 ulp < %.4f%% (override)", 100 * frac, 100 * frac_need), 0;
+    return fn_say(why, len, "dx: %.4f%% within 1 ulp < %.4f%% (override)", 100 * frac, 100 * frac_need), 0;
   double excess = p->x_dtype == FUSEDNORM_F32 ? g->max_excess4 : g->max_excess;
   if (excess > amax * nv->max_abs)
-    return say(why, len, "dx: max error %.3g at [%lld,%lld] beyond %.3g x naive %.3g (override)",
+    return fn_say(why, len, "dx: max error %.3g at [%lld,%lld] beyond %.3g x naive %.3g (override)",
                g->max_abs, (long long)g->worst_row, (long long)g->worst_col, amax, nv->max_abs), 0;
   double l2 = fusednorm_err_stats_rel_l2(g), nl2 = fusednorm_err_stats_rel_l2(nv);
   if (l2 > al2 * nl2 + 0x1p-22)
-    return say(why, len, "dx: rel L2 %.3g > %.3g x naive %.3g (override)", l2, al2, nl2), 0;
-  say(why, len, "dx: max ulp %lld, rel L2 %.3g (naive %.3g) [override]", (long long)g->max_ulp, l2, nl2);
+    return fn_say(why, len, "dx: rel L2 %.3g > %.3g x naive %.3g (override)", l2, al2, nl2), 0;
+  fn_say(why, len, "dx: max ulp %lld, rel L2 %.3g (naive %.3g) [override]", (long long)g->max_ulp, l2, nl2);
   return 1;
 }
 
 static int exact_rule(const fusednorm_err_stats *g, const char *what, char *why, size_t len) {
   int64_t off = g->ulp_hist[1] + g->ulp_hist[2] + g->ulp_hist[3] + g->nan_mismatch;
   if (off)
-    return say(why, len, "%s: %lld elements differ from RN(x + residual) (worst [%lld,%lld])", what,
+    return fn_say(why, len, "%s: %lld elements differ from RN(x + residual) (worst [%lld,%lld])", what,
                (long long)off, (long long)g->worst_row, (long long)g->worst_col), 0;
-  say(why, len, "%s: bitwise RN(x + residual)", what);
+  fn_say(why, len, "%s: bitwise RN(x + residual)", what);
   return 1;
 }
 
