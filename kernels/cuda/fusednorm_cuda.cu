@@ -152,9 +152,17 @@ int64_t resident_ctas(const fusednorm_problem *p, const fusednorm_launch &l, con
                       const fusednorm_device_info &info) {
   const int xs = (int)fusednorm_dtype_size(p->x_dtype);
   const int threads = l.block_threads;
-  const int regs = (fn_regs_estimate(backward, sh.cache, xs) + 7) / 8 * 8;
+  const bool pipe = !backward && fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs);
+  const int est = pipe ? fn_regs_estimate_fwd_pipe(sh.cache, xs, p->has_residual)
+                  : backward && fn_bwd_pipelined(l.mode, sh.cache) ? fn_regs_estimate_bwd_pipe(xs, p->has_residual)
+                                                                    : fn_regs_estimate(backward, sh.cache, xs);
+  const int regs = (est + 7) / 8 * 8;
   int64_t resident = info.max_threads_per_sm / threads;
   if (info.regs_per_sm / (regs * threads) < resident) resident = info.regs_per_sm / (regs * threads);
+  if (pipe) { /* select.c: its weight in shared memory bounds the residency too */
+    const int64_t smem = fn_fwd_pipe_smem(p->n, sh.vec) + 2048;
+    if ((int64_t)info.smem_per_sm / smem < resident) resident = (int64_t)info.smem_per_sm / smem;
+  }
   const int64_t per_sm = (l.grid + info.sm_count - 1) / info.sm_count;
   if (per_sm < resident) resident = per_sm;
   return resident < 1 ? 1 : resident;
@@ -282,8 +290,15 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.fused = fused;
   size_t smem = 0;
-  k.stages = pipeline_stages(p, l, sh, k.aligned != 0, fused ? 2 : 1, info, &smem);
-  const void *kernel = fn::fwd_kernel(p->x_dtype, sh.cache);
+  const void *kernel;
+  if (fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs)) {
+    k.stages = 0; /* the row pipelining is in registers */
+    kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused);
+    smem = (size_t)fn_fwd_pipe_smem(p->n, sh.vec);
+  } else {
+    k.stages = pipeline_stages(p, l, sh, k.aligned != 0, fused ? 2 : 1, info, &smem);
+    kernel = fn::fwd_kernel(p->x_dtype, sh.cache);
+  }
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   st = allow_smem(kernel, smem);
   if (st != FUSEDNORM_OK) return st;
@@ -359,7 +374,8 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     }
   }
 
-  const void *kernel = fn::bwd_kernel(p->x_dtype, plan.sh.cache);
+  const void *kernel = fn_bwd_pipelined(plan.l.mode, plan.sh.cache) ? fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr)
+                                                                    : fn::bwd_kernel(p->x_dtype, plan.sh.cache);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   st = allow_smem(kernel, smem);
   if (st != FUSEDNORM_OK) return st;

@@ -46,6 +46,49 @@ static inline int fn_regs_estimate(int backward, int cache, int x_size) {
   return regs[backward ? 1 : 0][x_size == 4 ? 1 : 0][i];
 }
 
+/* Registers of the row-pipelined forward (rmsnorm_fwd.cu rms_norm_fwd_pipe; ptxas, nvcc 13.0,
+ * sm_90a), by cache size 1, 2, 4: plain / fused add, 16-bit / f32 x. */
+static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
+  static const int regs[2][2][3] = {
+      {{32, 58, 74}, {30, 53, 64}},   /* plain: 16-bit x, f32 x */
+      {{56, 64, 128}, {40, 60, 107}}, /* fused add */
+  };
+  int i = cache <= 1 ? 0 : cache == 2 ? 1 : 2;
+  return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
+}
+
+/* Does the forward launch run the row-pipelined kernel? The persistent and row-packed modes (a
+ * team visits several rows) without a cluster, with the whole row in a register cache of 1, 2 or
+ * 4 slots per thread. The launcher and select.c both ask, so they size the grid alike. */
+/* Its dynamic shared memory: the fp32 effective weight, padded to whole vectors. */
+static inline int64_t fn_fwd_pipe_smem(int64_t n, int vec) { return (n + vec - 1) / vec * vec * 4; }
+#define FN_FWD_PIPE_MAX_THREADS(cache, fused) ((cache) <= 1 ? 1024 : (cache) == 2 && !(fused) ? 1024 : 512)
+static inline int fn_fwd_pipelined(fusednorm_mode mode, int cluster, int cache, int team, int64_t slots,
+                                   int fused, int x_size) {
+  return (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED) && cluster <= 1 &&
+         (cache == 1 || cache == 2 || cache == 4) && (int64_t)cache * team >= slots &&
+         team <= FN_FWD_PIPE_MAX_THREADS(cache, fused) &&
+         /* At least two CTAs per SM (64K registers): with one, a CTA's barrier leaves the SM
+          * without loads in flight, and the plain kernel's shared-memory row pipelining is the
+          * better choice (H200, 2026-11-22 02:53 UTC, bench_modes bf16 fwd 4096 x 16384,
+          * 512 x 4 slots: 73-register pipelined 2100 vs 2712 GB/s; f32 8192 x 8192, 64
+          * registers, two CTAs: 3351 vs 3257). */
+         2 * team * ((fn_regs_estimate_fwd_pipe(cache, x_size, fused) + 7) / 8 * 8) <= 65536;
+}
+
+/* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
+#define FN_ROW_PACKED_THREADS 256
+
+/* Does the backward launch run the row-pipelined row-packed kernel (rmsnorm_bwd.cu
+ * rms_norm_bwd_pipe)? Row-packed teams with one slot per lane, i.e. every AUTO row-packed
+ * backward (<= 32 slots). Its registers (ptxas, nvcc 13.0, sm_90a), with and without the fused add's ds. */
+static inline int fn_bwd_pipelined(fusednorm_mode mode, int cache) {
+  return mode == FUSEDNORM_MODE_ROW_PACKED && cache == 1;
+}
+static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
+  return x_size == 4 ? (fused ? 62 : 54) : (fused ? 74 : 64);
+}
+
 /* Elements per 16-byte vector. */
 static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
 

@@ -80,6 +80,40 @@ __device__ __forceinline__ void slot_weight(float (&wv)[N], const float *wsm, co
   }
 }
 
+/* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
+ * the teams' dw up in team order in shared memory (n sums + n compensations at `smem`: Kahan,
+ * since with narrow rows this sequential sum over up to 256 teams is most of the dw sum), then
+ * write the CTA's partial row. Called by every thread of the CTA. */
+template <int N, int C>
+__device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
+                                                float *smem, float *wsrow) {
+  float *sum = smem, *comp = smem + pl.c1;
+  for (int t = 0; t < pl.teams; ++t) {
+    if (pl.team_idx == t) {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int col = col0 + k * step;
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (col + e < pl.c1) {
+            if (t == 0) {
+              sum[col + e] = dwc[k][e];
+              comp[col + e] = 0.0f;
+            } else {
+              const float y = __fsub_rn(dwc[k][e], comp[col + e]);
+              const float u = __fadd_rn(sum[col + e], y);
+              comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
+              sum[col + e] = u;
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = sum[j];
+}
+
 template <typename T, int CACHE>
 __device__ __forceinline__ void bwd_body(const BwdParams &p) {
   using V = Vec<T>;
@@ -216,35 +250,7 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
           for (int e = 0; e < N && col + e < pl.c1; ++e) wsrow[col + e] = acc[col + e - sbeg];
       }
     } else {
-      /* Row-packed: every team covers the whole row in its cached slots; add the teams up in
-       * team order in shared memory (n sums + n compensations: Kahan, since with narrow rows
-       * this sequential sum over up to 256 teams is most of the dw sum), then write the CTA's
-       * partial row. */
-      float *sum = dyn_smem, *comp = dyn_smem + pl.c1;
-      for (int t = 0; t < pl.teams; ++t) {
-        if (pl.team_idx == t) {
-#pragma unroll
-          for (int k = 0; k < CACHE; ++k) {
-            const int col = col0 + k * step;
-#pragma unroll
-            for (int e = 0; e < N; ++e) {
-              if (col + e < pl.c1) {
-                if (t == 0) {
-                  sum[col + e] = dwc[k][e];
-                  comp[col + e] = 0.0f;
-                } else {
-                  const float y = __fsub_rn(dwc[k][e], comp[col + e]);
-                  const float u = __fadd_rn(sum[col + e], y);
-                  comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
-                  sum[col + e] = u;
-                }
-              }
-            }
-          }
-        }
-        __syncthreads();
-      }
-      for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = sum[j];
+      combine_team_dw<N, C>(dwc, pl, col0, step, dyn_smem, wsrow);
     }
   }
   if (p.cluster > 1) cg::this_cluster().sync();
@@ -267,6 +273,66 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, CACHE)) rms_norm_bwd(const B
 template <typename T>
 __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
   bwd_body<T, 2>(p);
+}
+
+/* Row-pipelined row-packed backward (teams of <= 32 lanes, one slot per lane: 16-bit n <= 256,
+ * f32 n <= 128): the loads of a team's next row (dy, s, ds and rstd) are issued before the
+ * current row's reduction and dx pass, in a second register set, as in the forward's
+ * rms_norm_fwd_pipe (rmsnorm_fwd.cu, which says why); a lane's effective weight is loaded once.
+ * Per row and per column the same operations in the same order as bwd_body with CACHE = 1, and the
+ * same team-order combine of dw: bitwise the same results. */
+template <typename T, bool HAS_DS>
+__global__ void __launch_bounds__(FN_ROW_PACKED_THREADS) rms_norm_bwd_pipe(const BwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  extern __shared__ float dyn_smem[];
+  __shared__ ReduceSmem red;
+  const Place pl = make_place(p.team, 1, p.n, p.n);
+  const bool al = p.aligned != 0;
+  const bool has_w = p.ws != nullptr;
+  const int col0 = pl.lane * N;
+  const bool mine = col0 < p.n; /* this lane holds a slot of the row */
+  const int64_t rstep = pl.units * pl.teams;
+  float wv[N]; /* a lane owns the same slot for every row: its effective weight, loaded once */
+  if (mine) load_weight<N>(wv, p.w, p.w_dtype, p.offset, col0, p.n, al);
+
+  struct Row {
+    V dy, s, ds;
+    float rs;
+  };
+  auto fetch = [&](Row &r, int64_t row) {
+    if (row >= p.rows || !mine) return;
+    r.rs = p.rstd[row];
+    load_slot(r.dy, static_cast<const T *>(p.dy) + row * p.dy_stride, col0, p.n, al);
+    load_slot(r.s, static_cast<const T *>(p.s) + row * p.s_stride, col0, p.n, al);
+    if (HAS_DS) load_slot(r.ds, static_cast<const T *>(p.ds) + row * p.ds_stride, col0, p.n, al);
+  };
+  float dwc[1][N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) dwc[0][e] = 0.0f;
+  auto process = [&](Row &r, int64_t row, int parity) {
+    const bool active = row < p.rows && mine;
+    float dot = 0.0f;
+    if (active) dot = slot_dot(r.dy, r.s, wv, r.rs, p.llama, 0.0f);
+    dot = team_sum(dot, pl.team, 1, parity, red);
+    const float mean_gn = dot / (float)p.n;
+    if (!active) return;
+    V dxv;
+    slot_dx(dxv, r.dy, r.s, r.ds, HAS_DS, wv, r.rs, mean_gn, p.llama, dwc[0]);
+    store_slot(static_cast<T *>(p.dx) + row * p.dx_stride, dxv, col0, p.n, al);
+  };
+
+  Row a, b;
+  int64_t row = pl.unit * pl.teams + pl.team_idx;
+  fetch(a, row);
+  for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
+    fetch(b, row + rstep);
+    process(a, row, 0);
+    if (base + rstep >= p.rows) break;
+    fetch(a, row + 2 * rstep);
+    process(b, row + rstep, 1);
+  }
+  if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n);
 }
 
 /* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
@@ -333,6 +399,18 @@ const void *bwd_kernel(fusednorm_dtype x, int cache) {
     case FUSEDNORM_F32: return bwd_kernel_for<float>(cache);
     case FUSEDNORM_F16: return bwd_kernel_for<__half>(cache);
     case FUSEDNORM_BF16: return bwd_kernel_for<__nv_bfloat16>(cache);
+  }
+  return nullptr;
+}
+
+const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds) {
+  switch (x) {
+    case FUSEDNORM_F32: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<float, true>)
+                                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<float, false>);
+    case FUSEDNORM_F16: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__half, true>)
+                                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__half, false>);
+    case FUSEDNORM_BF16: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__nv_bfloat16, true>)
+                                       : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__nv_bfloat16, false>);
   }
   return nullptr;
 }

@@ -179,6 +179,144 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   if (p.cluster > 1) cg::this_cluster().sync();
 }
 
+/* Row-pipelined forward (the persistent and row-packed modes with the whole row in registers):
+ * while a team reduces, waits at its barrier and writes row i, the loads of its next row are
+ * already in flight in a second register set. The plain kernel above issues a row's loads only
+ * after the previous row's stores, so per row the CTA pays the full memory latency once with
+ * nothing else in flight; the forward moves only 2 bytes per element and that latency, not the
+ * bandwidth, bounded it (fused add, 4 bytes per element, ran ~25% faster in GB/s on the same
+ * kernel: kernels/RESULTS.md). Two register sets are S x 16 bytes (x 2 with the residual) more per
+ * thread; FUSED is a template flag so that the plain instance does not carry the residual's.
+ * Same per-row arithmetic, in the same order, as rms_norm_fwd with CACHE = S. */
+template <typename T, int S, bool FUSED>
+__global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fwd_pipe(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  __shared__ ReduceSmem red;
+  const Place pl = make_place(p.team, 1, p.n, p.n);
+  const bool al = p.aligned != 0;
+  const int step = pl.team * N;
+  const int col0 = pl.lane * N;
+  const int64_t rstep = pl.units * pl.teams;
+
+  /* The effective weight w + offset in fp32, staged once per CTA in dynamic shared memory
+   * (fn_fwd_pipe_smem bytes): the normalize pass then reads two float4 per slot instead of
+   * loading and converting the weight on every row, and the weight dtype's branch leaves the
+   * row loop. Team 0 stages the columns its lanes own, which are the columns every team reads. */
+  extern __shared__ float dyn_smem[];
+  float *const wsm = dyn_smem;
+  if (pl.team_idx == 0) {
+    for (int col = col0; col < p.n; col += step) {
+      float wv[N];
+      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, p.n, al);
+      float4 *q = reinterpret_cast<float4 *>(wsm + col);
+#pragma unroll
+      for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
+    }
+  }
+  __syncthreads();
+
+  /* Issue the loads of `row` (nothing past the end of the matrix or the row). */
+  auto fetch = [&](V (&xv)[S], V (&rv)[S], int64_t row) {
+    if (row >= p.rows) return;
+    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
+    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        load_slot(xv[k], xr, col, p.n, al);
+        if (FUSED) load_slot(rv[k], rr, col, p.n, al);
+      }
+    }
+  };
+  /* Normalize `row` from (xv, rv); parity selects the reduction buffer. */
+  auto process = [&](V (&xv)[S], V (&rv)[S], int64_t row, int parity) {
+    const bool active = row < p.rows;
+    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
+    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    float ss = 0.0f;
+    if (active) {
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const int col = col0 + k * step;
+        if (col < p.n) {
+          if (FUSED) {
+            float f[N];
+#pragma unroll
+            for (int e = 0; e < N; ++e) f[e] = elem_f(xv[k], e) + elem_f(rv[k], e);
+            from_floats(xv[k], f); /* s = RN(x + r) replaces x */
+            store_slot(ror, xv[k], col, p.n, al);
+          }
+#pragma unroll
+          for (int e = 0; e < N; ++e) {
+            const float f = elem_f(xv[k], e);
+            ss = fmaf(f, f, ss); /* columns past the end were loaded as 0 */
+          }
+        }
+      }
+    }
+    ss = team_sum(ss, pl.team, 1, parity, red);
+    const float rstd = 1.0f / sqrtf(ss / (float)p.n + p.eps);
+    if (!active) return;
+    if (p.rstd != nullptr && pl.lane == 0) p.rstd[row] = rstd;
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const int col = col0 + k * step;
+        if (col < p.n) {
+          V yv;
+          float wv[N];
+          const float4 *q = reinterpret_cast<const float4 *>(wsm + col);
+#pragma unroll
+          for (int i = 0; i < N / 4; ++i) {
+            const float4 f = q[i];
+            wv[4 * i] = f.x, wv[4 * i + 1] = f.y, wv[4 * i + 2] = f.z, wv[4 * i + 3] = f.w;
+          }
+          normalize_slot<T, L>(yv, xv[k], wv, rstd);
+          store_slot(yr, yv, col, p.n, al);
+        }
+      }
+    });
+  };
+
+  /* Two register sets, used alternately (unrolled by hand so that no copy between them waits
+   * for the prefetch before its first use). */
+  V xa[S], ra[S], xb[S], rb[S];
+  int64_t row = pl.unit * pl.teams + pl.team_idx;
+  fetch(xa, ra, row);
+  for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
+    fetch(xb, rb, row + rstep);
+    process(xa, ra, row, 0);
+    if (base + rstep >= p.rows) break;
+    fetch(xa, ra, row + 2 * rstep);
+    process(xb, rb, row + rstep, 1);
+  }
+}
+
+template <typename T>
+static const void *fwd_pipe_kernel_for(int cache, bool fused) {
+  switch (cache) {
+    case 1: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, false>);
+    case 2: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, false>);
+    case 4: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, false>);
+  }
+  return nullptr;
+}
+
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_pipe_kernel_for<float>(cache, fused);
+    case FUSEDNORM_F16: return fwd_pipe_kernel_for<__half>(cache, fused);
+    case FUSEDNORM_BF16: return fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused);
+  }
+  return nullptr;
+}
+
 template <typename T>
 static const void *fwd_kernel_for(int cache) {
   switch (cache) {

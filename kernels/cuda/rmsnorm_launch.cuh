@@ -49,7 +49,11 @@ struct BwdParams {
 
 /* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
+/* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
 const void *bwd_kernel(fusednorm_dtype x, int cache);
+/* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
+const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
 const void *dw_reduce_kernel();
 constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */

@@ -19,6 +19,9 @@
  * small CTAs with several loads in flight per thread beat wide CTAs whose every row pays a
  * 16-warp barrier (kernels/RESULTS.md, runs 1 and 2). */
 #define FN_TARGET_CACHE 4
+#ifndef FN_TARGET_CACHE_FWD /* dev builds may override it to compare (kernels/cuda/dev/build.sh) */
+#define FN_TARGET_CACHE_FWD FN_TARGET_CACHE
+#endif
 /* Slots one CTA of the wide mode holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster 2 of
  * 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
 #define FN_WIDE_SLOTS_PER_CTA 2048
@@ -33,7 +36,12 @@
  * (fwd 2300 / 2336 vs persistent 3127 / 3155, bwd 2182 / 2218 vs 2828 / 2830; fused add fwd
  * 2590 vs reload 4007). Earlier runs (kernels/RESULTS.md, runs 2-3) had row-packed ahead at
  * 128 slots too; the persistent and reload kernels have improved since. */
-#define FN_AUTO_ROW_PACKED_FWD_SLOTS 64
+/* With the row-pipelined forward (rmsnorm_fwd.cu rms_norm_fwd_pipe; H200, 2026-11-22 02:41 and
+ * 02:53 UTC, bench_modes --fwd-only, two runs) row-packed stays far ahead up to 32 slots (bf16
+ * 1048576 x 128 3600 vs persistent 958, 262144 x 256 3445 vs 1814; fused add 3841 / 3740 vs
+ * 1492 / 2730) and persistent takes 64 slots: 131072 x 512 3351 vs 3204, fused add 3791 vs
+ * 3743. So both directions are row-packed up to 32 slots. */
+#define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
 /* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
  * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
@@ -41,6 +49,10 @@
  * (32768 x 2880) reload wins 3085 vs 2151. The fused-add forward keeps reload: 4007 vs 3794
  * (bf16), 4016 vs 3800 (fp16). */
 #define FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS 128
+/* Fused add: persistent (pipelined) at 64 slots, reload from there on: H200 2026-11-22 02:53 UTC
+ * bf16 131072 x 512 persistent 3791 vs reload 3676 vs row-packed 3743; 65536 x 1024 reload 3925
+ * vs persistent 3751 GB/s. */
+#define FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED 64
 /* AUTO forward: one CTA per row, row re-read from L2, up to this many slots (bf16 n <= 8192):
  * H200 bf16 fwd, reload vs persistent (cached): n=2880 3047/2984, 4096 3090/2530, 5120 3071/2845,
  * 7168 2884/2697, 8192 2962/1805 GB/s (run 1). Beyond it the 1024-thread persistent CTA (partly
@@ -65,8 +77,6 @@
  * wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
  * 2599/2006/2317, 4096 x 16384 2432/1787/2204 GB/s. */
 #define FN_AUTO_BWD_CACHED_SLOTS 2048
-/* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
-#define FN_ROW_PACKED_THREADS 256
 /* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */
 #define FN_BWD_MULTI_WAVES 4
 
@@ -89,20 +99,24 @@ static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
     return (int)max64(64, min64(t, 1024));
   }
   if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team */
-  t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
-  t = max64(64, t);
-  if (t > fn_max_threads(backward, FN_TARGET_CACHE)) t = 1024;
-  (void)backward;
+  {
+    const int target = backward ? FN_TARGET_CACHE : FN_TARGET_CACHE_FWD;
+    t = round_up(ceil_div(slots, target), 32);
+    t = max64(64, t);
+    if (t > fn_max_threads(backward, target)) t = 1024;
+  }
   return (int)t;
 }
 
 /* Resident CTAs per SM of `threads`-thread CTAs of the instance with cache size `cache`. */
-static int ctas_per_sm(const fusednorm_device_info *d, int threads, int backward, int cache,
-                       int x_size) {
+static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per_thread, int64_t smem) {
   int by_threads = d->max_threads_per_sm / threads;
-  int regs = (fn_regs_estimate(backward, cache, x_size) + 7) / 8 * 8;
+  int regs = (regs_per_thread + 7) / 8 * 8;
   int by_regs = d->regs_per_sm / (regs * threads);
   int c = by_threads < by_regs ? by_threads : by_regs;
+  /* Dynamic shared memory plus the driver's reservation and the static reduction buffers. */
+  if (smem > 0 && (int64_t)c * (smem + 2048) > (int64_t)d->smem_per_sm)
+    c = (int)((int64_t)d->smem_per_sm / (smem + 2048));
   if (c > 32) c = 32;
   return c < 1 ? 1 : c;
 }
@@ -135,7 +149,14 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     team = threads;
     cache = fn_cache_for(mode, backward, chunk_slots, team);
   }
-  occ = ctas_per_sm(d, threads, backward, cache, xs);
+  /* (fn_fwd_pipelined is never true of the wide mode: slots is the whole row here.) */
+  if (!backward && fn_fwd_pipelined(mode, cluster, cache, team, slots, p->has_residual, xs))
+    occ = ctas_per_sm(d, threads, fn_regs_estimate_fwd_pipe(cache, xs, p->has_residual),
+                      fn_fwd_pipe_smem(p->n, vec));
+  else if (backward && fn_bwd_pipelined(mode, cache))
+    occ = ctas_per_sm(d, threads, fn_regs_estimate_bwd_pipe(xs, p->has_residual), 0);
+  else
+    occ = ctas_per_sm(d, threads, fn_regs_estimate(backward, cache, xs), 0);
   units = ceil_div(p->rows, teams); /* row-processing units with one row per team */
   if (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED ||
       mode == FUSEDNORM_MODE_WIDE) {
@@ -175,7 +196,8 @@ static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
   if (slots <= (backward ? FN_AUTO_ROW_PACKED_BWD_SLOTS : FN_AUTO_ROW_PACKED_FWD_SLOTS))
     return FUSEDNORM_MODE_ROW_PACKED;
   if (!backward) {
-    if (!p->has_residual && slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
+    if (slots <= (p->has_residual ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
+      return FUSEDNORM_MODE_PERSISTENT;
     return slots <= (p->has_residual ? FN_AUTO_FWD_RELOAD_SLOTS_FUSED : FN_AUTO_FWD_RELOAD_SLOTS)
                ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
                : FUSEDNORM_MODE_PERSISTENT;

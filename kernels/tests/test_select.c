@@ -86,13 +86,15 @@ static const pinned kPinned[] = {
     {1048576, 128, FUSEDNORM_BF16, 1, RP, 256, 16, 1},
     {65536, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
     {65536, 64, FUSEDNORM_F32, 0, RP, 256, 16, 1},
-    /* Row-packed up to 32 slots backward, 64 forward; just above, one small CTA per row
-     * (select.c: H200 bench run of 2026-11-22 01:08 UTC). */
-    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1},  /* 32 slots: the last row-packed bwd width */
+    /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
+     * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
+    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1},  /* 32 slots: the last row-packed width */
     {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1, 1},
-    {131072, 512, FUSEDNORM_BF16, 0, RP, 256, 8, 1},  /* 64 slots: the last row-packed fwd width */
-    {131072, 512, FUSEDNORM_BF16, 0, RP, 256, 8, 1, 1},
-    {65536, 256, FUSEDNORM_F32, 0, RP, 256, 8, 1},
+    {262144, 256, FUSEDNORM_BF16, 0, RP, 256, 8, 1},
+    {131072, 512, FUSEDNORM_BF16, 0, PERS, 64, 1, 1},  /* 64 slots: persistent (pipelined) */
+    {131072, 512, FUSEDNORM_BF16, 0, PERS, 64, 1, 1, 1},
+    {65536, 128, FUSEDNORM_F32, 0, RP, 256, 8, 1},
+    {65536, 256, FUSEDNORM_F32, 0, PERS, 64, 1, 1},
     {65536, 256, FUSEDNORM_F32, 1, PERS, 64, 1, 1},
     {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1},
     {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1, 1},

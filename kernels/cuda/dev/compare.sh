@@ -1,0 +1,52 @@
+#!/bin/bash
+# kernels/cuda/dev/compare.sh — time several builds of kernels/cuda/dev/build.sh side by side in one
+# GPU run (each under gpu_dev/<name>/, e.g. base = the previous commit, new = the working tree,
+# variants built with DEFS=...), then check the first non-base build with test_cuda --quick.
+#   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash kernels/cuda/dev/compare.sh")
+# Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
+# --fwd-only), ITERS, TEST (0 = no test_cuda). Logs go to $OUT; a table of AUTO's GB/s per build last.
+cd "$(dirname "$0")/../../.."
+O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"
+S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
+S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
+for v in $V; do
+  for cfg in "bf16:--dtype=bf16:$S" "fused:--dtype=bf16 --fused:$S" "f32:--dtype=f32:$S32"; do
+    IFS=: read -r tag flags shapes <<< "$cfg"
+    timeout 120 gpu_dev/$v/bench_modes $flags ${ARGS:-} --iters=$IT --shapes=$shapes > "$O/$v.$tag.log" 2>&1 || echo "$v $tag rc=$?"
+  done
+done
+if [ "${TEST:-1}" != 0 ]; then
+  t=$(for v in $V; do [ "$v" != base ] && echo $v && break; done)
+  timeout ${T_TEST:-200} gpu_dev/$t/test_cuda --quick > "$O/test_cuda.$t.log" 2>&1; echo "test_cuda ($t) rc=$?"
+  grep -E "FAIL|runs failed|graph|bad-arg" "$O/test_cuda.$t.log" | cut -c1-200 | head -30
+fi
+# Table: per (config, shape, dir) the AUTO GB/s of every build, and each build's best forced mode.
+python3 - "$O" $V <<'PY'
+import sys, re, collections
+out, vs = sys.argv[1], sys.argv[2:]
+rows = collections.OrderedDict()
+for v in vs:
+    for tag in ("bf16", "fused", "f32"):
+        try: lines = open(f"{out}/{v}.{tag}.log").read().splitlines()
+        except OSError: continue
+        for l in lines:
+            m = re.match(r"\s*(\d+x\d+)\s+(fwd|bwd)\s+(\S+)\s+([\d.]+)\s+(\d+)\s+(.*)", l)
+            if not m: continue
+            shape, d, mode, us, gbs, cfg = m.groups()
+            key = (tag, shape, d)
+            r = rows.setdefault(key, {})
+            if mode == "auto":
+                r[v] = (int(gbs), cfg.split("->")[-1].strip())
+            else:
+                r[v + ":" + mode] = int(gbs)
+                b = r.get(v + "*")
+                if b is None or int(gbs) > b[0]: r[v + "*"] = (int(gbs), mode)
+        for l in lines:
+            if l.startswith("copy"): print(v, tag, l)
+print("%-6s %-14s %-3s " % ("cfg", "shape", "dir") + " ".join("%-26s" % (v + " auto/pers/rp") for v in vs) + " | best forced per build")
+for (tag, shape, d), r in rows.items():
+    cells = " ".join("%-26s" % ("%d %s/%s/%s" % (r[v][0], r[v][1][:4], r.get(v + ":persistent", "-"), r.get(v + ":row_packed", "-")) if v in r else "-") for v in vs)
+    best = " ".join("%s:%d/%s" % (v, *r[v + "*"]) for v in vs if v + "*" in r)
+    print("%-6s %-14s %-3s %s | %s" % (tag, shape, d, cells, best))
+PY
