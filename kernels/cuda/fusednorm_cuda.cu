@@ -294,11 +294,11 @@ fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusedno
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   const void *kernel = fn::bwd_split_kernel(p->x_dtype, g.spt);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 9 instances. */
-  static std::atomic<size_t> granted[9];
-  static std::atomic<const void *> keys[9];
+  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 10 instances. */
+  static std::atomic<size_t> granted[12];
+  static std::atomic<const void *> keys[12];
   int slot = -1;
-  for (int i = 0; i < 9; ++i) {
+  for (int i = 0; i < 12; ++i) {
     const void *key = keys[i].load();
     if (key == kernel) { slot = i; break; }
     if (key == nullptr) {

@@ -101,14 +101,19 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
 #define FN_SPLIT_MAX_STAGES 8
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
-/* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
- * (nvcc 13.0, sm_90a; the .ptxas logs of kernels/cuda/dev/build.sh): 16-bit SPT 4 (64 fp32
- * weight + dw registers) spilled 156 bytes at 128 registers (512 threads), none at 256 threads. */
-#define FN_SPLIT_MAX_THREADS(spt, xsize) ((spt) == 1 ? 1024 : (spt) == 2 || (xsize) == 4 ? 512 : 256)
+/* Compute threads per CTA at most, per instance (slots per thread 1, 2, 4, 8 (f32 only); x
+ * element size); the CTA has one more warp (the sync warp, rmsnorm_bwd_wide.cu) and the launch
+ * bound is this + 32. Chosen so that ptxas (nvcc 13.0, sm_90a; the .ptxas logs of
+ * kernels/cuda/dev/build.sh) spills nothing: 16-bit SPT 4 and f32 SPT 8 (64 fp32 weight + dw
+ * registers) spilled 156 bytes at 128 registers, none at 256 + 32 threads; f32 SPT 4 and SPT 2
+ * under a 544-thread bound were given 96 / 56 registers and spilled, none under 512. */
+#define FN_SPLIT_MAX_THREADS(spt, xsize) \
+  ((spt) == 1 ? 992 : (spt) == 8 || ((spt) == 4 && (xsize) != 4) ? 256 : 480)
 
 typedef struct {
   int gc, gr;          /* CTAs per row (column chunks) and row groups: grid = gc x gr */
-  int threads, spt;    /* threads per CTA, vector slots per thread (1, 2 or 4) */
+  int threads, spt;    /* compute threads per CTA (the CTA has 32 more: the sync warp), vector
+                          slots per compute thread (1, 2, 4; 8 for f32) */
   int64_t chunk;       /* columns per CTA (a multiple of the vector width) */
   int stages, lookahead;
   size_t smem;         /* dynamic shared memory of the ring */
@@ -122,8 +127,8 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   const int vec = fn_vec_elems(x);
   const int64_t xs = x == FUSEDNORM_F32 ? 4 : 2;
   const int64_t slots = (n + vec - 1) / vec;
-  int64_t gc, chunk_slots, per, budget, stage;
-  int spt;
+  int64_t gc, chunk_slots, per = 0, budget, stage;
+  int spt, spt_max;
   if (!has_weight || rows < 1 || sm_count < 1) return 0; /* no workspace without a weight */
   gc = (slots + FN_SPLIT_SLOTS_PER_CTA - 1) / FN_SPLIT_SLOTS_PER_CTA;
   if (gc > sm_count) gc = sm_count;
@@ -132,11 +137,12 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   g->chunk = fn_cluster_chunk(n, (int)gc, vec);
   gc = (n + g->chunk - 1) / g->chunk; /* no empty chunk */
   chunk_slots = g->chunk / vec;
-  for (spt = 1; spt <= 4; spt *= 2) {
+  spt_max = xs == 4 ? 8 : 4;
+  for (spt = 1; spt <= spt_max; spt *= 2) {
     per = (chunk_slots + spt - 1) / spt;
-    if (per <= FN_SPLIT_MAX_THREADS(spt, xs) && (per <= FN_SPLIT_THREADS || spt == 4)) break;
+    if (per <= FN_SPLIT_MAX_THREADS(spt, xs) && (per <= FN_SPLIT_THREADS || spt == spt_max)) break;
   }
-  if (spt > 4) return 0;
+  if (spt > spt_max) return 0;
   g->spt = spt;
   g->threads = (int)((per + 31) / 32 * 32);
   if (g->threads < 64) g->threads = 64;

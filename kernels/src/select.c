@@ -123,7 +123,7 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     if (fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, d->sm_count, d->smem_per_sm,
                      &g)) {
       out->mode = mode;
-      out->block_threads = g.threads;
+      out->block_threads = g.threads + 32; /* + the sync warp */
       out->rows_per_cta = 1;
       out->ctas_per_row = g.gc;
       out->grid = (int64_t)g.gc * g.gr;

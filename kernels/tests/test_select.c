@@ -47,15 +47,16 @@ static void check_split(const fusednorm_problem *p, const fusednorm_launch *l, c
   const int vec = fn_vec_elems(p->x_dtype);
   CHECK(l->ctas_per_row == g->gc && l->grid == (int64_t)g->gc * g->gr, "%s grid %lld vs geometry %d x %d", what,
         (long long)l->grid, g->gc, g->gr);
-  CHECK(l->block_threads == g->threads && l->rows_per_cta == 1, "%s threads %d", what, l->block_threads);
+  CHECK(l->block_threads == g->threads + 32 && l->rows_per_cta == 1, "%s threads %d", what, l->block_threads);
   CHECK(l->grid <= d->sm_count, "%s grid %lld > %d SMs: not co-resident", what, (long long)l->grid, d->sm_count);
   CHECK(g->gr >= 1 && g->gr <= p->rows, "%s gr %d", what, g->gr);
   CHECK(g->chunk % vec == 0 && (int64_t)g->gc * g->chunk >= p->n && (int64_t)(g->gc - 1) * g->chunk < p->n,
         "%s chunk %lld x %d vs n %lld", what, (long long)g->chunk, g->gc, (long long)p->n);
-  CHECK(g->spt == 1 || g->spt == 2 || g->spt == 4, "%s spt %d", what, g->spt);
-  CHECK(l->block_threads % 32 == 0 && l->block_threads <= FN_SPLIT_MAX_THREADS(g->spt, p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
-            (int64_t)l->block_threads * g->spt * vec >= g->chunk,
-        "%s %d threads x %d slots do not hold %lld columns", what, l->block_threads, g->spt, (long long)g->chunk);
+  CHECK(g->spt == 1 || g->spt == 2 || g->spt == 4 || (g->spt == 8 && p->x_dtype == FUSEDNORM_F32), "%s spt %d", what,
+        g->spt);
+  CHECK(g->threads % 32 == 0 && g->threads <= FN_SPLIT_MAX_THREADS(g->spt, p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
+            (int64_t)g->threads * g->spt * vec >= g->chunk,
+        "%s %d threads x %d slots do not hold %lld columns", what, g->threads, g->spt, (long long)g->chunk);
   CHECK(g->stages >= 2 && g->stages <= FN_SPLIT_MAX_STAGES && g->lookahead >= 1 && g->lookahead < g->stages,
         "%s stages %d lookahead %d", what, g->stages, g->lookahead);
   CHECK(g->smem == (size_t)g->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) * (size_t)g->chunk *
@@ -156,15 +157,16 @@ static const pinned kPinned[] = {
     {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     /* Backward, wider than one CTA's registers: the split-row kernel (rmsnorm_bwd_wide.cu), gc
-     * CTAs per row of <= 512 slots each (cluster column = gc), 256 threads, one CTA per SM. */
-    {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 256, 1, 8},
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 256, 1, 16},
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 256, 1, 16, 1},
-    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 256, 1, 64},
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 256, 1, 132}, /* 993 slots per CTA: 256 x 4 */
-    {256, 1048576, FUSEDNORM_F32, 1, WIDE, 512, 1, 132},  /* 1986 slots per CTA: 512 x 4 */
-    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 256, 1, 16},
-    {4096, 16384, FUSEDNORM_F32, 1, WIDE, 256, 1, 8},
+     * CTAs per row of <= 512 slots each (cluster column = gc), 256 compute threads + the sync
+     * warp, one CTA per SM. */
+    {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 288, 1, 8},
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 288, 1, 16},
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 288, 1, 16, 1},
+    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 288, 1, 64},
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 288, 1, 132}, /* 993 slots per CTA: 256 x 4 */
+    {256, 1048576, FUSEDNORM_F32, 1, WIDE, 288, 1, 132},  /* 1986 slots per CTA: 256 x 8 */
+    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 288, 1, 16},
+    {4096, 16384, FUSEDNORM_F32, 1, WIDE, 288, 1, 8},
 };
 
 static void test_pinned(void) {
