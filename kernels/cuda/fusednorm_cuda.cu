@@ -227,8 +227,8 @@ fusednorm_status plan_backward(const fusednorm_problem *p, int device, BwdPlan *
   /* The WIDE backward with a weight is the split-row kernel wherever its geometry exists (the
    * same pure test select.c used to size the grid); else the cluster kernel below. */
   if (plan->l.mode == FUSEDNORM_MODE_WIDE &&
-      fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, info.sm_count, info.smem_per_sm,
-                   &plan->sg)) {
+      fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
+                   info.sm_count, info.smem_per_sm, &plan->sg)) {
     if ((int64_t)plan->sg.gc * plan->sg.gr != plan->l.grid || plan->sg.gc != plan->l.ctas_per_row)
       return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* select.c and launch_config.h disagree: a bug */
     plan->split = 1;
@@ -294,11 +294,11 @@ fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusedno
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   const void *kernel = fn::bwd_split_kernel(p->x_dtype, g.spt);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 10 instances. */
-  static std::atomic<size_t> granted[12];
-  static std::atomic<const void *> keys[12];
+  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 9 instances. */
+  static std::atomic<size_t> granted[9];
+  static std::atomic<const void *> keys[9];
   int slot = -1;
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < 9; ++i) {
     const void *key = keys[i].load();
     if (key == kernel) { slot = i; break; }
     if (key == nullptr) {
