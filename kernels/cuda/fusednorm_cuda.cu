@@ -212,6 +212,8 @@ struct BwdPlan {
   int dw_smem;
   size_t smem;
   size_t ws_bytes; /* including 16 bytes of slack so a misaligned workspace can be aligned up */
+  int split;       /* the split-row wide backward (rmsnorm_bwd_wide.cu) with geometry `sg` */
+  fn_split_geom sg;
 };
 
 /* Streamed columns' dw goes to shared memory up to this size; beyond it, to the workspace row
@@ -228,7 +230,21 @@ fusednorm_status plan_backward(const fusednorm_problem *p, int device, BwdPlan *
   plan->dw_smem = 1;
   plan->smem = 0;
   plan->ws_bytes = 0;
+  plan->split = 0;
   if (!p->has_weight) return FUSEDNORM_OK;
+  /* The WIDE backward with a weight is the split-row kernel wherever its geometry exists (the
+   * same pure test select.c used to size the grid); else the cluster kernel below. */
+  if (plan->l.mode == FUSEDNORM_MODE_WIDE &&
+      fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
+                   info.sm_count, info.smem_per_sm, &plan->sg)) {
+    if ((int64_t)plan->sg.gc * plan->sg.gr != plan->l.grid || plan->sg.gc != plan->l.ctas_per_row)
+      return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* select.c and launch_config.h disagree: a bug */
+    plan->split = 1;
+    plan->smem = plan->sg.smem;
+    plan->ws_bytes = (size_t)fn_partial_rows(&plan->l) * (size_t)p->n * sizeof(float) +
+                     (size_t)fn_split_extra_bytes(p->rows, &plan->sg) + 16;
+    return FUSEDNORM_OK;
+  }
   const int teams = plan->l.rows_per_cta > 0 ? plan->l.rows_per_cta : 1;
   const int64_t cached_cols = (int64_t)plan->sh.cache * plan->sh.team * plan->sh.vec;
   if (teams > 1) {
@@ -241,6 +257,84 @@ fusednorm_status plan_backward(const fusednorm_problem *p, int device, BwdPlan *
   }
   plan->ws_bytes = (size_t)fn_partial_rows(&plan->l) * (size_t)p->n * sizeof(float) + 16;
   return FUSEDNORM_OK;
+}
+
+/* Fixed-order reduction of the P partial rows into dw (weight dtype). */
+fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const BwdPlan &plan, const float *ws, void *dw,
+                                  cudaStream_t stream) {
+  const int64_t P = fn_partial_rows(&plan.l);
+  int n = (int)p->n;
+  int wdt = (int)p->w_dtype;
+  int64_t grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
+  if (grid > 65535 * 16) grid = 65535 * 16; /* grid-stride over column blocks beyond */
+  void *rargs[] = {(void *)&ws, (void *)&P, &n, &dw, &wdt};
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)grid);
+  cfg.blockDim = dim3((unsigned)(fn::kDwReduceCols * fn::kDwReduceSlices));
+  cfg.stream = stream;
+  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");
+  return FUSEDNORM_OK;
+}
+
+/* The split-row wide backward (rmsnorm_bwd_wide.cu): partial-dot slots reset on the stream, one
+ * cooperative launch (all CTAs co-resident: its CTAs wait for each other), then dw_reduce. */
+fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, const BwdPlan &plan,
+                                       float *ws, cudaStream_t stream) {
+  const fn_split_geom &g = plan.sg;
+  const size_t xs = fusednorm_dtype_size(p->x_dtype);
+  const bool fused = p->has_residual != 0;
+  fn::SplitParams k;
+  k.dy = a->dy; k.dy_stride = a->dy_stride;
+  k.s = a->s; k.s_stride = a->s_stride;
+  k.ds = fused ? a->ds : nullptr; k.ds_stride = fused ? a->ds_stride : 0;
+  k.w = a->weight; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+  k.rstd = a->rstd;
+  k.dx = a->dx; k.dx_stride = a->dx_stride;
+  k.ws = ws;
+  k.dots = ws + (size_t)g.gr * (size_t)p->n;
+  k.rows = p->rows; k.n = (int)p->n;
+  k.gc = g.gc; k.gr = g.gr; k.chunk = (int)g.chunk; k.stages = g.stages; k.lookahead = g.lookahead;
+  k.aligned = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
+              aligned16(a->dx, a->dx_stride, xs) && aligned16(k.ds, k.ds_stride, xs) &&
+              aligned16(a->weight, 0, 1);
+  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+  const void *kernel = fn::bwd_split_kernel(p->x_dtype, g.spt);
+  if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 9 instances. */
+  static std::atomic<size_t> granted[9];
+  static std::atomic<const void *> keys[9];
+  int slot = -1;
+  for (int i = 0; i < 9; ++i) {
+    const void *key = keys[i].load();
+    if (key == kernel) { slot = i; break; }
+    if (key == nullptr) {
+      const void *expected = nullptr;
+      if (keys[i].compare_exchange_strong(expected, kernel) || expected == kernel) { slot = i; break; }
+    }
+  }
+  if (slot < 0 || granted[slot].load() < plan.smem) {
+    FN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan.smem));
+    if (slot >= 0) granted[slot].store(plan.smem);
+  }
+  /* Every partial-dot slot "unpublished" (all bits set; rmsnorm_bwd_wide.cu, kUnpublished). */
+  FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)g.gc * sizeof(float), stream));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)plan.l.grid);
+  cfg.blockDim = dim3((unsigned)plan.l.block_threads);
+  cfg.dynamicSmemBytes = plan.smem;
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeCooperative;
+  attr[0].val.cooperative = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  void *args[] = {&k};
+  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, kernel, args));
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return cuda_fail(err, "rms_norm_bwd_split launch");
+  return launch_dw_reduce(p, plan, ws, a->dw, stream);
 }
 
 }  // namespace
@@ -338,6 +432,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     if (a->workspace == nullptr || a->workspace_bytes < plan.ws_bytes) return FUSEDNORM_ERR_WORKSPACE_TOO_SMALL;
     ws = reinterpret_cast<float *>(((uintptr_t)a->workspace + 15) & ~(uintptr_t)15);
   }
+  if (plan.split) return launch_split_backward(p, a, plan, ws, stream);
   const size_t xs = fusednorm_dtype_size(p->x_dtype);
   const void *w = p->has_weight ? a->weight : nullptr;
   const void *ds = p->has_residual ? a->ds : nullptr;
@@ -383,26 +478,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
   if (st != FUSEDNORM_OK || !p->has_weight) return st;
 
   /* Fixed-order reduction of the partial rows into dw. */
-  const int64_t P = fn_partial_rows(&plan.l);
-  int n = (int)p->n;
-  void *dw = a->dw;
-  int wdt = (int)p->w_dtype;
-  fusednorm_launch r;
-  memset(&r, 0, sizeof r);
-  r.block_threads = fn::kDwReduceCols * fn::kDwReduceSlices;
-  r.grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
-  if (r.grid > 65535 * 16) r.grid = 65535 * 16; /* grid-stride over column blocks beyond */
-  r.ctas_per_row = 1;
-  const float *wsc = ws;
-  void *rargs[] = {&wsc, (void *)&P, &n, &dw, &wdt};
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)r.grid);
-  cfg.blockDim = dim3((unsigned)r.block_threads);
-  cfg.stream = stream;
-  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");
-  return FUSEDNORM_OK;
+  return launch_dw_reduce(p, plan, ws, a->dw, stream);
 }
 
 }  // extern "C"

@@ -123,6 +123,99 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
   return (c + vec - 1) / vec * vec;
 }
 
+/* ---- Split-row wide backward (rmsnorm_bwd_wide.cu) ----
+ * Rows too wide for one CTA (the WIDE mode's backward with a weight): every row is split over
+ * `gc` CTAs (column chunks of `chunk` columns, a multiple of the vector width), and the grid is
+ * gc x gr CTAs, at most one per SM, launched cooperatively so that all are co-resident (the CTAs of
+ * a row wait for each other's partial dot products through the workspace). CTA (g, c) owns the
+ * columns of chunk c of every row g, g + gr, g + 2 gr, ...: its dw stays in registers and is
+ * written once, as row g of the gr partial rows that dw_reduce sums. Rows are staged in a ring of
+ * `stages` shared-memory buffers (dy, s and, for the fused add, ds of the CTA's chunk), loaded with
+ * cp.async `stages - lookahead` rows ahead of their dot product, whose CTA partial is published
+ * `lookahead` rows before the row's dx pass needs the total (the cross-CTA latency hides behind
+ * the other rows' loads). Workspace (after the gr x n fp32 partial dw): rows x gc fp32 partial
+ * dots, reset to an "unpublished" bit pattern by a cudaMemsetAsync before every launch. */
+#ifndef FN_SPLIT_SLOTS_PER_CTA
+#define FN_SPLIT_SLOTS_PER_CTA 512 /* target vector slots per CTA (4096 columns bf16) */
+#endif
+#ifndef FN_SPLIT_THREADS
+#define FN_SPLIT_THREADS 256       /* target threads per CTA; more slots per thread beyond it */
+#endif
+#define FN_SPLIT_MAX_STAGES 8
+/* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
+#define FN_SPLIT_MAX_CTAS_PER_ROW 256
+/* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
+ * (nvcc 13.0, sm_90a; the .ptxas logs of kernels/cuda/dev/build.sh): 16-bit SPT 4 (64 fp32
+ * weight + dw registers) spilled 156 bytes at 128 registers (512 threads), none at 256 threads. */
+#define FN_SPLIT_MAX_THREADS(spt, xsize) ((spt) == 1 ? 1024 : (spt) == 2 || (xsize) == 4 ? 512 : 256)
+
+typedef struct {
+  int gc, gr;          /* CTAs per row (column chunks) and row groups: grid = gc x gr */
+  int threads, spt;    /* threads per CTA, vector slots per thread (1, 2 or 4) */
+  int64_t chunk;       /* columns per CTA (a multiple of the vector width) */
+  int stages, lookahead;
+  size_t smem;         /* dynamic shared memory of the ring */
+} fn_split_geom;
+
+/* AUTO takes the split-row kernel only for rows of more than this many vector slots (16-bit
+ * n > 131072, f32 n > 65536); narrower wide rows keep the cluster kernel (rmsnorm_bwd.cu), which
+ * measured as fast or faster there. H200, 2026-11-22 02:46 UTC, bench_modes --bwd, GB/s cluster
+ * vs split, same run (kernels/RESULTS.md): bf16 2048x32768 2047 vs 1203, 1024x65536 1190 vs
+ * 1219 (fused 1593 vs 1619), f32 4096x16384 2931 vs 1558, f32 1024x65536 1560 vs 1535; wider,
+ * split: bf16 512x262144 774 vs 1222, 256x1048576 385 vs 1377 (fused 513 vs 1829, f32 839 vs
+ * 1420). A forced WIDE backward with a weight always takes the split-row kernel (what
+ * test_cuda --mode=wide exercises). */
+#define FN_SPLIT_AUTO_MIN_SLOTS 16384
+
+/* 1 and the geometry if the split-row backward handles this problem on a device of `sm_count`
+ * SMs with `smem_per_sm` bytes of shared memory, else 0 (the cluster kernel runs instead).
+ * `auto_mode`: the problem's mode is AUTO (which then picked WIDE). Pure: select.c (grid,
+ * threads, ctas_per_row = gc) and the launcher (ring, workspace) both call it. */
+static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
+                               int has_residual, int auto_mode, int sm_count, size_t smem_per_sm,
+                               fn_split_geom *g) {
+  const int vec = fn_vec_elems(x);
+  const int64_t xs = x == FUSEDNORM_F32 ? 4 : 2;
+  const int64_t slots = (n + vec - 1) / vec;
+  int64_t gc, chunk_slots, per, budget, stage;
+  int spt;
+  if (!has_weight || rows < 1 || sm_count < 1) return 0; /* no workspace without a weight */
+  if (auto_mode && slots <= FN_SPLIT_AUTO_MIN_SLOTS) return 0;
+  gc = (slots + FN_SPLIT_SLOTS_PER_CTA - 1) / FN_SPLIT_SLOTS_PER_CTA;
+  if (gc > sm_count) gc = sm_count;
+  if (gc > FN_SPLIT_MAX_CTAS_PER_ROW) gc = FN_SPLIT_MAX_CTAS_PER_ROW;
+  if (gc < 1) gc = 1;
+  g->chunk = fn_cluster_chunk(n, (int)gc, vec);
+  gc = (n + g->chunk - 1) / g->chunk; /* no empty chunk */
+  chunk_slots = g->chunk / vec;
+  for (spt = 1; spt <= 4; spt *= 2) {
+    per = (chunk_slots + spt - 1) / spt;
+    if (per <= FN_SPLIT_MAX_THREADS(spt, xs) && (per <= FN_SPLIT_THREADS || spt == 4)) break;
+  }
+  if (spt > 4) return 0;
+  g->spt = spt;
+  g->threads = (int)((per + 31) / 32 * 32);
+  if (g->threads < 64) g->threads = 64;
+  g->gc = (int)gc;
+  g->gr = (int)(sm_count / gc);
+  if (g->gr < 1) g->gr = 1;
+  if (g->gr > rows) g->gr = (int)rows;
+  stage = (2 + (has_residual ? 1 : 0)) * g->chunk * xs;
+  budget = (int64_t)smem_per_sm - 4096; /* the driver's per-CTA reserve and the static smem */
+  if (budget > 227 * 1024) budget = 227 * 1024;
+  g->stages = (int)(budget / stage);
+  if (g->stages > FN_SPLIT_MAX_STAGES) g->stages = FN_SPLIT_MAX_STAGES;
+  if (g->stages < 2) return 0;
+  g->lookahead = g->stages / 2;
+  g->smem = (size_t)g->stages * (size_t)stage;
+  return 1;
+}
+
+/* Workspace bytes of the split-row backward beyond the partial dw: the partial dots. */
+static inline int64_t fn_split_extra_bytes(int64_t rows, const fn_split_geom *g) {
+  return rows * (int64_t)g->gc * 4;
+}
+
 /* Rows of fp32 partial dw the backward writes (one per CTA, or per cluster in the wide mode). */
 static inline int64_t fn_partial_rows(const fusednorm_launch *l) {
   return l->grid / (l->ctas_per_row > 0 ? l->ctas_per_row : 1);

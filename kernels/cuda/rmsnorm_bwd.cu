@@ -18,46 +18,11 @@
  * with compensated sums).
  * Hence bitwise run-to-run determinism for a given device (P depends on the SM count).
  */
+#include "kernels/cuda/rmsnorm_bwd_slot.cuh"
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
 
 namespace fn {
-
-/* The roundings follow the naive fp32 formula exactly (g = RN(dy*w), RN(n*mean), RN(g - .),
- * RN(rstd * .), RN(. + ds)), with intrinsics so that nvcc cannot contract them into FMAs: an
- * FMA's exact dy*w minus the rounded g of the dot product leaves a spurious residual where the
- * formula cancels (n = +-1, e.g. n = 1 or LLAMA rounding), measured as failures at N = 1. */
-template <typename T>
-__device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
-                                          float rs, bool llama, float dot) {
-#pragma unroll
-  for (int e = 0; e < Vec<T>::N; ++e) {
-    float nrm = elem_f(sv, e) * rs;
-    if (llama) nrm = round_to<T>(nrm);
-    dot = fmaf(__fmul_rn(elem_f(dv, e), wv[e]), nrm, dot);
-  }
-  return dot;
-}
-
-/* dx of a slot, and dy*n added to dw. */
-template <typename T>
-__device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec<T> &sv, const Vec<T> &dsv,
-                                        bool has_ds, const float (&wv)[Vec<T>::N], float rs, float mean_gn,
-                                        bool llama, float (&dw)[Vec<T>::N]) {
-  constexpr int N = Vec<T>::N;
-  float f[N];
-#pragma unroll
-  for (int e = 0; e < N; ++e) {
-    const float dy = elem_f(dv, e);
-    float nrm = elem_f(sv, e) * rs;
-    if (llama) nrm = round_to<T>(nrm);
-    float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, wv[e]), __fmul_rn(nrm, mean_gn)));
-    if (has_ds) d = __fadd_rn(d, elem_f(dsv, e));
-    f[e] = d;
-    dw[e] = fmaf(dy, nrm, dw[e]); /* unused (and dead) without weight */
-  }
-  from_floats(dxv, f);
-}
 
 /* The effective weight of a cached slot: from the CTA's fp32 copy in shared memory (staged once
  * per CTA, see the kernel) or from global memory (loaded and converted on both passes of every

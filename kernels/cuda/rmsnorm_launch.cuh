@@ -47,6 +47,21 @@ struct BwdParams {
                                   dynamic shared memory (round_up(chunk, vec) floats) */
 };
 
+/* Split-row wide backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */
+struct SplitParams {
+  const void *dy, *s, *ds, *w;
+  const float *rstd;
+  void *dx;
+  float *ws;                   /* gr x n partial dw (row g: CTAs of row group g) */
+  float *dots;                 /* per row: gc partial dots, in chunk order (reset to the
+                                  unpublished pattern before each launch) */
+  int64_t dy_stride, s_stride, ds_stride, dx_stride;
+  int64_t rows;
+  int n, w_dtype;
+  float offset;
+  int gc, gr, chunk, stages, lookahead, aligned, llama;
+};
+
 /* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
@@ -56,6 +71,8 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
 const void *dw_reduce_kernel();
+/* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}); NULL if none. */
+const void *bwd_split_kernel(fusednorm_dtype x, int spt);
 constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */
 constexpr int kDwReduceSlices = 32;  /* fixed slices of the partial rows per column: enough
                                         independent sums that P ~ 500-2000 rows take few steps */

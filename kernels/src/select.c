@@ -129,6 +129,23 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
   int64_t units, grid_cap;
   int threads, teams = 1, team, cache, occ;
 
+  if (mode == FUSEDNORM_MODE_WIDE && backward) {
+    /* The split-row backward (rmsnorm_bwd_wide.cu; geometry and its reasons: fn_split_bwd in
+     * launch_config.h): gc CTAs per row, gr row groups, one CTA per SM, cooperative. Without a
+     * weight (no workspace for its partial dots), beyond its geometry, or from AUTO for rows of
+     * <= FN_SPLIT_AUTO_MIN_SLOTS slots (measurements there): the cluster kernel. */
+    fn_split_geom g;
+    if (fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
+                     d->sm_count, d->smem_per_sm, &g)) {
+      out->mode = mode;
+      out->block_threads = g.threads;
+      out->rows_per_cta = 1;
+      out->ctas_per_row = g.gc;
+      out->grid = (int64_t)g.gc * g.gr;
+      out->vec_elems = vec;
+      return FUSEDNORM_OK;
+    }
+  }
   if (mode == FUSEDNORM_MODE_ROW_PACKED) {
     if (p->n > FN_ROW_PACKED_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
     /* One slot per lane; capped at a warp (f32 n = 1024: 32 lanes x CACHE 8). */

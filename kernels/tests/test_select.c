@@ -37,10 +37,48 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
   return p;
 }
 
+/* Invariants of a split-row wide backward (rmsnorm_bwd_wide.cu): the geometry launch_config.h
+ * gives is what select.c returned; the grid is co-resident (one CTA per SM at most: the CTAs of a
+ * row wait for each other); the chunks cover the row with no empty chunk; the threads hold the
+ * chunk within the instance's launch bound; the ring fits the shared memory with >= 2 stages and
+ * at least one row of lookahead between a row's dot and its dx. */
+static void check_split(const fusednorm_problem *p, const fusednorm_launch *l, const fn_split_geom *g,
+                        const fusednorm_device_info *d, const char *what) {
+  const int vec = fn_vec_elems(p->x_dtype);
+  CHECK(l->ctas_per_row == g->gc && l->grid == (int64_t)g->gc * g->gr, "%s grid %lld vs geometry %d x %d", what,
+        (long long)l->grid, g->gc, g->gr);
+  CHECK(l->block_threads == g->threads && l->rows_per_cta == 1, "%s threads %d", what, l->block_threads);
+  CHECK(l->grid <= d->sm_count, "%s grid %lld > %d SMs: not co-resident", what, (long long)l->grid, d->sm_count);
+  CHECK(g->gr >= 1 && g->gr <= p->rows, "%s gr %d", what, g->gr);
+  CHECK(g->chunk % vec == 0 && (int64_t)g->gc * g->chunk >= p->n && (int64_t)(g->gc - 1) * g->chunk < p->n,
+        "%s chunk %lld x %d vs n %lld", what, (long long)g->chunk, g->gc, (long long)p->n);
+  CHECK(g->spt == 1 || g->spt == 2 || g->spt == 4, "%s spt %d", what, g->spt);
+  CHECK(l->block_threads % 32 == 0 && l->block_threads <= FN_SPLIT_MAX_THREADS(g->spt, p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
+            (int64_t)l->block_threads * g->spt * vec >= g->chunk,
+        "%s %d threads x %d slots do not hold %lld columns", what, l->block_threads, g->spt, (long long)g->chunk);
+  CHECK(g->stages >= 2 && g->stages <= FN_SPLIT_MAX_STAGES && g->lookahead >= 1 && g->lookahead < g->stages,
+        "%s stages %d lookahead %d", what, g->stages, g->lookahead);
+  CHECK(g->smem == (size_t)g->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) * (size_t)g->chunk *
+                       (size_t)(p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
+            g->smem + 4096 <= d->smem_per_sm && g->smem <= 227 * 1024,
+        "%s ring %zu bytes", what, g->smem);
+  CHECK(fn_partial_rows(l) == g->gr, "%s partial rows", what);
+}
+
 /* Invariants of one selected configuration. */
 static void check_invariants(const fusednorm_problem *p, int bwd, const fusednorm_launch *l,
-                             const char *what) {
+                             const fusednorm_device_info *d, const char *what) {
   const int vec = fn_vec_elems(p->x_dtype);
+  fn_split_geom g;
+  if (bwd && l->mode == FUSEDNORM_MODE_WIDE &&
+      fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
+                   d->sm_count, d->smem_per_sm, &g)) {
+    check_split(p, l, &g, d, what);
+    return;
+  }
+  CHECK(!(bwd && l->mode == FUSEDNORM_MODE_WIDE && p->has_weight && p->n <= 1048576 &&
+          !(p->mode == FUSEDNORM_MODE_AUTO && (p->n + vec - 1) / vec <= FN_SPLIT_AUTO_MIN_SLOTS)),
+        "%s: no split-row geometry for a wide backward with weight, n <= 2^20", what);
   const int team = l->block_threads / l->rows_per_cta;
   const int64_t chunk = l->ctas_per_row > 1 ? fn_cluster_chunk(p->n, l->ctas_per_row, vec) : p->n;
   const int64_t slots = (chunk + vec - 1) / vec;
@@ -121,10 +159,23 @@ static const pinned kPinned[] = {
     {8192, 8192, FUSEDNORM_F32, 0, PERS, 512, 1, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
+    /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
+     * n <= 131072, f32 n <= 65536) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
+     * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
+     * the cluster column, 256 threads unless the chunk needs more, one CTA per SM). Evidence:
+     * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
     {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 512, 1, 2},
     {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 4},
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 1024, 1, 8},
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 4, 1},
     {4096, 32768, FUSEDNORM_F32, 1, WIDE, 512, 1, 4},
+    {4096, 16384, FUSEDNORM_F32, 1, WIDE, 512, 1, 2},
+    {512, 131072, FUSEDNORM_BF16, 1, WIDE, 512, 1, 8},    /* 16384 slots: still the cluster kernel */
+    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 256, 1, 64},   /* 32768 slots: split */
+    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 256, 1, 64, 1},
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 256, 1, 132}, /* 993 slots per CTA: 256 x 4 */
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 256, 1, 132, 1},
+    {256, 1048576, FUSEDNORM_F32, 1, WIDE, 512, 1, 132},  /* 1986 slots per CTA: 512 x 4 */
+    {512, 131072, FUSEDNORM_F32, 1, WIDE, 256, 1, 64},    /* f32: 32768 slots, split */
 };
 
 static void test_pinned(void) {
@@ -147,7 +198,7 @@ static void test_pinned(void) {
     CHECK(l.rows_per_cta == t->rows_per_cta, "%s rows/cta %d, pinned %d", what, l.rows_per_cta,
           t->rows_per_cta);
     CHECK(l.ctas_per_row == t->cluster, "%s cluster %d, pinned %d", what, l.ctas_per_row, t->cluster);
-    check_invariants(&p, t->bwd, &l, what);
+    check_invariants(&p, t->bwd, &l, &kH200, what);
   }
 }
 
@@ -181,8 +232,27 @@ static void test_forced(void) {
               if (st != FUSEDNORM_OK) continue;
               if (m != FUSEDNORM_MODE_AUTO) CHECK(l.mode == (fusednorm_mode)m, "%s picked %d", what, l.mode);
               else CHECK(l.mode != FUSEDNORM_MODE_AUTO, "%s", what);
-              check_invariants(&p, bwd, &l, what);
+              check_invariants(&p, bwd, &l, devs[d], what);
             }
+}
+
+/* The wide backward without a weight has no workspace for the split-row kernel's partial dots:
+ * the cluster kernel (<= FN_MAX_CLUSTER CTAs per row) runs it. */
+static void test_wide_no_weight(void) {
+  static const int64_t ns[] = {32768, 65536, 1048576};
+  int i;
+  for (i = 0; i < 3; ++i) {
+    fusednorm_problem p = prob(1024, ns[i], FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    fn_split_geom g;
+    p.has_weight = 0;
+    CHECK(fusednorm_select_launch(&p, 1, &kH200, &l) == FUSEDNORM_OK, "no weight n %lld", (long long)ns[i]);
+    CHECK(l.mode == FUSEDNORM_MODE_WIDE && l.ctas_per_row >= 2 && l.ctas_per_row <= FN_MAX_CLUSTER,
+          "no weight n %lld: %d CTAs per row", (long long)ns[i], l.ctas_per_row);
+    CHECK(!fn_split_bwd(p.rows, p.n, p.x_dtype, p.has_weight, p.has_residual, 1, kH200.sm_count, kH200.smem_per_sm,
+                        &g),
+          "no weight n %lld: split geometry", (long long)ns[i]);
+  }
 }
 
 static void test_bad_args(void) {
@@ -204,6 +274,7 @@ static void test_bad_args(void) {
 int main(void) {
   test_pinned();
   test_forced();
+  test_wide_no_weight();
   test_bad_args();
   printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;

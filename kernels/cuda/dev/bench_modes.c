@@ -3,7 +3,8 @@
  * few shapes: the evidence behind the thresholds in kernels/src/select.c. Not the project's
  * benchmark (that is tools/bench/, with the peers); this one only compares our own modes.
  *
- *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--fwd-only] [--mode=0..5] [--shapes=MxN,...] [--iters=N]
+ *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N] [--bwd | --fwd-only]
+ *               [--modes=auto,persistent,...]   (--bwd / --fwd-only: one direction; --modes: only these modes)
  *
  * Kernel time by CUDA events around each launch (median of --iters), inputs rotated over enough
  * buffer sets that every launch reads from HBM (>= 256 MB in flight over the rotation), inputs
@@ -60,7 +61,8 @@ typedef struct {
 
 int main(int argc, char **argv) {
   fusednorm_dtype dt = FUSEDNORM_BF16;
-  int fused = 0, iters = 30, dirs = 2, only_mode = -1;
+  int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0;
+  const char *modes = NULL;
   const char *shapes = "1048576x128,65536x128,262144x512,65536x1024,32768x2880,16384x4096,16384x5120,"
                        "16384x7168,8192x8192,4096x16384,2048x32768,1024x65536,256x262144,256x1048576";
   for (int i = 1; i < argc; ++i) {
@@ -68,12 +70,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--dtype=f16")) dt = FUSEDNORM_F16;
     else if (!strcmp(argv[i], "--dtype=bf16")) dt = FUSEDNORM_BF16;
     else if (!strcmp(argv[i], "--fused")) fused = 1;
-    else if (!strcmp(argv[i], "--fwd-only")) dirs = 1;
-    else if (!strncmp(argv[i], "--mode=", 7)) only_mode = atoi(argv[i] + 7); /* fusednorm_mode value */
+    else if (!strcmp(argv[i], "--fwd-only")) fwd_only = 1;
     else if (!strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
     else if (!strncmp(argv[i], "--iters=", 8)) iters = atoi(argv[i] + 8);
+    else if (!strcmp(argv[i], "--bwd")) bwd_only = 1;
+    else if (!strncmp(argv[i], "--modes=", 8)) modes = argv[i] + 8;
     else {
-      fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--fwd-only] [--mode=0..5] [--shapes=MxN,...] [--iters=N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,...] [--iters=N] [--bwd | --fwd-only] [--modes=a,b]\n", argv[0]);
       return 2;
     }
   }
@@ -131,9 +134,9 @@ int main(int argc, char **argv) {
     CK(cudaMalloc(&w, (size_t)N * es));
     CK(cudaMalloc(&dw, (size_t)N * es));
     fill_random(w, (size_t)N, dt, 7);
-    for (int dir = 0; dir < dirs; ++dir) {
+    for (int dir = bwd_only; dir < (fwd_only ? 1 : 2); ++dir) {
       for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
-        if (only_mode >= 0 && m != only_mode) continue;
+        if (modes && !strstr(modes, fusednorm_mode_name((fusednorm_mode)m))) continue;
         fusednorm_problem p = fusednorm_problem_init(M, N, dt, dt);
         p.has_residual = fused;
         p.mode = (fusednorm_mode)m;

@@ -4,6 +4,7 @@
 # carried source tree. Output: ${OUT_DIR:-gpu_dev}/{test_cuda,test_select,bench_modes}.
 #   bash kernels/cuda/dev/build.sh            (from the repo root; -j: one job per core)
 #   DEFS="-DFN_TARGET_CACHE_FWD=2" OUT_DIR=gpu_dev/t2 bash kernels/cuda/dev/build.sh   (a variant)
+#   DEFS="-DFN_SPLIT_THREADS=512" bash ...    (variant builds: macros for both nvcc and gcc)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 O="${OUT_DIR:-gpu_dev}"; mkdir -p "$O/obj"
@@ -17,7 +18,7 @@ for f in kernels/src/common.c kernels/src/cpu.c kernels/src/select.c kernels/ref
 done
 wait
 for f in "$O"/obj/*.ptxas; do grep -q error "$f" && { cat "$f"; exit 1; }; done
-LIB="$O/obj/common.o $O/obj/cpu.o $O/obj/select.o $O/obj/fusednorm_cuda.o $O/obj/rmsnorm_fwd.o $O/obj/rmsnorm_bwd.o"
+LIB="$O/obj/common.o $O/obj/cpu.o $O/obj/select.o $O/obj/fusednorm_cuda.o $O/obj/rmsnorm_fwd.o $O/obj/rmsnorm_bwd.o $O/obj/rmsnorm_bwd_wide.o"
 LINK="-L$CUDA/lib64 -lcudart_static -ldl -lrt -lpthread -fopenmp -lm"
 g++ -o "$O/test_cuda" "$O/obj/test_cuda.o" "$O/obj/engine.o" "$O/obj/fusednorm_ref.o" $LIB $LINK
 g++ -o "$O/bench_modes" "$O/obj/bench_modes.o" $LIB $LINK

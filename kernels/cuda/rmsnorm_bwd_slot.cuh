@@ -1,0 +1,51 @@
+/*
+ * rmsnorm_bwd_slot.cuh — the backward's per-slot arithmetic, shared by the one-CTA / cluster
+ * family (rmsnorm_bwd.cu) and the split-row wide backward (rmsnorm_bwd_wide.cu), so that every
+ * mode rounds exactly the same way.
+ */
+#ifndef FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
+#define FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
+
+#include "kernels/cuda/rmsnorm_common.cuh"
+
+namespace fn {
+
+/* The roundings follow the naive fp32 formula exactly (g = RN(dy*w), RN(n*mean), RN(g - .),
+ * RN(rstd * .), RN(. + ds)), with intrinsics so that nvcc cannot contract them into FMAs: an
+ * FMA's exact dy*w minus the rounded g of the dot product leaves a spurious residual where the
+ * formula cancels (n = +-1, e.g. n = 1 or LLAMA rounding), measured as failures at N = 1. */
+template <typename T>
+__device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
+                                          float rs, bool llama, float dot) {
+#pragma unroll
+  for (int e = 0; e < Vec<T>::N; ++e) {
+    float nrm = elem_f(sv, e) * rs;
+    if (llama) nrm = round_to<T>(nrm);
+    dot = fmaf(__fmul_rn(elem_f(dv, e), wv[e]), nrm, dot);
+  }
+  return dot;
+}
+
+/* dx of a slot, and dy*n added to dw. */
+template <typename T>
+__device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec<T> &sv, const Vec<T> &dsv,
+                                        bool has_ds, const float (&wv)[Vec<T>::N], float rs, float mean_gn,
+                                        bool llama, float (&dw)[Vec<T>::N]) {
+  constexpr int N = Vec<T>::N;
+  float f[N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    const float dy = elem_f(dv, e);
+    float nrm = elem_f(sv, e) * rs;
+    if (llama) nrm = round_to<T>(nrm);
+    float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, wv[e]), __fmul_rn(nrm, mean_gn)));
+    if (has_ds) d = __fadd_rn(d, elem_f(dsv, e));
+    f[e] = d;
+    dw[e] = fmaf(dy, nrm, dw[e]); /* unused (and dead) without weight */
+  }
+  from_floats(dxv, f);
+}
+
+}  // namespace fn
+
+#endif /* FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_ */

@@ -1,0 +1,293 @@
+/*
+ * rmsnorm_bwd_wide.cu — the split-row backward of the WIDE mode (rows too wide for one CTA).
+ *
+ * Geometry (fn_split_bwd, launch_config.h): a cooperative grid of gc x gr CTAs, at most one per
+ * SM. CTA (g, c) handles the columns [c*chunk, (c+1)*chunk) of rows g, g+gr, g+2gr, ... ("its
+ * rows", local index j). Per row, with the row's total dot(g*n) needed before any dx:
+ *   1. the row's chunk of dy, s (and ds for the fused add) is copied into a ring of `stages`
+ *      shared-memory buffers with cp.async, `stages - lookahead` rows ahead of step 2;
+ *   2. the CTA's partial dot is reduced (fixed order: thread, warp xor tree, warps in order) and
+ *      published in the workspace (one relaxed store: the value is its own ready flag, see
+ *      kUnpublished);
+ *   3. `lookahead` rows later, warp 0 has the row's gc partials (loaded while the previous row's
+ *      dx ran, re-polled if any was missing), sums them in a fixed order (lane-strided, then a
+ *      fixed xor tree), and every thread computes dx of its own slots from the ring and adds
+ *      dy*n to its dw registers.
+ * While a CTA waits for a row's partials, the loads of the next rows are in flight, so the
+ * cross-CTA latency hides behind HBM traffic instead of stalling it (the cluster kernel held one
+ * row per cluster and re-read slices beyond its registers). dy and s are read once from HBM.
+ * dw: every thread owns the same columns for every row, accumulates them in registers in row
+ * order and writes them once, as row g of the gr partial rows that dw_reduce sums in a fixed
+ * order. Everything depends only on (shape, SM count): bitwise deterministic run to run.
+ *
+ * Progress: every CTA publishes the dots of its first `lookahead` rows before it waits for any,
+ * and the dot of row j + lookahead right after finishing row j, so the CTAs of a row group never
+ * wait on a row that a co-resident CTA cannot reach; the cooperative launch guarantees that all
+ * of them are co-resident (a plain grid does not). Capturable: the partial-dot slots are reset
+ * to kUnpublished by a cudaMemsetAsync on the same stream; nothing is allocated.
+ *
+ * Speed (H200, kernels/RESULTS.md): ~1.2-1.4 TB/s at every width, i.e. about 2.6 us per row per
+ * CTA whatever the chunk: bound by the per-row latency chain (warp 0 waits for the partials'
+ * loads and the CTA for warp 0), not by bytes. It replaces the cluster kernel from AUTO only where
+ * that one fell off (FN_SPLIT_AUTO_MIN_SLOTS). Moving step 3 into a dedicated "sync warp" whose
+ * lanes poll several rows independently took 1024x65536 from 1219 to 1305 GB/s (1563 with
+ * 1024-slot chunks) but hung in test_cuda (divergent spin loops inside one warp are the prime
+ * suspect; commit a73bc62 on branch wide-bwd), so it is not here.
+ */
+#include "kernels/cuda/rmsnorm_bwd_slot.cuh"
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.cuh"
+
+namespace fn {
+
+namespace {
+
+/* A partial dot not yet published: the workspace is filled with this bit pattern (a NaN that
+ * no fp32 arithmetic produces: NaN results are the canonical 0x7fffffff, and the publisher
+ * canonicalizes anyway) by a cudaMemsetAsync before each launch, so the value is its own flag:
+ * one L2 round trip tells both whether and what, with no counter and no fence. */
+constexpr unsigned kUnpublished = 0xffffffffu;
+
+__device__ __forceinline__ unsigned ld_relaxed_gpu(const float *p) {
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void st_relaxed_gpu(float *p, float v) {
+  asm volatile("st.relaxed.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(__float_as_uint(v)) : "memory");
+}
+
+/* cp.async.wait_group takes an immediate: at most `n` of this thread's groups still pending. */
+__device__ __forceinline__ void cp_async_wait_pending(int n) {
+  switch (n) {
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+    case 7: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break; /* 0, or conservative */
+  }
+}
+
+template <typename T> __device__ __forceinline__ Vec<T> ring_get(const uint4 *q) {
+  const uint4 u = *q;
+  Vec<T> v;
+  v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
+  return v;
+}
+
+}  // namespace
+
+/* Partials per lane of warp 0 when it sums a row's gc partials: gc <= 32 * kMaxPartialsPerLane
+ * (fn_split_bwd caps gc at FN_SPLIT_MAX_CTAS_PER_ROW). */
+constexpr int kMaxPartialsPerLane = FN_SPLIT_MAX_CTAS_PER_ROW / 32;
+
+template <typename T, int SPT>
+__device__ __forceinline__ void split_body(const SplitParams &p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  constexpr int PL = kMaxPartialsPerLane;
+  extern __shared__ __align__(16) unsigned char ring_raw[];
+  __shared__ float warp_part[2][32]; /* by parity of j: see the barrier notes below */
+  __shared__ float row_mean[2];
+  __shared__ float rs_ring[FN_SPLIT_MAX_STAGES];
+  uint4 *const ring = reinterpret_cast<uint4 *>(ring_raw);
+
+  const int c = (int)(blockIdx.x % (unsigned)p.gc), g = (int)(blockIdx.x / (unsigned)p.gc);
+  const int c0 = c * p.chunk, c1 = min(p.n, c0 + p.chunk);
+  const int nthr = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
+  const bool al = p.aligned != 0, has_ds = p.ds != nullptr;
+  const int tensors = has_ds ? 3 : 2;
+  const int cslots = p.chunk / N; /* ring slots per tensor and stage */
+  const int64_t mg = (p.rows - g + p.gr - 1) / p.gr; /* g < gr <= rows: at least one */
+  const int D = p.stages, L = p.lookahead;
+
+  /* The effective weight of this thread's columns, fp32, for every row; dw accumulators. */
+  float wv[SPT][N], dw[SPT][N];
+#pragma unroll
+  for (int k = 0; k < SPT; ++k) {
+    const int col = c0 + (tid + k * nthr) * N;
+    if (col < c1) {
+      load_weight<N>(wv[k], p.w, p.w_dtype, p.offset, col, c1, al);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) wv[k][e] = 0.0f;
+    }
+#pragma unroll
+    for (int e = 0; e < N; ++e) dw[k][e] = 0.0f;
+  }
+
+  /* Stage the chunk of local row j (every thread copies exactly the slots it later reads, so
+   * cp.async.wait_group orders copy and use without a barrier). One commit group per row, also
+   * when empty, so that group q always holds row q. */
+  auto issue = [&](int64_t j) {
+    if (j < mg) {
+      const int64_t row = g + j * p.gr;
+      const int st = (int)(j % D);
+#pragma unroll
+      for (int k = 0; k < SPT; ++k) {
+        const int sl = tid + k * nthr, col = c0 + sl * N;
+        if (col < c1) {
+          for (int t = 0; t < tensors; ++t) {
+            const T *base = t == 0   ? static_cast<const T *>(p.dy) + row * p.dy_stride
+                            : t == 1 ? static_cast<const T *>(p.s) + row * p.s_stride
+                                     : static_cast<const T *>(p.ds) + row * p.ds_stride;
+            uint4 *dst = ring + (st * tensors + t) * cslots + sl;
+            if (al && col + N <= c1) {
+              cp_async16(dst, base + col);
+            } else { /* misaligned rows or the partial last slot: element-wise, synchronous */
+              V v;
+              load_slot(v, base, col, c1, al);
+              *dst = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+            }
+          }
+        }
+      }
+    }
+    cp_async_commit();
+  };
+
+  /* Partial dot of local row j (its rstd in `rs`), published for the other CTAs of the row.
+   * warp_part[j & 1]: rewritten for row j + 2 only after a later barrier, which thread 0 reaches
+   * after reading it for row j. rs_ring[j % D]: read in finish(j) after its barrier, rewritten by
+   * dot_publish(j + D), which comes after the barrier of finish(j + 1). */
+  auto dot_publish = [&](int64_t j, float rs) {
+    const int64_t row = g + j * p.gr;
+    const int st = (int)(j % D);
+    float dot = 0.0f;
+#pragma unroll
+    for (int k = 0; k < SPT; ++k) {
+      const int sl = tid + k * nthr, col = c0 + sl * N;
+      if (col < c1) {
+        const V dv = ring_get<T>(ring + (st * tensors + 0) * cslots + sl);
+        const V sv = ring_get<T>(ring + (st * tensors + 1) * cslots + sl);
+        dot = slot_dot(dv, sv, wv[k], rs, p.llama, dot);
+      }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+    if (lane == 0) warp_part[j & 1][warp] = dot;
+    __syncthreads();
+    if (tid == 0) {
+      float s = 0.0f;
+      for (int i = 0; i < nwarps; ++i) s += warp_part[j & 1][i];
+      if (s != s) s = __uint_as_float(0x7fffffffu); /* never the unpublished pattern */
+      st_relaxed_gpu(p.dots + row * p.gc + c, s);
+      rs_ring[st] = rs;
+    }
+  };
+
+  /* Warp 0 keeps the next row's partials in flight (`part`, loaded right after the previous row
+   * was summed, while the CTA works on dx): when the row is finished they are usually there. */
+  unsigned part[PL];
+  auto poll = [&](int64_t j) {
+    const float *d = p.dots + (g + j * p.gr) * p.gc;
+#pragma unroll
+    for (int q = 0; q < PL; ++q) {
+      const int i = lane + 32 * q;
+      part[q] = i < p.gc ? ld_relaxed_gpu(d + i) : 0u;
+    }
+  };
+
+  /* Row j's total, then dx of this thread's slots and dw. row_mean[j & 1]: rewritten for row
+   * j + 2 only after the barrier of row j + 1, which every reader of row j reaches after reading. */
+  auto finish = [&](int64_t j) {
+    const int64_t row = g + j * p.gr;
+    const int st = (int)(j % D);
+    if (warp == 0) {
+      const float *d = p.dots + row * p.gc;
+      for (;;) {
+        bool ready = true;
+#pragma unroll
+        for (int q = 0; q < PL; ++q) ready &= part[q] != kUnpublished;
+        if (__all_sync(0xffffffffu, ready)) break;
+        __nanosleep(20);
+#pragma unroll
+        for (int q = 0; q < PL; ++q) {
+          const int i = lane + 32 * q;
+          if (part[q] == kUnpublished) part[q] = ld_relaxed_gpu(d + i);
+        }
+      }
+      float t = 0.0f; /* fixed order: lane-strided in q, then the xor tree */
+#pragma unroll
+      for (int q = 0; q < PL; ++q) t += __uint_as_float(part[q]);
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(0xffffffffu, t, off);
+      if (lane == 0) row_mean[j & 1] = t / (float)p.n;
+      if (j + 1 < mg) poll(j + 1);
+    }
+    __syncthreads();
+    const float mean_gn = row_mean[j & 1];
+    const float rs = rs_ring[st];
+    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+#pragma unroll
+    for (int k = 0; k < SPT; ++k) {
+      const int sl = tid + k * nthr, col = c0 + sl * N;
+      if (col < c1) {
+        const V dv = ring_get<T>(ring + (st * tensors + 0) * cslots + sl);
+        const V sv = ring_get<T>(ring + (st * tensors + 1) * cslots + sl);
+        V dsv, dxv;
+        if (has_ds) dsv = ring_get<T>(ring + (st * tensors + 2) * cslots + sl);
+        slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
+        store_slot(dxr, dxv, col, c1, al);
+      }
+    }
+  };
+
+  for (int64_t q = 0; q < D; ++q) issue(q); /* groups 0 .. D-1 */
+  for (int64_t q = 0; q < L && q < mg; ++q) {
+    const float rs = p.rstd[g + q * p.gr];
+    cp_async_wait_pending(D - 1 - (int)q); /* group q landed */
+    dot_publish(q, rs);
+  }
+  if (warp == 0) poll(0);
+  for (int64_t j = 0; j < mg; ++j) {
+    /* rstd of the row whose dot comes at the end of this iteration: loaded now, used later. */
+    const float rs_next = j + L < mg ? p.rstd[g + (j + L) * p.gr] : 0.0f;
+    finish(j);
+    issue(j + D); /* into the buffer row j just left (this thread's own slots, already read) */
+    if (j + L < mg) {
+      cp_async_wait_pending(D - L); /* D + j + 1 groups committed; group j + L landed */
+      dot_publish(j + L, rs_next);
+    }
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+
+  /* This CTA's partial dw: row g of the workspace, its chunk's columns. */
+  float *const wsrow = p.ws + (int64_t)g * p.n;
+#pragma unroll
+  for (int k = 0; k < SPT; ++k) {
+    const int col = c0 + (tid + k * nthr) * N;
+#pragma unroll
+    for (int e = 0; e < N; ++e)
+      if (col + e < c1) wsrow[col + e] = dw[k][e];
+  }
+}
+
+template <typename T, int SPT>
+__global__ void __launch_bounds__(FN_SPLIT_MAX_THREADS(SPT, sizeof(T))) rms_norm_bwd_split(const SplitParams p) {
+  split_body<T, SPT>(p);
+}
+
+template <typename T>
+static const void *split_kernel_for(int spt) {
+  switch (spt) {
+    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4>);
+  }
+  return nullptr;
+}
+
+const void *bwd_split_kernel(fusednorm_dtype x, int spt) {
+  switch (x) {
+    case FUSEDNORM_F32: return split_kernel_for<float>(spt);
+    case FUSEDNORM_F16: return split_kernel_for<__half>(spt);
+    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt);
+  }
+  return nullptr;
+}
+
+}  // namespace fn
