@@ -158,14 +158,17 @@ typedef struct {
 } fn_split_geom;
 
 /* AUTO takes the split-row kernel only for rows of more than this many vector slots (16-bit
- * n > 131072, f32 n > 65536); narrower wide rows keep the cluster kernel (rmsnorm_bwd.cu), which
- * measured as fast or faster there. H200, 2026-11-22 02:46 UTC, bench_modes --bwd, GB/s cluster
+ * n > 32768, f32 n > 16384); narrower wide rows keep the cluster kernel (rmsnorm_bwd.cu), which
+ * is much faster there (bf16 2048 x 32768: 2047 vs 1203 GB/s). Lowered from 16384 slots by the
+ * bench run of 2026-11-22 03:13 UTC (tools/bench/RESULTS.md, H200, bench.py kernel time, forced
+ * modes): bf16 1024 x 65536 backward split 1233 vs cluster 1202 GB/s, fused add 1586 vs 1227.
+ * Earlier, bench_modes measured these two within 3% of each other: H200, 2026-11-22 02:46 UTC, bench_modes --bwd, GB/s cluster
  * vs split, same run (kernels/RESULTS.md): bf16 2048x32768 2047 vs 1203, 1024x65536 1190 vs
  * 1219 (fused 1593 vs 1619), f32 4096x16384 2931 vs 1558, f32 1024x65536 1560 vs 1535; wider,
  * split: bf16 512x262144 774 vs 1222, 256x1048576 385 vs 1377 (fused 513 vs 1829, f32 839 vs
  * 1420). A forced WIDE backward with a weight always takes the split-row kernel (what
  * test_cuda --mode=wide exercises). */
-#define FN_SPLIT_AUTO_MIN_SLOTS 16384
+#define FN_SPLIT_AUTO_MIN_SLOTS 4096
 
 /* 1 and the geometry if the split-row backward handles this problem on a device of `sm_count`
  * SMs with `smem_per_sm` bytes of shared memory, else 0 (the cluster kernel runs instead).
