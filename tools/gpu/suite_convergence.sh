@@ -67,5 +67,22 @@ for i in "${!pids[@]}"; do
   else suite_row "$name" FAIL "exit $rc: ${line}"
   fi
 done
+# Several seeds: the paired verdict over them (convergence/seeds.py: is there a systematic
+# difference?), one row per config, beside each seed's own rows.
+if [ "${#seeds[@]}" -ge 3 ]; then
+  for model in ${CONV_MODELS:-llama qwen3 gemma3}; do
+    for dtype in ${CONV_DTYPES:-bf16 fp32}; do
+      reps=("$work"/results/s*/"${model}_${dtype}.json")
+      python3 "$REPO/convergence/seeds.py" "${reps[@]}" --json "$work/results/${model}_${dtype}_seeds.json" \
+        > "$work/results/${model}_${dtype}_seeds.md" 2>&1
+      rc=$?
+      cat "$work/results/${model}_${dtype}_seeds.md"
+      line="$(grep -E 'final_eval_loss' "$work/results/${model}_${dtype}_seeds.md" | head -n 1 | tr '|' ' ' | tr -s ' ')"
+      if [ "$rc" -eq 0 ]; then suite_row "${model}_${dtype} paired seeds" PASS "${#seeds[@]} seeds:${line}"
+      else suite_row "${model}_${dtype} paired seeds" FAIL "exit $rc:${line:- $(tail -n 1 "$work/results/${model}_${dtype}_seeds.md")}"
+      fi
+    done
+  done
+fi
 tar -czf "$SUITE_OUT/convergence.tar.gz" -C "$work" results
 rm -rf "$work"
