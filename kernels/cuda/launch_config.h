@@ -139,7 +139,12 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
 #define FN_SPLIT_SLOTS_PER_CTA 512 /* target vector slots per CTA (4096 columns bf16) */
 #endif
 #ifndef FN_SPLIT_THREADS
-#define FN_SPLIT_THREADS 256       /* target threads per CTA; more slots per thread beyond it */
+/* Target threads per CTA (more slots per thread beyond it). 512 rather than 256: H200,
+ * 2026-11-22 03:31 UTC, bench_modes --bwd, same run: bf16 1024x65536 1217 -> 1417 GB/s,
+ * 512x262144 1219 -> 1412, 256x1048576 1379 -> 1693; fused add 1620 -> 1873, 1626 -> 1876,
+ * 1839 -> 2238; f32 1024x65536 1498 -> 1700, 256x1048576 1489 -> 1487 (twice the warps per SM to
+ * hide the per-row exchange latency). test_cuda --quick --mode=wide and its memcheck passed with it. */
+#define FN_SPLIT_THREADS 512
 #endif
 #define FN_SPLIT_MAX_STAGES 8
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */

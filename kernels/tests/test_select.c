@@ -162,20 +162,20 @@ static const pinned kPinned[] = {
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
-     * the cluster column, 256 threads unless the chunk needs more, one CTA per SM). Evidence:
+     * the cluster column, 512 threads (FN_SPLIT_THREADS), one CTA per SM). Evidence:
      * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
     {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 512, 1, 2},
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 256, 1, 16},   /* 8192 slots: split */
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 256, 1, 16, 1},
-    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 256, 1, 16},
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 16},   /* 8192 slots: split */
+    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 16, 1},
+    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 512, 1, 16},
     {4096, 16384, FUSEDNORM_F32, 1, WIDE, 512, 1, 2},
-    {512, 131072, FUSEDNORM_BF16, 1, WIDE, 256, 1, 32},
-    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 256, 1, 64},   /* 32768 slots: split */
-    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 256, 1, 64, 1},
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 256, 1, 132}, /* 993 slots per CTA: 256 x 4 */
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 256, 1, 132, 1},
+    {512, 131072, FUSEDNORM_BF16, 1, WIDE, 512, 1, 32},
+    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 512, 1, 64},   /* 32768 slots: split */
+    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 512, 1, 64, 1},
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 512, 1, 132}, /* 993 slots per CTA: 512 x 2 */
+    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 512, 1, 132, 1},
     {256, 1048576, FUSEDNORM_F32, 1, WIDE, 512, 1, 132},  /* 1986 slots per CTA: 512 x 4 */
-    {512, 131072, FUSEDNORM_F32, 1, WIDE, 256, 1, 64},    /* f32: 32768 slots, split */
+    {512, 131072, FUSEDNORM_F32, 1, WIDE, 512, 1, 64},    /* f32: 32768 slots, split */
 };
 
 static void test_pinned(void) {
