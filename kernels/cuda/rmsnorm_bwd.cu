@@ -16,6 +16,8 @@
  * columns for every row and visits its rows in grid-stride order; row-packed teams are combined
  * in team order; dw_reduce sums the P partial rows in fixed slices combined in slice order (both
  * with compensated sums).
+ * The row-packed backward runs rms_norm_bwd_pipe (the next row's loads in flight, same
+ * arithmetic); rows too wide for a cluster's registers, the split-row kernel (rmsnorm_bwd_wide.cu).
  * Hence bitwise run-to-run determinism for a given device (P depends on the SM count).
  */
 #include "kernels/cuda/rmsnorm_bwd_slot.cuh"

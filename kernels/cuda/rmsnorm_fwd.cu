@@ -12,6 +12,11 @@
  *   wide                CTA                   2..8 (cluster) clusters x cluster size  fits the slice*
  *   (* up to 2048 slots per CTA; beyond, the rest of the row is streamed: read, then re-read.)
  *
+ * The persistent and row-packed modes run rms_norm_fwd_pipe<T, S, FUSED> instead (below) where
+ * the whole row fits 1, 2 or 4 register slots per thread and two CTAs fit an SM
+ * (fn_fwd_pipelined, launch_config.h): the same per-row arithmetic with the next row's loads in
+ * flight during the current row.
+ *
  * Where each mode wins on an H200 and why AUTO picks it: kernels/RESULTS.md, kernels/src/select.c.
  *
  * Contract per row (DESIGN.md): s = RN(x + r) (fused add; written to residual_out), rstd =
