@@ -82,8 +82,10 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
 fusednorm_status allow_smem(const void *kernel, size_t bytes) {
   /* Dynamic + static (<= 1 KB here) must fit the default 48 KB, or opt in. */
   if (bytes + 1024 <= 48 * 1024) return FUSEDNORM_OK;
-  static std::atomic<size_t> granted[2 * 3 * FN_NUM_CACHE + 1];
-  static std::atomic<const void *> keys[2 * 3 * FN_NUM_CACHE + 1];
+  /* One slot per kernel instance that may ask: 2 x 3 x FN_NUM_CACHE plain, 9 + 6 pipelined, 9
+   * split-row (rmsnorm_*.cu); a kernel without a slot still gets its attribute set, every time. */
+  static std::atomic<size_t> granted[64];
+  static std::atomic<const void *> keys[64];
   int slot = -1;
   for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); ++i) {
     const void *k = keys[i].load();
@@ -150,19 +152,14 @@ Shape shape_of(const fusednorm_problem *p, const fusednorm_launch &l, int backwa
  * bounded by the CTAs the grid actually puts on an SM. */
 int64_t resident_ctas(const fusednorm_problem *p, const fusednorm_launch &l, const Shape &sh, int backward,
                       const fusednorm_device_info &info) {
-  const int xs = (int)fusednorm_dtype_size(p->x_dtype);
   const int threads = l.block_threads;
-  const bool pipe = !backward && fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs);
-  const int est = pipe ? fn_regs_estimate_fwd_pipe(sh.cache, xs, p->has_residual)
-                  : backward && fn_bwd_pipelined(l.mode, sh.cache) ? fn_regs_estimate_bwd_pipe(xs, p->has_residual)
-                                                                    : fn_regs_estimate(backward, sh.cache, xs);
-  const int regs = (est + 7) / 8 * 8;
+  int64_t smem;
+  const int regs = (fn_launch_regs(backward, l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->n, p->x_dtype,
+                                   p->has_residual, &smem) + 7) / 8 * 8;
   int64_t resident = info.max_threads_per_sm / threads;
   if (info.regs_per_sm / (regs * threads) < resident) resident = info.regs_per_sm / (regs * threads);
-  if (pipe) { /* select.c: its weight in shared memory bounds the residency too */
-    const int64_t smem = fn_fwd_pipe_smem(p->n, sh.vec) + 2048;
-    if ((int64_t)info.smem_per_sm / smem < resident) resident = (int64_t)info.smem_per_sm / smem;
-  }
+  if (smem > 0 && (int64_t)info.smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA) < resident)
+    resident = (int64_t)info.smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA);
   const int64_t per_sm = (l.grid + info.sm_count - 1) / info.sm_count;
   if (per_sm < resident) resident = per_sm;
   return resident < 1 ? 1 : resident;
@@ -170,8 +167,7 @@ int64_t resident_ctas(const fusednorm_problem *p, const fusednorm_launch &l, con
 
 /* Does `bytes` of dynamic shared memory per CTA leave the resident CTAs resident? */
 bool smem_fits(size_t bytes, int64_t resident, const fusednorm_device_info &info) {
-  const size_t reserve = 1024 + 1024; /* per CTA: the driver's reservation + static shared memory */
-  return (size_t)resident * (bytes + reserve) <= info.smem_per_sm;
+  return (size_t)resident * (bytes + FN_SMEM_RESERVE_PER_CTA) <= info.smem_per_sm;
 }
 
 /* Forward row-pipelining depth (rmsnorm_common.cuh) and its dynamic shared memory. Only for one
@@ -302,22 +298,8 @@ fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusedno
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   const void *kernel = fn::bwd_split_kernel(p->x_dtype, g.spt);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  /* Opt into > 48 KB of dynamic shared memory once per (kernel, size): 9 instances. */
-  static std::atomic<size_t> granted[9];
-  static std::atomic<const void *> keys[9];
-  int slot = -1;
-  for (int i = 0; i < 9; ++i) {
-    const void *key = keys[i].load();
-    if (key == kernel) { slot = i; break; }
-    if (key == nullptr) {
-      const void *expected = nullptr;
-      if (keys[i].compare_exchange_strong(expected, kernel) || expected == kernel) { slot = i; break; }
-    }
-  }
-  if (slot < 0 || granted[slot].load() < plan.smem) {
-    FN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)plan.smem));
-    if (slot >= 0) granted[slot].store(plan.smem);
-  }
+  fusednorm_status st = allow_smem(kernel, plan.smem);
+  if (st != FUSEDNORM_OK) return st;
   /* Every partial-dot slot "unpublished" (all bits set; rmsnorm_bwd_wide.cu, kUnpublished). */
   FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)g.gc * sizeof(float), stream));
   cudaLaunchConfig_t cfg = {};

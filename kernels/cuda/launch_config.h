@@ -57,12 +57,15 @@ static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
   return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
 }
 
-/* Does the forward launch run the row-pipelined kernel? The persistent and row-packed modes (a
- * team visits several rows) without a cluster, with the whole row in a register cache of 1, 2 or
- * 4 slots per thread. The launcher and select.c both ask, so they size the grid alike. */
-/* Its dynamic shared memory: the fp32 effective weight, padded to whole vectors. */
+/* The row-pipelined forward's dynamic shared memory: the fp32 effective weight, padded to whole
+ * vectors; and its launch bound. */
 static inline int64_t fn_fwd_pipe_smem(int64_t n, int vec) { return (n + vec - 1) / vec * vec * 4; }
 #define FN_FWD_PIPE_MAX_THREADS(cache, fused) ((cache) <= 1 ? 1024 : (cache) == 2 && !(fused) ? 1024 : 512)
+
+/* Does the forward launch run the row-pipelined kernel? The persistent and row-packed modes (a
+ * team visits several rows) without a cluster, with the whole row in a register cache of 1, 2 or
+ * 4 slots per thread. The launcher and select.c both ask (fn_launch_regs), so they size the grid
+ * alike. */
 static inline int fn_fwd_pipelined(fusednorm_mode mode, int cluster, int cache, int team, int64_t slots,
                                    int fused, int x_size) {
   return (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED) && cluster <= 1 &&
@@ -91,6 +94,26 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
 
 /* Elements per 16-byte vector. */
 static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
+
+/* Shared memory per CTA that residency estimates add to a kernel's dynamic shared memory: the
+ * driver's reservation (1 KB) and the kernels' static reduction buffers (< 1 KB). */
+#define FN_SMEM_RESERVE_PER_CTA 2048
+
+/* Registers per thread of the kernel instance a launch runs, and in *smem the dynamic shared
+ * memory per CTA that bounds its residency (the pipelined forward's staged weight; else 0).
+ * select.c sizes the persistent grid with it and the launcher re-derives the residency from it,
+ * so both see the same kernel. `slots`: vector slots of the CTA's chunk of the row. */
+static inline int fn_launch_regs(int backward, fusednorm_mode mode, int cluster, int cache, int team,
+                                 int64_t slots, int64_t n, fusednorm_dtype x, int fused, int64_t *smem) {
+  const int xs = x == FUSEDNORM_F32 ? 4 : 2;
+  *smem = 0;
+  if (!backward && fn_fwd_pipelined(mode, cluster, cache, team, slots, fused, xs)) {
+    *smem = fn_fwd_pipe_smem(n, fn_vec_elems(x));
+    return fn_regs_estimate_fwd_pipe(cache, xs, fused);
+  }
+  if (backward && fn_bwd_pipelined(mode, cache)) return fn_regs_estimate_bwd_pipe(xs, fused);
+  return fn_regs_estimate(backward, cache, xs);
+}
 
 /* Largest number of vector slots one CTA keeps in registers (all cache sizes agree). */
 #define FN_MAX_CACHED_SLOTS 2048
@@ -167,8 +190,9 @@ typedef struct {
  * is much faster there (bf16 2048 x 32768: 2047 vs 1203 GB/s). Lowered from 16384 slots by the
  * bench run of 2026-11-22 03:13 UTC (tools/bench/RESULTS.md, H200, bench.py kernel time, forced
  * modes): bf16 1024 x 65536 backward split 1233 vs cluster 1202 GB/s, fused add 1586 vs 1227.
- * Earlier, bench_modes measured these two within 3% of each other: H200, 2026-11-22 02:46 UTC, bench_modes --bwd, GB/s cluster
- * vs split, same run (kernels/RESULTS.md): bf16 2048x32768 2047 vs 1203, 1024x65536 1190 vs
+ * Earlier, bench_modes measured these two within 3% of each other: H200, 2026-11-22 02:46 UTC,
+ * bench_modes --bwd, GB/s cluster vs split, same run (kernels/RESULTS.md): bf16 2048x32768
+ * 2047 vs 1203, 1024x65536 1190 vs
  * 1219 (fused 1593 vs 1619), f32 4096x16384 2931 vs 1558, f32 1024x65536 1560 vs 1535; wider,
  * split: bf16 512x262144 774 vs 1222, 256x1048576 385 vs 1377 (fused 513 vs 1829, f32 839 vs
  * 1420). A forced WIDE backward with a weight always takes the split-row kernel (what

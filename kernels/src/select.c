@@ -114,9 +114,8 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per
   int regs = (regs_per_thread + 7) / 8 * 8;
   int by_regs = d->regs_per_sm / (regs * threads);
   int c = by_threads < by_regs ? by_threads : by_regs;
-  /* Dynamic shared memory plus the driver's reservation and the static reduction buffers. */
-  if (smem > 0 && (int64_t)c * (smem + 2048) > (int64_t)d->smem_per_sm)
-    c = (int)((int64_t)d->smem_per_sm / (smem + 2048));
+  if (smem > 0 && (int64_t)c * (smem + FN_SMEM_RESERVE_PER_CTA) > (int64_t)d->smem_per_sm)
+    c = (int)((int64_t)d->smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA));
   if (c > 32) c = 32;
   return c < 1 ? 1 : c;
 }
@@ -124,7 +123,6 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per
 static fusednorm_status fill(const fusednorm_problem *p, int backward, const fusednorm_device_info *d,
                              fusednorm_mode mode, int cluster, fusednorm_launch *out) {
   const int vec = fn_vec_elems(p->x_dtype);
-  const int xs = (int)fusednorm_dtype_size(p->x_dtype);
   const int64_t slots = ceil_div(p->n, vec);
   int64_t units, grid_cap;
   int threads, teams = 1, team, cache, occ;
@@ -166,14 +164,13 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     team = threads;
     cache = fn_cache_for(mode, backward, chunk_slots, team);
   }
-  /* (fn_fwd_pipelined is never true of the wide mode: slots is the whole row here.) */
-  if (!backward && fn_fwd_pipelined(mode, cluster, cache, team, slots, p->has_residual, xs))
-    occ = ctas_per_sm(d, threads, fn_regs_estimate_fwd_pipe(cache, xs, p->has_residual),
-                      fn_fwd_pipe_smem(p->n, vec));
-  else if (backward && fn_bwd_pipelined(mode, cache))
-    occ = ctas_per_sm(d, threads, fn_regs_estimate_bwd_pipe(xs, p->has_residual), 0);
-  else
-    occ = ctas_per_sm(d, threads, fn_regs_estimate(backward, cache, xs), 0);
+  {
+    /* (The pipelined kernels never run the wide mode, so `slots`, the whole row, is right here.) */
+    int64_t smem;
+    const int regs = fn_launch_regs(backward, mode, cluster, cache, team, slots, p->n, p->x_dtype,
+                                    p->has_residual, &smem);
+    occ = ctas_per_sm(d, threads, regs, smem);
+  }
   units = ceil_div(p->rows, teams); /* row-processing units with one row per team */
   if (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED ||
       mode == FUSEDNORM_MODE_WIDE) {
