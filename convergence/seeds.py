@@ -27,6 +27,7 @@ At least 3 seeds are required.
 import argparse
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -135,10 +136,15 @@ def main(argv=None):
         return 2
     md = markdown(a)
     print(md)
-    if args.json:
-        Path(args.json).write_text(json.dumps(a, indent=1) + "\n")
-    if args.md:
-        Path(args.md).write_text(md + "\n")
+    try:
+        for path, text in ((args.json, json.dumps(a, indent=1)), (args.md, md)):
+            if path:  # atomic, as train.py's reports: a reader never sees half a file
+                tmp = Path(path + ".tmp")
+                tmp.write_text(text + "\n")
+                os.replace(tmp, path)
+    except OSError as e:
+        print(f"seeds.py: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
     return 0 if a["passed"] else 1
 
 
