@@ -132,6 +132,17 @@ static void jnum(FILE *f, double v) {
   else fprintf(f, "null");  /* JSON has no NaN/Inf */
 }
 
+/* `, "key": value` — the separator and key before a string / number field. */
+static void jkstr(FILE *f, const char *key, const char *s) {
+  fprintf(f, ", \"%s\": ", key);
+  jstr(f, s);
+}
+
+static void jknum(FILE *f, const char *key, double v) {
+  fprintf(f, ", \"%s\": ", key);
+  jnum(f, v);
+}
+
 static void jstats(FILE *f, const char *name, const fusednorm_err_stats *s, int comma) {
   fprintf(f, "\"%s\": {\"count\": %lld, \"max_ulp\": %lld, \"ulp_hist\": [%lld, %lld, %lld, %lld], "
              "\"within_1ulp\": %lld, \"nan_mismatch\": %lld, \"nonfinite_ref\": %lld, \"max_abs\": ",
@@ -139,15 +150,12 @@ static void jstats(FILE *f, const char *name, const fusednorm_err_stats *s, int 
           (long long)s->ulp_hist[1], (long long)s->ulp_hist[2], (long long)s->ulp_hist[3],
           (long long)s->within1, (long long)s->nan_mismatch, (long long)s->nonfinite_ref);
   jnum(f, s->max_abs);
-  fprintf(f, ", \"max_rel\": ");
-  jnum(f, s->max_rel);
-  fprintf(f, ", \"rel_l2\": ");
-  jnum(f, fusednorm_err_stats_rel_l2(s));
+  jknum(f, "max_rel", s->max_rel);
+  jknum(f, "rel_l2", fusednorm_err_stats_rel_l2(s));
   fprintf(f, ", \"worst\": [%lld, %lld], \"worst_got\": ", (long long)s->worst_row,
           (long long)s->worst_col);
   jnum(f, s->worst_got);
-  fprintf(f, ", \"worst_ref\": ");
-  jnum(f, s->worst_ref);
+  jknum(f, "worst_ref", s->worst_ref);
   fprintf(f, "}%s", comma ? ", " : "");
 }
 
@@ -173,14 +181,10 @@ int fn_report_json(const char *path, const fn_record *recs, const fn_record_resu
   fprintf(f, ", \"mode\": \"%s\",\n \"tolerances\": {\"overridden\": %s, \"y_max_ulp\": ",
           fusednorm_mode_name(info->mode), info->overrides ? "true" : "false");
   jnum(f, o->y_max_ulp >= 0 ? o->y_max_ulp : NAN);
-  fprintf(f, ", \"dx_min_frac\": ");
-  jnum(f, o->dx_frac >= 0 ? o->dx_frac : NAN);
-  fprintf(f, ", \"dx_max_factor\": ");
-  jnum(f, o->dx_max_factor >= 0 ? o->dx_max_factor : NAN);
-  fprintf(f, ", \"dx_l2_factor\": ");
-  jnum(f, o->dx_l2_factor >= 0 ? o->dx_l2_factor : NAN);
-  fprintf(f, ", \"dw_factor\": ");
-  jnum(f, o->dw_factor >= 0 ? o->dw_factor : NAN);
+  jknum(f, "dx_min_frac", o->dx_frac >= 0 ? o->dx_frac : NAN);
+  jknum(f, "dx_max_factor", o->dx_max_factor >= 0 ? o->dx_max_factor : NAN);
+  jknum(f, "dx_l2_factor", o->dx_l2_factor >= 0 ? o->dx_l2_factor : NAN);
+  jknum(f, "dw_factor", o->dw_factor >= 0 ? o->dw_factor : NAN);
   fprintf(f, "},\n \"verdict\": \"%s\", \"exit_code\": %d,\n \"summary\": {\"records\": %d, "
              "\"passed\": %d, \"failed\": %d, \"skipped\": %d},\n \"records\": [\n",
           failed ? "FAILED" : "OK", exit_code, count, count - failed - skipped, failed, skipped);
@@ -189,21 +193,16 @@ int fn_report_json(const char *path, const fn_record *recs, const fn_record_resu
     const fn_record_result *s = &res[i];
     fprintf(f, "  {\"file\": ");
     jstr(f, info->files[r->file_index]);
-    fprintf(f, ", \"name\": ");
-    jstr(f, r->name);
-    fprintf(f, ", \"model\": ");
-    jstr(f, r->model);
-    fprintf(f, ", \"layer\": ");
-    jstr(f, r->layer);
-    fprintf(f, ", \"impl\": ");
-    jstr(f, r->impl);
+    jkstr(f, "name", r->name);
+    jkstr(f, "model", r->model);
+    jkstr(f, "layer", r->layer);
+    jkstr(f, "impl", r->impl);
     fprintf(f, ", \"op\": \"%s\", \"casting\": \"%s\", \"x_dtype\": \"%s\", \"w_dtype\": \"%s\", "
                "\"eps\": ",
             r->fused ? "fused_add_rms_norm" : "rms_norm", fn_casting_name(r->casting),
             fusednorm_dtype_name(r->x_dtype), r->has_weight ? fusednorm_dtype_name(r->w_dtype) : "none");
     jnum(f, r->eps);
-    fprintf(f, ", \"offset\": ");
-    jnum(f, r->offset);
+    jknum(f, "offset", r->offset);
     fprintf(f, ", \"rows\": %lld, \"n\": %lld, \"rows_total\": %lld, \"row_step\": %lld, \"step\": %lld, "
                "\"rank\": %lld, \"units\": %d, \"backward\": %s, \"dy_rounded\": %s,\n",
             (long long)r->rows, (long long)r->n, (long long)r->rows_total, (long long)r->row_step,
@@ -216,16 +215,11 @@ int fn_report_json(const char *path, const fn_record *recs, const fn_record_resu
             s->ok_rstd ? "true" : "false", s->ok_dx ? "true" : "false",
             s->ok_dw ? "true" : "false", s->ok_det ? "true" : "false");
     jstr(f, s->why_y);
-    fprintf(f, ", \"residual_out\": ");
-    jstr(f, s->why_rout);
-    fprintf(f, ", \"rstd\": ");
-    jstr(f, s->why_rstd);
-    fprintf(f, ", \"dx\": ");
-    jstr(f, s->why_dx);
-    fprintf(f, ", \"dw\": ");
-    jstr(f, s->why_dw);
-    fprintf(f, ", \"other\": ");
-    jstr(f, s->why_other);
+    jkstr(f, "residual_out", s->why_rout);
+    jkstr(f, "rstd", s->why_rstd);
+    jkstr(f, "dx", s->why_dx);
+    jkstr(f, "dw", s->why_dw);
+    jkstr(f, "other", s->why_other);
     fprintf(f, "},\n   \"fusednorm\": {");
     jstats(f, "y", &s->y, 1);
     jstats(f, "residual_out", &s->rout, 1);
@@ -251,12 +245,10 @@ int fn_report_json(const char *path, const fn_record *recs, const fn_record_resu
     }
     fprintf(f, "},\n   \"dw_allreduce\": {\"ranks\": %d, \"fp32\": {\"max_rel\": ", s->ranks);
     jnum(f, s->ar32_max_rel);
-    fprintf(f, ", \"rel_l2\": ");
-    jnum(f, s->ar32_rel_l2);
+    jknum(f, "rel_l2", s->ar32_rel_l2);
     fprintf(f, "}, \"fp64\": {\"max_rel\": ");
     jnum(f, s->ar64_max_rel);
-    fprintf(f, ", \"rel_l2\": ");
-    jnum(f, s->ar64_rel_l2);
+    jknum(f, "rel_l2", s->ar64_rel_l2);
     fprintf(f, "}}}%s\n", i + 1 < count ? "," : "");
   }
   fprintf(f, " ]}\n");
