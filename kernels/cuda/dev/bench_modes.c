@@ -62,7 +62,8 @@ typedef struct {
 int main(int argc, char **argv) {
   fusednorm_dtype dt = FUSEDNORM_BF16;
   int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0;
-  const char *modes = NULL;
+  int want[FUSEDNORM_MODE_COUNT_]; /* --modes: which modes to time (all by default) */
+  for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 1;
   const char *shapes = "1048576x128,65536x128,262144x512,65536x1024,32768x2880,16384x4096,16384x5120,"
                        "16384x7168,8192x8192,4096x16384,2048x32768,1024x65536,256x262144,256x1048576";
   for (int i = 1; i < argc; ++i) {
@@ -74,7 +75,27 @@ int main(int argc, char **argv) {
     else if (!strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
     else if (!strncmp(argv[i], "--iters=", 8)) iters = atoi(argv[i] + 8);
     else if (!strcmp(argv[i], "--bwd")) bwd_only = 1;
-    else if (!strncmp(argv[i], "--modes=", 8)) modes = argv[i] + 8;
+    else if (!strncmp(argv[i], "--modes=", 8)) {
+      /* Comma-separated mode names, each exactly one of fusednorm_mode_name's. */
+      for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 0;
+      for (const char *t = argv[i] + 8; *t;) {
+        const size_t k = strcspn(t, ",");
+        int found = 0;
+        for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+          const char *name = fusednorm_mode_name((fusednorm_mode)m);
+          if (strlen(name) == k && !strncmp(t, name, k)) want[m] = found = 1;
+        }
+        if (!found) {
+          fprintf(stderr, "%s: unknown mode '%.*s' in --modes\n", argv[0], (int)k, t);
+          return 2;
+        }
+        t += k + (t[k] == ',');
+      }
+      if (argv[i][8] == '\0') {
+        fprintf(stderr, "%s: --modes= names no mode\n", argv[0]);
+        return 2;
+      }
+    }
     else {
       fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,...] [--iters=N] [--bwd | --fwd-only] [--modes=a,b]\n", argv[0]);
       return 2;
@@ -136,7 +157,7 @@ int main(int argc, char **argv) {
     fill_random(w, (size_t)N, dt, 7);
     for (int dir = bwd_only; dir < (fwd_only ? 1 : 2); ++dir) {
       for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
-        if (modes && !strstr(modes, fusednorm_mode_name((fusednorm_mode)m))) continue;
+        if (!want[m]) continue;
         fusednorm_problem p = fusednorm_problem_init(M, N, dt, dt);
         p.has_residual = fused;
         p.mode = (fusednorm_mode)m;
