@@ -188,9 +188,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
  * while a team reduces, waits at its barrier and writes row i, the loads of its next row are
  * already in flight in a second register set. The plain kernel above issues a row's loads only
  * after the previous row's stores, so per row the CTA pays the full memory latency once with
- * nothing else in flight; the forward moves only 2 bytes per element and that latency, not the
- * bandwidth, bounded it (fused add, 4 bytes per element, ran ~25% faster in GB/s on the same
- * kernel: kernels/RESULTS.md). Two register sets are S x 16 bytes (x 2 with the residual) more per
+ * nothing else in flight. That latency bounded the narrow rows (row-packed bf16 1048576 x 128:
+ * 2513 -> 3512 GB/s with this kernel); on large rows the instructions per row bound it as well,
+ * so there it only matches the reload kernel (ncu evidence: kernels/RESULTS.md, session 2).
+ * Two register sets are S x 16 bytes (x 2 with the residual) more per
  * thread; FUSED is a template flag so that the plain instance does not carry the residual's.
  * Same per-row arithmetic, in the same order, as rms_norm_fwd with CACHE = S. */
 template <typename T, int S, bool FUSED>

@@ -3,8 +3,8 @@
 # directly (no Bazel), for quick iterations on the kernels: here, or on the GPU machine from the
 # carried source tree. Output: ${OUT_DIR:-gpu_dev}/{test_cuda,test_select,bench_modes}.
 #   bash kernels/cuda/dev/build.sh            (from the repo root; -j: one job per core)
-#   DEFS="-DFN_TARGET_CACHE_FWD=2" OUT_DIR=gpu_dev/t2 bash kernels/cuda/dev/build.sh   (a variant)
-#   DEFS="-DFN_SPLIT_THREADS=512" bash ...    (variant builds: macros for both nvcc and gcc)
+#   DEFS="-DFN_SPLIT_THREADS=256" OUT_DIR=gpu_dev/t256 bash kernels/cuda/dev/build.sh
+#                                             (a variant build: DEFS go to both nvcc and gcc)
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 O="${OUT_DIR:-gpu_dev}"; mkdir -p "$O/obj"
