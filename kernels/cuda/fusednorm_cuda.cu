@@ -342,13 +342,17 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   fusednorm_device_info info;
   st = device_info(-1, &info);
   if (st != FUSEDNORM_OK) return st;
-  fusednorm_launch l;
-  st = fusednorm_select_launch(p, 0, &info, &l);
-  if (st != FUSEDNORM_OK) return st;
-  const Shape sh = shape_of(p, l, 0);
   const size_t xs = fusednorm_dtype_size(p->x_dtype);
   const bool fused = p->has_residual != 0;
   const void *w = p->has_weight ? a->weight : nullptr;
+  const bool aligned = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
+                       (!fused || (aligned16(a->residual, a->residual_stride, xs) &&
+                                   aligned16(a->residual_out, a->residual_out_stride, xs))) &&
+                       aligned16(w, 0, 1);
+  fusednorm_launch l;
+  st = fn_select_launch(p, 0, &info, aligned ? 1 : 0, &l);
+  if (st != FUSEDNORM_OK) return st;
+  const Shape sh = shape_of(p, l, 0);
 
   fn::FwdParams k;
   k.x = a->x; k.x_stride = a->x_stride;
@@ -359,15 +363,15 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   k.rstd = a->rstd;
   k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
   k.team = sh.team; k.cluster = l.ctas_per_row; k.chunk = sh.chunk;
-  k.aligned = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
-              (!fused || (aligned16(a->residual, a->residual_stride, xs) &&
-                          aligned16(a->residual_out, a->residual_out_stride, xs))) &&
-              aligned16(w, 0, 1);
+  k.aligned = aligned ? 1 : 0;
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.fused = fused;
   size_t smem = 0;
   const void *kernel;
-  if (fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs)) {
+  if (fn_fwd_row(l.mode, l.ctas_per_row, l.rows_per_cta, sh.cache, sh.team, p->n, sh.vec, k.aligned)) {
+    k.stages = 0;
+    kernel = fn::fwd_row_kernel(p->x_dtype, sh.cache, fused, p->has_weight && p->w_dtype == FUSEDNORM_F32);
+  } else if (fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs)) {
     k.stages = 0; /* the row pipelining is in registers */
     kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused);
     smem = (size_t)fn_fwd_pipe_smem(p->n, sh.vec);

@@ -79,6 +79,17 @@ static inline int fn_fwd_pipelined(fusednorm_mode mode, int cluster, int cache, 
          2 * team * ((fn_regs_estimate_fwd_pipe(cache, x_size, fused) + 7) / 8 * 8) <= 65536;
 }
 
+/* Does the forward launch run the lean one-row-per-CTA kernel (rmsnorm_fwd_row.cu)? The
+ * multi-wave cached mode with the whole row in the register cache, when the rows, the weight and
+ * n are 16-byte aligned (`aligned`: the launcher's run-time check of every pointer and stride).
+ * Its grid is one CTA per row, so its registers do not size anything in select.c. */
+static inline int fn_fwd_row(fusednorm_mode mode, int cluster, int rows_per_cta, int cache, int team,
+                             int64_t n, int vec, int aligned) {
+  return mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && cluster <= 1 && rows_per_cta <= 1 && aligned &&
+         n % vec == 0 && (cache == 1 || cache == 2 || cache == 4 || cache == 8) &&
+         (int64_t)cache * team * vec >= n;
+}
+
 /* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 

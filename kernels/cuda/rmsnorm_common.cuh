@@ -182,6 +182,21 @@ template <typename F> __device__ __forceinline__ void with_llama(bool llama, F &
   else f(std::false_type{});
 }
 
+/* y of one slot from s, the fp32 effective weight and rstd (the forward's normalize pass):
+ * RN(s*rstd*w), or LLAMA RN(RN_T(s*rstd)*w). */
+template <typename T, bool LLAMA>
+__device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
+                                               float rstd) {
+  constexpr int N = Vec<T>::N;
+  float f[N];
+#pragma unroll
+  for (int e = 0; e < N; ++e) {
+    const float nrm = elem_f(sv, e) * rstd;
+    f[e] = (LLAMA ? round_to<T>(nrm) : nrm) * wv[e];
+  }
+  from_floats(yv, f);
+}
+
 /* Row pipelining (the forward's `stages` argument; 0 = off): rows of a CTA that processes
  * several are prefetched `stages - 1` rows ahead into dynamic shared memory with cp.async, so
  * that the CTA has its next row's bytes in flight while it reduces, waits at its barrier and

@@ -52,19 +52,6 @@ __device__ __forceinline__ void load_s(Vec<T> &sv, const FwdParams &p, const T *
   }
 }
 
-template <typename T, bool LLAMA>
-__device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
-                                               float rstd) {
-  constexpr int N = Vec<T>::N;
-  float f[N];
-#pragma unroll
-  for (int e = 0; e < N; ++e) {
-    const float nrm = elem_f(sv, e) * rstd;
-    f[e] = (LLAMA ? round_to<T>(nrm) : nrm) * wv[e];
-  }
-  from_floats(yv, f);
-}
-
 template <typename T, int CACHE>
 __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     rms_norm_fwd(const FwdParams p) {

@@ -66,6 +66,9 @@ struct SplitParams {
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
+/* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, 8, with or
+ * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);

@@ -162,7 +162,9 @@ typedef struct {
   size_t smem_per_sm;
 } fusednorm_device_info;
 
-/* Decide mode + launch configuration for `p` (forward if backward == 0) on `dev`. A forced mode in
+/* Decide mode + launch configuration for `p` (forward if backward == 0) on `dev`, for 16-byte
+ * aligned rows (contiguous tensors with n a multiple of 8; the CUDA entry points check the actual
+ * pointers and strides, and AUTO may pick differently for misaligned ones). A forced mode in
  * p->mode is honoured or FUSEDNORM_ERR_MODE_UNSUPPORTED is returned. */
 fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,
                                          const fusednorm_device_info *dev, fusednorm_launch *out);

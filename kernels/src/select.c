@@ -22,6 +22,10 @@
 #ifndef FN_TARGET_CACHE_FWD /* dev builds may override it to compare (kernels/cuda/dev/build.sh) */
 #define FN_TARGET_CACHE_FWD FN_TARGET_CACHE
 #endif
+/* Slots per thread of the multi-wave cached forward (the lean kernel, rmsnorm_fwd_row.cu). */
+#ifndef FN_TARGET_CACHE_FWD_ROW
+#define FN_TARGET_CACHE_FWD_ROW FN_TARGET_CACHE
+#endif
 /* Slots one CTA of the wide mode holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster 2 of
  * 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
 #define FN_WIDE_SLOTS_PER_CTA 2048
@@ -67,6 +71,22 @@
  * (4096 slots) 3028 vs 3214 persistent: fused-add forward reload up to 2048 slots. */
 #define FN_AUTO_FWD_RELOAD_SLOTS 1792
 #define FN_AUTO_FWD_RELOAD_SLOTS_FUSED 2048
+/* AUTO forward with 16-byte aligned rows and weight and n a multiple of the vector width (the
+ * launcher's run-time check; fn_fwd_row in launch_config.h): from just above row-packed (fused
+ * add) or persistent (plain) up to the whole row in one CTA's registers (FN_MAX_CACHED_SLOTS,
+ * 16-bit n <= 16384), the lean multi-wave cached kernel (rmsnorm_fwd_row.cu, 4 slots per
+ * thread). H200, 2026-11-22 04:23 UTC, kernels/cuda/dev/compare.sh --fwd-only, forced modes in
+ * one run, GB/s lean cached vs the best other mode: bf16 65536 x 1024 3694 vs persistent 3178,
+ * 32768 x 2880 3980 vs 3048, 32768 x 4096 3999 vs reload 3307, 16384 x 5120 3872 vs 3081,
+ * 16384 x 7168 3863 vs 2881, 16384 x 8192 4032 vs 3153, 8192 x 16384 3759 vs persistent 2751;
+ * f32 65536 x 1024 4019 vs 3599, 16384 x 4096 3951 vs 3621, 16384 x 7168 3997 vs 3565,
+ * 8192 x 8192 3958 vs 3492; fused add bf16 131072 x 512 4009 vs persistent 3818, 65536 x 1024
+ * 3999 vs reload 3944, 32768 x 4096 4043 vs 3987, 8192 x 16384 4006 vs persistent 3620. At 64
+ * slots the plain forward keeps the pipelined persistent kernel: 131072 x 512 3391 vs 3116.
+ * (4 slots per thread rather than 2, same run: 32768 x 2880 3980 vs 3331, 16384 x 8192 4032 vs
+ * 3163.) Misaligned rows keep the rules below (the generic cached kernel is slower than reload). */
+#define FN_AUTO_FWD_ROW_MIN_SLOTS 65
+#define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
  * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
@@ -100,7 +120,9 @@ static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
   }
   if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team */
   {
-    const int target = backward ? FN_TARGET_CACHE : FN_TARGET_CACHE_FWD;
+    const int target = backward ? FN_TARGET_CACHE
+                       : mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED ? FN_TARGET_CACHE_FWD_ROW
+                                                                  : FN_TARGET_CACHE_FWD;
     t = round_up(ceil_div(slots, target), 32);
     t = max64(64, t);
     if (t > fn_max_threads(backward, target)) t = 1024;
@@ -204,11 +226,14 @@ static int wide_cluster(const fusednorm_problem *p) {
   return c;
 }
 
-static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
+static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int aligned,
                                 const fusednorm_device_info *d) {
   const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
   if (slots <= (backward ? FN_AUTO_ROW_PACKED_BWD_SLOTS : FN_AUTO_ROW_PACKED_FWD_SLOTS))
     return FUSEDNORM_MODE_ROW_PACKED;
+  if (!backward && aligned && p->n % fn_vec_elems(p->x_dtype) == 0 && slots <= FN_MAX_CACHED_SLOTS &&
+      slots >= (p->has_residual ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS))
+    return FUSEDNORM_MODE_MULTI_WAVE_CACHED;
   if (!backward) {
     if (slots <= (p->has_residual ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
       return FUSEDNORM_MODE_PERSISTENT;
@@ -223,6 +248,11 @@ static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward,
 
 fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,
                                          const fusednorm_device_info *dev, fusednorm_launch *out) {
+  return fn_select_launch(p, backward, dev, 1, out);
+}
+
+fusednorm_status fn_select_launch(const fusednorm_problem *p, int backward, const fusednorm_device_info *dev,
+                                  int aligned, fusednorm_launch *out) {
   fusednorm_status st;
   fusednorm_mode mode;
   if (p == NULL || dev == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
@@ -230,7 +260,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   if (st != FUSEDNORM_OK) return st;
   if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->regs_per_sm < 65536)
     return FUSEDNORM_ERR_NO_DEVICE;
-  mode = p->mode == FUSEDNORM_MODE_AUTO ? auto_mode(p, backward, dev) : p->mode;
+  mode = p->mode == FUSEDNORM_MODE_AUTO ? auto_mode(p, backward, aligned, dev) : p->mode;
   /* Thread-block clusters need sm_90 (Hopper). */
   if (mode == FUSEDNORM_MODE_WIDE && dev->cc_major < 9) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   return fill(p, backward, dev, mode, mode == FUSEDNORM_MODE_WIDE ? wide_cluster(p) : 1, out);

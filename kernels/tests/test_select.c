@@ -16,6 +16,7 @@
 
 #include "kernels/cuda/launch_config.h"
 #include "kernels/include/fusednorm.h"
+#include "kernels/src/common.h"
 
 static int failures = 0;
 #define CHECK(cond, ...)                                              \
@@ -98,6 +99,10 @@ static void check_invariants(const fusednorm_problem *p, int bwd, const fusednor
     CHECK((int64_t)cache * team * vec >= p->n, "%s row-packed team does not cache its row", what);
   }
   if (l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) CHECK(cache == 0, "%s reload caches", what);
+  /* AUTO's cached forward is the lean kernel on aligned rows (never the generic cached one). */
+  if (!bwd && p->mode == FUSEDNORM_MODE_AUTO && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED)
+    CHECK(fn_fwd_row(l->mode, l->ctas_per_row, l->rows_per_cta, cache, team, p->n, vec, 1),
+          "%s: AUTO's cached forward is not the lean kernel", what);
   if (bwd) {
     /* Bounded partial-dw workspace: at most a few waves of CTAs whatever the row count. */
     CHECK(fn_partial_rows(l) <= 4 * 132 * 32, "%s %lld partial rows", what, (long long)fn_partial_rows(l));
@@ -118,6 +123,7 @@ typedef struct {
 #define RELOAD FUSEDNORM_MODE_MULTI_WAVE_RELOAD
 #define PERS FUSEDNORM_MODE_PERSISTENT
 #define WIDE FUSEDNORM_MODE_WIDE
+#define MWC FUSEDNORM_MODE_MULTI_WAVE_CACHED
 static const pinned kPinned[] = {
     /* QK-norm, head_dim 128, millions of rows: 16 lanes x 1 slot per row, 16 rows per CTA */
     {1048576, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
@@ -130,33 +136,35 @@ static const pinned kPinned[] = {
     {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1, 1},
     {262144, 256, FUSEDNORM_BF16, 0, RP, 256, 8, 1},
     {131072, 512, FUSEDNORM_BF16, 0, PERS, 64, 1, 1},  /* 64 slots: persistent (pipelined) */
-    {131072, 512, FUSEDNORM_BF16, 0, PERS, 64, 1, 1, 1},
+    {131072, 512, FUSEDNORM_BF16, 0, MWC, 64, 1, 1, 1}, /* fused add: lean cached from 33 slots */
     {65536, 128, FUSEDNORM_F32, 0, RP, 256, 8, 1},
     {65536, 256, FUSEDNORM_F32, 0, PERS, 64, 1, 1},
     {65536, 256, FUSEDNORM_F32, 1, PERS, 64, 1, 1},
     {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1},
     {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1, 1},
-    {4096, 1024, FUSEDNORM_BF16, 0, PERS, 64, 1, 1},  /* plain fwd <= 128 slots: persistent */
-    {65536, 1024, FUSEDNORM_BF16, 0, RELOAD, 64, 1, 1, 1}, /* fused-add fwd: reload */
+    {4096, 1024, FUSEDNORM_BF16, 0, MWC, 64, 1, 1},  /* plain fwd from 65 slots: lean cached */
+    {65536, 1024, FUSEDNORM_BF16, 0, MWC, 64, 1, 1, 1},
     {4096, 1000, FUSEDNORM_F16, 1, PERS, 64, 1, 1},
     {4096, 1024, FUSEDNORM_F32, 1, PERS, 64, 1, 1},   /* 256 slots: one CTA per row */
-    {65536, 1024, FUSEDNORM_F32, 0, RELOAD, 64, 1, 1},
-    /* Hidden sizes: forward re-reads the row from L2, backward keeps it in registers (one wave). */
-    {16384, 4096, FUSEDNORM_BF16, 0, RELOAD, 128, 1, 1},
+    {65536, 1024, FUSEDNORM_F32, 0, MWC, 64, 1, 1},
+    /* Hidden sizes: forward one CTA per row, 4 slots per thread (the lean kernel), backward keeps
+     * the row in registers (one wave). */
+    {16384, 4096, FUSEDNORM_BF16, 0, MWC, 128, 1, 1},
     {16384, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1},
-    {8192, 2880, FUSEDNORM_BF16, 0, RELOAD, 96, 1, 1},
+    {8192, 2880, FUSEDNORM_BF16, 0, MWC, 96, 1, 1},
     {4096, 7168, FUSEDNORM_F16, 1, PERS, 224, 1, 1},
-    {8192, 8192, FUSEDNORM_BF16, 0, RELOAD, 256, 1, 1},
+    {8192, 8192, FUSEDNORM_BF16, 0, MWC, 256, 1, 1},
     {16384, 8192, FUSEDNORM_BF16, 1, PERS, 256, 1, 1},
-    {8, 8192, FUSEDNORM_BF16, 0, RELOAD, 256, 1, 1},
+    {8, 8192, FUSEDNORM_BF16, 0, MWC, 256, 1, 1},
     {8192, 16384, FUSEDNORM_BF16, 1, PERS, 512, 1, 1},
-    /* Wider: forward one CTA per row (cached, then cached + streamed), backward clusters. */
-    {8192, 16384, FUSEDNORM_BF16, 0, PERS, 512, 1, 1},
-    {8192, 16384, FUSEDNORM_BF16, 0, RELOAD, 512, 1, 1, 1}, /* fused add: reload to 2048 slots */
+    /* Wider: forward one CTA per row (lean cached to 2048 slots, then cached + streamed),
+     * backward clusters. */
+    {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1},
+    {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1, 1},
     {4096, 32768, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1, 1},
-    {16384, 7168, FUSEDNORM_F32, 0, RELOAD, 448, 1, 1},      /* plain: reload to 1792 slots */
-    {16384, 7168, FUSEDNORM_F32, 0, RELOAD, 448, 1, 1, 1},
-    {8192, 8192, FUSEDNORM_F32, 0, PERS, 512, 1, 1},
+    {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1},
+    {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1, 1},
+    {8192, 8192, FUSEDNORM_F32, 0, MWC, 512, 1, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
@@ -255,6 +263,41 @@ static void test_wide_no_weight(void) {
   }
 }
 
+/* AUTO's forward takes the lean cached kernel only where the launcher can run it: rows and
+ * weight 16-byte aligned (fn_select_launch's `aligned`, the launcher's run-time check) and n a
+ * multiple of the vector width; otherwise the reload / persistent rules of before. */
+static void test_alignment(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused, aligned;
+    fusednorm_mode mode;
+  } cases[] = {
+      {16384, 4096, FUSEDNORM_BF16, 0, 1, MWC},
+      {16384, 4096, FUSEDNORM_BF16, 0, 0, RELOAD},
+      {16384, 4100, FUSEDNORM_BF16, 0, 1, RELOAD}, /* n % 8 != 0 */
+      {8192, 16384, FUSEDNORM_BF16, 0, 0, PERS},
+      {8192, 16384, FUSEDNORM_BF16, 1, 0, RELOAD},
+      {131072, 512, FUSEDNORM_BF16, 1, 0, PERS},
+      {65536, 1024, FUSEDNORM_BF16, 0, 0, PERS},
+      {65536, 1022, FUSEDNORM_F32, 0, 1, RELOAD}, /* n % 4 != 0 */
+      {1048576, 128, FUSEDNORM_BF16, 0, 0, RP},
+  };
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    fusednorm_problem p = prob(cases[i].rows, cases[i].n, cases[i].x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    char what[96];
+    p.has_residual = cases[i].fused;
+    snprintf(what, sizeof what, "auto%s fwd %lldx%lld %s aligned=%d", cases[i].fused ? " fused" : "",
+             (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype), cases[i].aligned);
+    CHECK(fn_select_launch(&p, 0, &kH200, cases[i].aligned, &l) == FUSEDNORM_OK, "%s", what);
+    CHECK(l.mode == cases[i].mode, "%s picked %s, pinned %s", what, fusednorm_mode_name(l.mode),
+          fusednorm_mode_name(cases[i].mode));
+    check_invariants(&p, 0, &l, &kH200, what);
+  }
+}
+
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
@@ -275,6 +318,7 @@ int main(void) {
   test_pinned();
   test_forced();
   test_wide_no_weight();
+  test_alignment();
   test_bad_args();
   printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;

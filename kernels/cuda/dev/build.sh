@@ -18,7 +18,7 @@ for f in kernels/src/common.c kernels/src/cpu.c kernels/src/select.c kernels/ref
 done
 wait
 for f in "$O"/obj/*.ptxas; do grep -q error "$f" && { cat "$f"; exit 1; }; done
-LIB="$O/obj/common.o $O/obj/cpu.o $O/obj/select.o $O/obj/fusednorm_cuda.o $O/obj/rmsnorm_fwd.o $O/obj/rmsnorm_bwd.o $O/obj/rmsnorm_bwd_wide.o"
+LIB="$O/obj/common.o $O/obj/cpu.o $O/obj/select.o $(for f in kernels/cuda/*.cu; do echo "$O/obj/$(basename "$f" .cu).o"; done)"
 LINK="-L$CUDA/lib64 -lcudart_static -ldl -lrt -lpthread -fopenmp -lm"
 g++ -o "$O/test_cuda" "$O/obj/test_cuda.o" "$O/obj/engine.o" "$O/obj/fusednorm_ref.o" $LIB $LINK
 g++ -o "$O/bench_modes" "$O/obj/bench_modes.o" $LIB $LINK

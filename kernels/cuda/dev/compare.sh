@@ -4,21 +4,21 @@
 # variants built with DEFS=...), then check the first non-base build with test_cuda --quick.
 #   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash kernels/cuda/dev/compare.sh")
 # Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
-# --fwd-only), ITERS, TEST (0 = no test_cuda). Logs go to $OUT; a table of AUTO's GB/s per build last.
+# --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev; a slim copy of the binaries to carry). Logs go to $OUT; a table of AUTO's GB/s per build last.
 cd "$(dirname "$0")/../../.."
-O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"
+O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"; D="${DEV_DIR:-gpu_dev}"
 S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
 S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 for v in $V; do
   for cfg in "bf16:--dtype=bf16:$S" "fused:--dtype=bf16 --fused:$S" "f32:--dtype=f32:$S32"; do
     IFS=: read -r tag flags shapes <<< "$cfg"
-    timeout 120 gpu_dev/$v/bench_modes $flags ${ARGS:-} --iters=$IT --shapes=$shapes > "$O/$v.$tag.log" 2>&1 || echo "$v $tag rc=$?"
+    timeout 120 $D/$v/bench_modes $flags ${ARGS:-} --iters=$IT --shapes=$shapes > "$O/$v.$tag.log" 2>&1 || echo "$v $tag rc=$?"
   done
 done
 if [ "${TEST:-1}" != 0 ]; then
   t=$(for v in $V; do [ "$v" != base ] && echo $v && break; done)
-  timeout ${T_TEST:-200} gpu_dev/$t/test_cuda --quick > "$O/test_cuda.$t.log" 2>&1; echo "test_cuda ($t) rc=$?"
+  timeout ${T_TEST:-200} $D/$t/test_cuda --quick > "$O/test_cuda.$t.log" 2>&1; echo "test_cuda ($t) rc=$?"
   grep -E "FAIL|runs failed|graph|bad-arg" "$O/test_cuda.$t.log" | cut -c1-200 | head -30
 fi
 # Table: per (config, shape, dir) the AUTO GB/s of every build, and each build's best forced mode.

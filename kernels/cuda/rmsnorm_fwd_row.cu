@@ -1,0 +1,191 @@
+/*
+ * rmsnorm_fwd_row.cu — the lean one-row-per-CTA forward: the multi-wave cached mode's kernel
+ * wherever it applies (fn_fwd_row in launch_config.h: every row start, the weight and n
+ * 16-byte aligned, the whole row in S <= 8 register slots per thread).
+ *
+ * Same contract and the same arithmetic in the same order as rms_norm_fwd with CACHE = S and one
+ * team per CTA (rmsnorm_fwd.cu): the outputs are bitwise those of the generic kernel. What it
+ * drops is what made that kernel instruction- and register-heavy on large rows (ncu, H200
+ * 2026-11-22 02:53 UTC, kernels/RESULTS.md: ~90 instructions per 16-byte slot, 94 registers at
+ * 4 slots per thread): the per-element fallback of misaligned rows and partial slots, the
+ * streamed columns, cluster and cp.async pipelining code, and the weight's dtype branch, which
+ * is a template flag here (W32: a 4-byte weight; else a 16-bit one, or none). The weight's bytes
+ * are loaded together with x, before the reduction, so a row pays one memory latency instead of
+ * two (x, then the weight after the barrier).
+ */
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.cuh"
+
+/* Dev knob (kernels/cuda/dev/build.sh DEFS=): 0 loads the weight after the reduction instead. */
+#ifndef FN_ROW_W_EARLY
+#define FN_ROW_W_EARLY 1
+#endif
+
+namespace fn {
+
+/* The raw weight bits of one slot's N columns: N fp32 words (W32) or N 16-bit halves. */
+template <typename T, bool W32> struct WRaw {
+  static constexpr int W = Vec<T>::N * (W32 ? 4 : 2) / 4;
+  uint32_t w[W];
+};
+
+template <typename T, bool W32>
+__device__ __forceinline__ void load_wraw(WRaw<T, W32> &o, const void *w, int col) {
+  constexpr int W = WRaw<T, W32>::W;
+  const uint32_t *q = static_cast<const uint32_t *>(w) + (int64_t)col * W / Vec<T>::N;
+  if constexpr (W == 8) {
+    const uint4 a = __ldg(reinterpret_cast<const uint4 *>(q)), b = __ldg(reinterpret_cast<const uint4 *>(q) + 1);
+    o.w[0] = a.x; o.w[1] = a.y; o.w[2] = a.z; o.w[3] = a.w;
+    o.w[4] = b.x; o.w[5] = b.y; o.w[6] = b.z; o.w[7] = b.w;
+  } else if constexpr (W == 4) {
+    const uint4 a = __ldg(reinterpret_cast<const uint4 *>(q));
+    o.w[0] = a.x; o.w[1] = a.y; o.w[2] = a.z; o.w[3] = a.w;
+  } else {
+    const uint2 a = __ldg(reinterpret_cast<const uint2 *>(q));
+    o.w[0] = a.x; o.w[1] = a.y;
+  }
+}
+
+/* The effective weight w + offset of a slot from its raw bits (1 exactly without a weight, as
+ * load_weight in rmsnorm_common.cuh). */
+template <typename T, bool W32>
+__device__ __forceinline__ void weight_of(float (&wv)[Vec<T>::N], const WRaw<T, W32> &r, bool has_w, bool wbf16,
+                                          float offset) {
+  constexpr int N = Vec<T>::N;
+  if (!has_w) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) wv[e] = 1.0f;
+    return;
+  }
+  if constexpr (W32) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) wv[e] = __uint_as_float(r.w[e]);
+  } else if (wbf16) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) wv[e] = __uint_as_float((e & 1) ? (r.w[e >> 1] & 0xffff0000u) : (r.w[e >> 1] << 16));
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e)
+      wv[e] = __half2float(__ushort_as_half((unsigned short)(r.w[e >> 1] >> ((e & 1) * 16))));
+  }
+#pragma unroll
+  for (int e = 0; e < N; ++e) wv[e] += offset;
+}
+
+__device__ __forceinline__ void ld16(uint32_t (&w)[4], const void *p) {
+  const uint4 u = *reinterpret_cast<const uint4 *>(p);
+  w[0] = u.x; w[1] = u.y; w[2] = u.z; w[3] = u.w;
+}
+__device__ __forceinline__ void st16(void *p, const uint32_t (&w)[4]) {
+  *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+template <typename T, int S, bool FUSED, bool W32>
+__global__ void __launch_bounds__(FN_MAX_THREADS(0, S)) rms_norm_fwd_row(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  /* Warp partials by row parity (one barrier per row), zero past the last warp so that they are
+   * summed four at a time: adding +0 leaves the in-order sum bitwise unchanged. */
+  __shared__ __align__(16) float red[2][32];
+  if (threadIdx.x < 64) (&red[0][0])[threadIdx.x] = 0.0f;
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  const int step = blockDim.x * N, col0 = threadIdx.x * N;
+  const bool has_w = p.w != nullptr, wbf16 = p.w_dtype == FUSEDNORM_BF16;
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
+    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
+    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
+    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
+    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    V xv[S], rv[S];
+    WRaw<T, W32> wr[S];
+    /* Every load of the row (x, r, the weight) is issued before the first use. */
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        ld16(xv[k].w, xr + col);
+        if (FUSED) ld16(rv[k].w, rr + col);
+        if (FN_ROW_W_EARLY && has_w) load_wraw(wr[k], p.w, col);
+      }
+    }
+    float ss = 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        if (FUSED) {
+          float f[N];
+#pragma unroll
+          for (int e = 0; e < N; ++e) f[e] = elem_f(xv[k], e) + elem_f(rv[k], e);
+          from_floats(xv[k], f); /* s = RN(x + r) replaces x */
+          st16(ror + col, xv[k].w);
+        }
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const float f = elem_f(xv[k], e);
+          ss = fmaf(f, f, ss);
+        }
+      }
+    }
+    /* team_sum's order for a one-team CTA: xor tree in the warp, then the warps in order. */
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+    if (lane == 0) red[parity][warp] = ss;
+    __syncthreads();
+    float t = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < nwarps; i += 4) {
+      const float4 q = *reinterpret_cast<const float4 *>(&red[parity][i]);
+      t += q.x; t += q.y; t += q.z; t += q.w;
+    }
+    const float rstd = 1.0f / sqrtf(t / (float)p.n + p.eps);
+    if (p.rstd != nullptr && threadIdx.x == 0) p.rstd[row] = rstd;
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const int col = col0 + k * step;
+        if (col < p.n) {
+          V yv;
+          float wv[N];
+          if (!FN_ROW_W_EARLY && has_w) load_wraw(wr[k], p.w, col);
+          weight_of<T, W32>(wv, wr[k], has_w, wbf16, p.offset);
+          normalize_slot<T, L>(yv, xv[k], wv, rstd);
+          st16(yr + col, yv.w);
+        }
+      }
+    });
+  }
+}
+
+template <typename T, int S>
+static const void *fwd_row_kernel_s(bool fused, bool w32) {
+  if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, true>)
+                        : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, false>);
+  return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, true>)
+             : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, false>);
+}
+
+template <typename T>
+static const void *fwd_row_kernel_for(int cache, bool fused, bool w32) {
+  switch (cache) {
+    case 1: return fwd_row_kernel_s<T, 1>(fused, w32);
+    case 2: return fwd_row_kernel_s<T, 2>(fused, w32);
+    case 4: return fwd_row_kernel_s<T, 4>(fused, w32);
+    case 8: return fwd_row_kernel_s<T, 8>(fused, w32);
+  }
+  return nullptr;
+}
+
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_row_kernel_for<float>(cache, fused, w32);
+    case FUSEDNORM_F16: return fwd_row_kernel_for<__half>(cache, fused, w32);
+    case FUSEDNORM_BF16: return fwd_row_kernel_for<__nv_bfloat16>(cache, fused, w32);
+  }
+  return nullptr;
+}
+
+}  // namespace fn
