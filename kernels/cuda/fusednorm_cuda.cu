@@ -368,12 +368,13 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   k.fused = fused;
   size_t smem = 0;
   const void *kernel;
-  if (fn_fwd_row(l.mode, l.ctas_per_row, l.rows_per_cta, sh.cache, sh.team, p->n, sh.vec, k.aligned)) {
+  const bool w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
+  if (fn_fwd_row(l.mode, l.ctas_per_row, l.rows_per_cta, sh.team, p->n, sh.vec, fused, w32, k.aligned)) {
     k.stages = 0;
-    kernel = fn::fwd_row_kernel(p->x_dtype, sh.cache, fused, p->has_weight && p->w_dtype == FUSEDNORM_F32);
+    kernel = fn::fwd_row_kernel(p->x_dtype, fn_fwd_row_cache(sh.slots, sh.team, fused, w32, (int)xs), fused, w32);
   } else if (fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs)) {
     k.stages = 0; /* the row pipelining is in registers */
-    kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused);
+    kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused, aligned && p->n % sh.vec == 0);
     smem = (size_t)fn_fwd_pipe_smem(p->n, sh.vec);
   } else {
     k.stages = pipeline_stages(p, l, sh, k.aligned != 0, fused ? 2 : 1, info, &smem);

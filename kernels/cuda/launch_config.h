@@ -47,11 +47,12 @@ static inline int fn_regs_estimate(int backward, int cache, int x_size) {
 }
 
 /* Registers of the row-pipelined forward (rmsnorm_fwd.cu rms_norm_fwd_pipe; ptxas, nvcc 13.0,
- * sm_90a), by cache size 1, 2, 4: plain / fused add, 16-bit / f32 x. */
+ * sm_90a), by cache size 1, 2, 4: plain / fused add, 16-bit / f32 x; the larger of its aligned
+ * and general instances (the aligned ones schedule more loads early: bf16 S = 4 83 vs 73). */
 static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
   static const int regs[2][2][3] = {
-      {{32, 58, 74}, {30, 53, 64}},   /* plain: 16-bit x, f32 x */
-      {{56, 64, 128}, {40, 60, 107}}, /* fused add */
+      {{32, 59, 83}, {31, 53, 84}},   /* plain: 16-bit x, f32 x */
+      {{56, 75, 128}, {40, 64, 113}}, /* fused add */
   };
   int i = cache <= 1 ? 0 : cache == 2 ? 1 : 2;
   return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
@@ -79,15 +80,32 @@ static inline int fn_fwd_pipelined(fusednorm_mode mode, int cluster, int cache, 
          2 * team * ((fn_regs_estimate_fwd_pipe(cache, x_size, fused) + 7) / 8 * 8) <= 65536;
 }
 
-/* Does the forward launch run the lean one-row-per-CTA kernel (rmsnorm_fwd_row.cu)? The
- * multi-wave cached mode with the whole row in the register cache, when the rows, the weight and
- * n are 16-byte aligned (`aligned`: the launcher's run-time check of every pointer and stride).
+/* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu): launch bound per slots per thread S,
+ * fused add and 4-byte weight (w32). Spill-free under ptxas (nvcc 13.0, sm_90a): S = 4 without
+ * the fused add and with a 16-bit weight fits 1024 threads (64 registers; 16-bit n <= 32768 in
+ * one CTA; f32 x with an f32 weight too, 57 registers), the fused add or a 16-bit x with an fp32
+ * weight does not (24-80 bytes of spills), so 512 there. `w32`: a 4-byte weight; `xsize`: bytes
+ * per x element. */
+#define FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize) \
+  ((s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
+/* Slots per thread of the lean forward for a row of `slots` vector slots over `team` threads:
+ * the smallest S in {1, 2, 4} that holds the whole row within the launch bound, else 0. (No
+ * S = 8: 101-172 registers, and 4 per thread at up to 1024 threads already covers what AUTO
+ * gives it.) */
+static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, int xsize) {
+  int s;
+  for (s = 1; s <= 4; s *= 2)
+    if ((int64_t)s * team >= slots && team <= FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize)) return s;
+  return 0;
+}
+/* Does the forward launch run the lean kernel? The multi-wave cached mode (one CTA per row) when
+ * the rows and the weight are 16-byte aligned (`aligned`: the launcher's run-time check of every
+ * pointer and stride), n is a multiple of the vector width and the whole row fits the registers.
  * Its grid is one CTA per row, so its registers do not size anything in select.c. */
-static inline int fn_fwd_row(fusednorm_mode mode, int cluster, int rows_per_cta, int cache, int team,
-                             int64_t n, int vec, int aligned) {
+static inline int fn_fwd_row(fusednorm_mode mode, int cluster, int rows_per_cta, int team, int64_t n, int vec,
+                             int fused, int w32, int aligned) {
   return mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && cluster <= 1 && rows_per_cta <= 1 && aligned &&
-         n % vec == 0 && (cache == 1 || cache == 2 || cache == 4 || cache == 8) &&
-         (int64_t)cache * team * vec >= n;
+         n % vec == 0 && fn_fwd_row_cache(n / vec, team, fused, w32, vec == 4 ? 4 : 2) > 0;
 }
 
 /* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */

@@ -105,6 +105,15 @@ __device__ __forceinline__ void load_slot(Vec<T> &out, const T *row, int col, in
   }
 }
 
+/* One full 16-byte slot of a 16-byte aligned row (the kernels' aligned-only paths). */
+__device__ __forceinline__ void ld16(uint32_t (&w)[4], const void *p) {
+  const uint4 u = *reinterpret_cast<const uint4 *>(p);
+  w[0] = u.x; w[1] = u.y; w[2] = u.z; w[3] = u.w;
+}
+__device__ __forceinline__ void st16(void *p, const uint32_t (&w)[4]) {
+  *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 template <typename T>
 __device__ __forceinline__ void store_slot(T *row, const Vec<T> &in, int col, int lim, bool aligned) {
   constexpr int N = Vec<T>::N;

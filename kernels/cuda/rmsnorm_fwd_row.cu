@@ -1,7 +1,7 @@
 /*
  * rmsnorm_fwd_row.cu — the lean one-row-per-CTA forward: the multi-wave cached mode's kernel
  * wherever it applies (fn_fwd_row in launch_config.h: every row start, the weight and n
- * 16-byte aligned, the whole row in S <= 8 register slots per thread).
+ * 16-byte aligned, the whole row in S <= 4 register slots per thread, up to 1024 threads).
  *
  * Same contract and the same arithmetic in the same order as rms_norm_fwd with CACHE = S and one
  * team per CTA (rmsnorm_fwd.cu): the outputs are bitwise those of the generic kernel. What it
@@ -72,16 +72,8 @@ __device__ __forceinline__ void weight_of(float (&wv)[Vec<T>::N], const WRaw<T, 
   for (int e = 0; e < N; ++e) wv[e] += offset;
 }
 
-__device__ __forceinline__ void ld16(uint32_t (&w)[4], const void *p) {
-  const uint4 u = *reinterpret_cast<const uint4 *>(p);
-  w[0] = u.x; w[1] = u.y; w[2] = u.z; w[3] = u.w;
-}
-__device__ __forceinline__ void st16(void *p, const uint32_t (&w)[4]) {
-  *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 template <typename T, int S, bool FUSED, bool W32>
-__global__ void __launch_bounds__(FN_MAX_THREADS(0, S)) rms_norm_fwd_row(const FwdParams p) {
+__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T))) rms_norm_fwd_row(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   /* Warp partials by row parity (one barrier per row), zero past the last warp so that they are
@@ -174,7 +166,6 @@ static const void *fwd_row_kernel_for(int cache, bool fused, bool w32) {
     case 1: return fwd_row_kernel_s<T, 1>(fused, w32);
     case 2: return fwd_row_kernel_s<T, 2>(fused, w32);
     case 4: return fwd_row_kernel_s<T, 4>(fused, w32);
-    case 8: return fwd_row_kernel_s<T, 8>(fused, w32);
   }
   return nullptr;
 }

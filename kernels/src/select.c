@@ -73,8 +73,8 @@
 #define FN_AUTO_FWD_RELOAD_SLOTS_FUSED 2048
 /* AUTO forward with 16-byte aligned rows and weight and n a multiple of the vector width (the
  * launcher's run-time check; fn_fwd_row in launch_config.h): from just above row-packed (fused
- * add) or persistent (plain) up to the whole row in one CTA's registers (FN_MAX_CACHED_SLOTS,
- * 16-bit n <= 16384), the lean multi-wave cached kernel (rmsnorm_fwd_row.cu, 4 slots per
+ * add) or persistent (plain) up to the whole row in one CTA's registers at 4 slots per thread
+ * (16-bit n <= 32768 plain with a 16-bit weight, else 16384), the lean multi-wave cached kernel (rmsnorm_fwd_row.cu, 4 slots per
  * thread). H200, 2026-11-22 04:23 UTC, kernels/cuda/dev/compare.sh --fwd-only, forced modes in
  * one run, GB/s lean cached vs the best other mode: bf16 65536 x 1024 3694 vs persistent 3178,
  * 32768 x 2880 3980 vs 3048, 32768 x 4096 3999 vs reload 3307, 16384 x 5120 3872 vs 3081,
@@ -110,9 +110,15 @@ static int pow2_ceil(int64_t v) {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* CTA threads for a chunk of `slots` vector slots held by one CTA. */
-static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
+/* CTA threads for a chunk of `slots` vector slots held by one CTA. `lean`: the forward of the
+ * multi-wave cached mode on aligned rows, whose kernel (rmsnorm_fwd_row.cu) has its own bounds. */
+static int cta_threads(int64_t slots, int backward, fusednorm_mode mode, int lean, int fused, int w32,
+                       int xsize) {
   int64_t t;
+  if (lean) {
+    t = max64(64, round_up(ceil_div(slots, FN_TARGET_CACHE_FWD_ROW), 32));
+    if (t <= 1024 && fn_fwd_row_cache(slots, (int)t, fused, w32, xsize) > 0) return (int)t;
+  }
   if (mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) {
     /* Streaming: as many threads as the cached modes would use, nothing kept. */
     t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
@@ -143,7 +149,7 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per
 }
 
 static fusednorm_status fill(const fusednorm_problem *p, int backward, const fusednorm_device_info *d,
-                             fusednorm_mode mode, int cluster, fusednorm_launch *out) {
+                             fusednorm_mode mode, int cluster, int aligned, fusednorm_launch *out) {
   const int vec = fn_vec_elems(p->x_dtype);
   const int64_t slots = ceil_div(p->n, vec);
   int64_t units, grid_cap;
@@ -182,7 +188,10 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     } else {
       cluster = 1;
     }
-    threads = cta_threads(chunk_slots, backward, mode);
+    const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
+    threads = cta_threads(chunk_slots, backward, mode,
+                          !backward && mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && aligned && p->n % vec == 0,
+                          p->has_residual, w32, (int)fusednorm_dtype_size(p->x_dtype));
     team = threads;
     cache = fn_cache_for(mode, backward, chunk_slots, team);
   }
@@ -226,13 +235,21 @@ static int wide_cluster(const fusednorm_problem *p) {
   return c;
 }
 
+/* Does the lean forward hold the whole row at AUTO's slots per thread? */
+static int lean_fwd_fits(const fusednorm_problem *p, int64_t slots) {
+  const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32, xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int t = cta_threads(slots, 0, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1, p->has_residual, w32, xs);
+  return fn_fwd_row_cache(slots, t, p->has_residual, w32, xs) > 0;
+}
+
 static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int aligned,
                                 const fusednorm_device_info *d) {
   const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
   if (slots <= (backward ? FN_AUTO_ROW_PACKED_BWD_SLOTS : FN_AUTO_ROW_PACKED_FWD_SLOTS))
     return FUSEDNORM_MODE_ROW_PACKED;
-  if (!backward && aligned && p->n % fn_vec_elems(p->x_dtype) == 0 && slots <= FN_MAX_CACHED_SLOTS &&
-      slots >= (p->has_residual ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS))
+  if (!backward && aligned && p->n % fn_vec_elems(p->x_dtype) == 0 &&
+      slots >= (p->has_residual ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) &&
+      lean_fwd_fits(p, slots))
     return FUSEDNORM_MODE_MULTI_WAVE_CACHED;
   if (!backward) {
     if (slots <= (p->has_residual ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
@@ -263,5 +280,5 @@ fusednorm_status fn_select_launch(const fusednorm_problem *p, int backward, cons
   mode = p->mode == FUSEDNORM_MODE_AUTO ? auto_mode(p, backward, aligned, dev) : p->mode;
   /* Thread-block clusters need sm_90 (Hopper). */
   if (mode == FUSEDNORM_MODE_WIDE && dev->cc_major < 9) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  return fill(p, backward, dev, mode, mode == FUSEDNORM_MODE_WIDE ? wide_cluster(p) : 1, out);
+  return fill(p, backward, dev, mode, mode == FUSEDNORM_MODE_WIDE ? wide_cluster(p) : 1, aligned, out);
 }

@@ -101,7 +101,8 @@ static void check_invariants(const fusednorm_problem *p, int bwd, const fusednor
   if (l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) CHECK(cache == 0, "%s reload caches", what);
   /* AUTO's cached forward is the lean kernel on aligned rows (never the generic cached one). */
   if (!bwd && p->mode == FUSEDNORM_MODE_AUTO && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED)
-    CHECK(fn_fwd_row(l->mode, l->ctas_per_row, l->rows_per_cta, cache, team, p->n, vec, 1),
+    CHECK(fn_fwd_row(l->mode, l->ctas_per_row, l->rows_per_cta, team, p->n, vec, p->has_residual,
+                     p->has_weight && p->w_dtype == FUSEDNORM_F32, 1),
           "%s: AUTO's cached forward is not the lean kernel", what);
   if (bwd) {
     /* Bounded partial-dw workspace: at most a few waves of CTAs whatever the row count. */
@@ -162,6 +163,9 @@ static const pinned kPinned[] = {
     {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1},
     {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1, 1},
     {4096, 32768, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1, 1},
+    {4096, 32768, FUSEDNORM_BF16, 0, MWC, 1024, 1, 1},  /* plain, 16-bit weight: lean to 4096 slots */
+    {4096, 16384, FUSEDNORM_F32, 0, MWC, 1024, 1, 1},
+    {2048, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1},
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1, 1},
     {8192, 8192, FUSEDNORM_F32, 0, MWC, 512, 1, 1},
