@@ -374,7 +374,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     kernel = fn::fwd_row_kernel(p->x_dtype, fn_fwd_row_cache(sh.slots, sh.team, fused, w32, (int)xs), fused, w32);
   } else if (fn_fwd_pipelined(l.mode, l.ctas_per_row, sh.cache, sh.team, sh.slots, p->has_residual, (int)xs)) {
     k.stages = 0; /* the row pipelining is in registers */
-    kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused, aligned && p->n % sh.vec == 0);
+    kernel = fn::fwd_pipe_kernel(p->x_dtype, sh.cache, fused);
     smem = (size_t)fn_fwd_pipe_smem(p->n, sh.vec);
   } else {
     k.stages = pipeline_stages(p, l, sh, k.aligned != 0, fused ? 2 : 1, info, &smem);

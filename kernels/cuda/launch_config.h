@@ -47,12 +47,14 @@ static inline int fn_regs_estimate(int backward, int cache, int x_size) {
 }
 
 /* Registers of the row-pipelined forward (rmsnorm_fwd.cu rms_norm_fwd_pipe; ptxas, nvcc 13.0,
- * sm_90a), by cache size 1, 2, 4: plain / fused add, 16-bit / f32 x; the larger of its aligned
- * and general instances (the aligned ones schedule more loads early: bf16 S = 4 83 vs 73). */
+ * sm_90a), by cache size 1, 2, 4: plain / fused add, 16-bit / f32 x. (An instance for aligned
+ * rows without the element-wise fallback was tried: H200 2026-11-22 04:38 UTC, bench_modes, bf16
+ * row-packed 1048576 x 128 3572 -> 3439 GB/s, 262144 x 256 3383 -> 3259, 65536 x 128 1859 ->
+ * 1949, fused add within 1%: no consistent gain, dropped.) */
 static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
   static const int regs[2][2][3] = {
-      {{32, 59, 83}, {31, 53, 84}},   /* plain: 16-bit x, f32 x */
-      {{56, 75, 128}, {40, 64, 113}}, /* fused add */
+      {{32, 58, 74}, {30, 53, 64}},   /* plain: 16-bit x, f32 x */
+      {{56, 64, 128}, {40, 60, 107}}, /* fused add */
   };
   int i = cache <= 1 ? 0 : cache == 2 ? 1 : 2;
   return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];

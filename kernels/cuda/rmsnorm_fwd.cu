@@ -180,10 +180,8 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
  * so there it only matches the reload kernel (ncu evidence: kernels/RESULTS.md, session 2).
  * Two register sets are S x 16 bytes (x 2 with the residual) more per
  * thread; FUSED is a template flag so that the plain instance does not carry the residual's.
- * Same per-row arithmetic, in the same order, as rms_norm_fwd with CACHE = S. AL: every row start
- * and n are 16-byte aligned (the launcher's check), so each slot is one 16-byte load or store
- * without the element-wise fallback's branches. */
-template <typename T, int S, bool FUSED, bool AL>
+ * Same per-row arithmetic, in the same order, as rms_norm_fwd with CACHE = S. */
+template <typename T, int S, bool FUSED>
 __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fwd_pipe(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -220,13 +218,8 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;
       if (col < p.n) {
-        if (AL) {
-          ld16(xv[k].w, xr + col);
-          if (FUSED) ld16(rv[k].w, rr + col);
-        } else {
-          load_slot(xv[k], xr, col, p.n, al);
-          if (FUSED) load_slot(rv[k], rr, col, p.n, al);
-        }
+        load_slot(xv[k], xr, col, p.n, al);
+        if (FUSED) load_slot(rv[k], rr, col, p.n, al);
       }
     }
   };
@@ -246,8 +239,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
 #pragma unroll
             for (int e = 0; e < N; ++e) f[e] = elem_f(xv[k], e) + elem_f(rv[k], e);
             from_floats(xv[k], f); /* s = RN(x + r) replaces x */
-            if (AL) st16(ror + col, xv[k].w);
-            else store_slot(ror, xv[k], col, p.n, al);
+            store_slot(ror, xv[k], col, p.n, al);
           }
 #pragma unroll
           for (int e = 0; e < N; ++e) {
@@ -276,8 +268,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
             wv[4 * i] = f.x, wv[4 * i + 1] = f.y, wv[4 * i + 2] = f.z, wv[4 * i + 3] = f.w;
           }
           normalize_slot<T, L>(yv, xv[k], wv, rstd);
-          if (AL) st16(yr + col, yv.w);
-          else store_slot(yr, yv, col, p.n, al);
+          store_slot(yr, yv, col, p.n, al);
         }
       }
     });
@@ -297,29 +288,24 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   }
 }
 
-template <typename T, int S>
-static const void *fwd_pipe_kernel_s(bool fused, bool al) {
-  if (fused) return al ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, S, true, true>)
-                       : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, S, true, false>);
-  return al ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, S, false, true>)
-            : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, S, false, false>);
-}
-
 template <typename T>
-static const void *fwd_pipe_kernel_for(int cache, bool fused, bool al) {
+static const void *fwd_pipe_kernel_for(int cache, bool fused) {
   switch (cache) {
-    case 1: return fwd_pipe_kernel_s<T, 1>(fused, al);
-    case 2: return fwd_pipe_kernel_s<T, 2>(fused, al);
-    case 4: return fwd_pipe_kernel_s<T, 4>(fused, al);
+    case 1: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, false>);
+    case 2: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, false>);
+    case 4: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, false>);
   }
   return nullptr;
 }
 
-const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool al) {
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_pipe_kernel_for<float>(cache, fused, al);
-    case FUSEDNORM_F16: return fwd_pipe_kernel_for<__half>(cache, fused, al);
-    case FUSEDNORM_BF16: return fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused, al);
+    case FUSEDNORM_F32: return fwd_pipe_kernel_for<float>(cache, fused);
+    case FUSEDNORM_F16: return fwd_pipe_kernel_for<__half>(cache, fused);
+    case FUSEDNORM_BF16: return fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused);
   }
   return nullptr;
 }

@@ -64,9 +64,8 @@ struct SplitParams {
 
 /* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
-/* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. `al`: rows
- * and n 16-byte aligned (the instance without the element-wise fallback). */
-const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool al);
+/* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
