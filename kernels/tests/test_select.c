@@ -169,6 +169,12 @@ static const pinned kPinned[] = {
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1},
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1, 1},
     {8192, 8192, FUSEDNORM_F32, 0, MWC, 512, 1, 1},
+    /* f32 fused-add backward, many rows of >= 1024 slots: reload; few rows or plain: persistent */
+    {32768, 4096, FUSEDNORM_F32, 1, RELOAD, 256, 1, 1, 1},
+    {16384, 7168, FUSEDNORM_F32, 1, RELOAD, 448, 1, 1, 1},
+    {4096, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1, 1},
+    {32768, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1},
+    {32768, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
