@@ -102,7 +102,10 @@
  * 32768 x 4096 (1024 slots) 3439 vs 3260, 16384 x 7168 3219 vs 2915; but 4096 x 4096 2155 vs
  * 2747 (few rows: the 4-wave grid's partial-dw rows weigh more), 65536 x 1024 (256 slots)
  * persistent; 16-bit x and the plain f32 backward: persistent everywhere (bf16 32768 x 4096
- * add_bwd 2857 vs reload 2114). */
+ * add_bwd 2857 vs reload 2114). bench_modes with ds, same day 05:04 UTC: f32 3386 vs 3212,
+ * 3167 vs 2858, 4096 x 4096 2097 vs 2618; bf16 persistent (2799 vs 2096). The persistent kernel
+ * loads ds only in the dx pass, after the row's barrier; without ds (ds = NULL, residual_out
+ * unused) persistent wins instead (f32 32768 x 4096: 410 vs 512 us). */
 #define FN_AUTO_BWD_RELOAD_F32_FUSED_SLOTS 1024
 #define FN_AUTO_BWD_RELOAD_F32_FUSED_ROWS 16384
 /* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */

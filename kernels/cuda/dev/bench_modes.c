@@ -179,7 +179,11 @@ int main(int argc, char **argv) {
         for (int i = -3; i < iters && !bad; ++i) {
           set_t *c = &s[(i + 3) % sets];
           fusednorm_fwd_args fa = {c->x, N, c->r, N, w, c->y, N, c->ro, N, c->rstd};
-          fusednorm_bwd_args ba = {c->dy, N, fused ? c->ro : c->x, N, NULL, 0, w, c->rstd, c->dx, N, dw, ws, ws_cap};
+          /* Fused add: ds (the gradient of residual_out) is read, as in training where the residual
+           * stream feeds the next layer (the buffer of r serves as random ds). Without it the
+           * fused backward moved 3MN, not the 4MN the GB/s assumes (before 2026-11-22 05:05 UTC). */
+          fusednorm_bwd_args ba = {c->dy, N, fused ? c->ro : c->x, N, fused ? c->r : NULL, fused ? N : 0,
+                                   w, c->rstd, c->dx, N, dw, ws, ws_cap};
           if (dir && i == -3) { /* rstd (and residual_out) for the backward */
             for (int k = 0; k < sets; ++k) {
               fusednorm_fwd_args f2 = {s[k].x, N, s[k].r, N, w, s[k].y, N, s[k].ro, N, s[k].rstd};
