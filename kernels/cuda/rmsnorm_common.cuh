@@ -191,6 +191,26 @@ template <typename F> __device__ __forceinline__ void with_llama(bool llama, F &
   else f(std::false_type{});
 }
 
+/* The fused add of one slot in place: x becomes s = RN(x + r) (fp32 addition then rounding to T
+ * is the correctly rounded sum: 24 >= 2p + 2 bits for bf16/f16, so the double rounding is
+ * innocuous). */
+template <typename T> __device__ __forceinline__ void add_residual(Vec<T> &xv, const Vec<T> &rv) {
+  float f[Vec<T>::N];
+#pragma unroll
+  for (int e = 0; e < Vec<T>::N; ++e) f[e] = elem_f(xv, e) + elem_f(rv, e);
+  from_floats(xv, f);
+}
+
+/* ss plus the squares of a slot's elements, in element order (the forward's reduction). */
+template <typename T> __device__ __forceinline__ float add_squares(const Vec<T> &v, float ss) {
+#pragma unroll
+  for (int e = 0; e < Vec<T>::N; ++e) {
+    const float f = elem_f(v, e);
+    ss = fmaf(f, f, ss);
+  }
+  return ss;
+}
+
 /* y of one slot from s, the fp32 effective weight and rstd (the forward's normalize pass):
  * RN(s*rstd*w), or LLAMA RN(RN_T(s*rstd)*w). */
 template <typename T, bool LLAMA>

@@ -33,21 +33,15 @@
 
 namespace fn {
 
-/* s of one slot: x, or for the fused add RN(x + r), which is also stored to residual_out.
- * (fp32 addition then rounding to T is the correctly rounded sum: 24 >= 2p + 2 bits for bf16/f16,
- * so the double rounding is innocuous.) */
+/* s of one slot: x, or for the fused add RN(x + r), which is also stored to residual_out. */
 template <typename T>
 __device__ __forceinline__ void load_s(Vec<T> &sv, const FwdParams &p, const T *xr, const T *rr, T *ror,
                                        int col, int lim, bool al) {
-  constexpr int N = Vec<T>::N;
   load_slot(sv, xr, col, lim, al);
   if (p.fused) {
     Vec<T> rv;
     load_slot(rv, rr, col, lim, al);
-    float f[N];
-#pragma unroll
-    for (int e = 0; e < N; ++e) f[e] = elem_f(sv, e) + elem_f(rv, e);
-    from_floats(sv, f);
+    add_residual(sv, rv);
     store_slot(ror, sv, col, lim, al);
   }
 }
@@ -118,22 +112,12 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
       }
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
-        if (col0 + k * step < pl.c1) {
-#pragma unroll
-          for (int e = 0; e < N; ++e) {
-            const float f = elem_f(cache[k], e);
-            ss = fmaf(f, f, ss); /* columns past the end were loaded as 0 */
-          }
-        }
+        if (col0 + k * step < pl.c1) ss = add_squares(cache[k], ss); /* columns past the end were loaded as 0 */
       }
       for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
         V sv;
         load_s(sv, p, xr, rr, ror, col, pl.c1, al);
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-          const float f = elem_f(sv, e);
-          ss = fmaf(f, f, ss);
-        }
+        ss = add_squares(sv, ss);
       }
     }
     ss = team_sum(ss, pl.team, p.cluster, parity, red);
@@ -235,17 +219,10 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
         const int col = col0 + k * step;
         if (col < p.n) {
           if (FUSED) {
-            float f[N];
-#pragma unroll
-            for (int e = 0; e < N; ++e) f[e] = elem_f(xv[k], e) + elem_f(rv[k], e);
-            from_floats(xv[k], f); /* s = RN(x + r) replaces x */
+            add_residual(xv[k], rv[k]); /* s replaces x */
             store_slot(ror, xv[k], col, p.n, al);
           }
-#pragma unroll
-          for (int e = 0; e < N; ++e) {
-            const float f = elem_f(xv[k], e);
-            ss = fmaf(f, f, ss); /* columns past the end were loaded as 0 */
-          }
+          ss = add_squares(xv[k], ss); /* columns past the end were loaded as 0 */
         }
       }
     }

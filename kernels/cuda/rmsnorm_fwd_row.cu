@@ -108,17 +108,10 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
       const int col = col0 + k * step;
       if (col < p.n) {
         if (FUSED) {
-          float f[N];
-#pragma unroll
-          for (int e = 0; e < N; ++e) f[e] = elem_f(xv[k], e) + elem_f(rv[k], e);
-          from_floats(xv[k], f); /* s = RN(x + r) replaces x */
+          add_residual(xv[k], rv[k]); /* s replaces x */
           st16(ror + col, xv[k].w);
         }
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-          const float f = elem_f(xv[k], e);
-          ss = fmaf(f, f, ss);
-        }
+        ss = add_squares(xv[k], ss);
       }
     }
     /* team_sum's order for a one-team CTA: xor tree in the warp, then the warps in order. */
