@@ -11,15 +11,11 @@
  * streamed columns, cluster and cp.async pipelining code, and the weight's dtype branch, which
  * is a template flag here (W32: a 4-byte weight; else a 16-bit one, or none). The weight's bytes
  * are loaded together with x, before the reduction, so a row pays one memory latency instead of
- * two (x, then the weight after the barrier).
+ * two (x, then the weight after the barrier; loading it after the barrier measured 1-2% slower,
+ * H200 2026-11-22 04:23 UTC, kernels/RESULTS.md).
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
-
-/* Dev knob (kernels/cuda/dev/build.sh DEFS=): 0 loads the weight after the reduction instead. */
-#ifndef FN_ROW_W_EARLY
-#define FN_ROW_W_EARLY 1
-#endif
 
 namespace fn {
 
@@ -99,7 +95,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
       if (col < p.n) {
         ld16(xv[k].w, xr + col);
         if (FUSED) ld16(rv[k].w, rr + col);
-        if (FN_ROW_W_EARLY && has_w) load_wraw(wr[k], p.w, col);
+        if (has_w) load_wraw(wr[k], p.w, col);
       }
     }
     float ss = 0.0f;
@@ -135,7 +131,6 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
         if (col < p.n) {
           V yv;
           float wv[N];
-          if (!FN_ROW_W_EARLY && has_w) load_wraw(wr[k], p.w, col);
           weight_of<T, W32>(wv, wr[k], has_w, wbf16, p.offset);
           normalize_slot<T, L>(yv, xv[k], wv, rstd);
           st16(yr + col, yv.w);
