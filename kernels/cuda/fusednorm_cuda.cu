@@ -458,6 +458,12 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
 
   const void *kernel = fn_bwd_pipelined(plan.l.mode, plan.sh.cache) ? fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr)
                                                                     : fn::bwd_kernel(p->x_dtype, plan.sh.cache);
+  /* The lean backward (rmsnorm_bwd_row.cu): one row per CTA at a time, every column cached, the
+   * weight staged, aligned rows; the same results as the generic kernel it replaces. */
+  if (k.w_smem && teams == 1 && plan.l.ctas_per_row == 1 && k.aligned && p->n % plan.sh.vec == 0 &&
+      (plan.sh.cache == 1 || plan.sh.cache == 2 || plan.sh.cache == 4) &&
+      (plan.l.mode == FUSEDNORM_MODE_PERSISTENT || plan.l.mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED))
+    kernel = fn::bwd_row_kernel(p->x_dtype, plan.sh.cache, ds != nullptr);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   st = allow_smem(kernel, smem);
   if (st != FUSEDNORM_OK) return st;

@@ -70,6 +70,8 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
 const void *bwd_kernel(fusednorm_dtype x, int cache);
+/* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4; NULL otherwise. */
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */

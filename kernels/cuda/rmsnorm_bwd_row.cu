@@ -1,0 +1,149 @@
+/*
+ * rmsnorm_bwd_row.cu — the lean persistent backward: one row per CTA at a time, grid-stride over
+ * rows, the whole row in S <= 4 register slots per thread, for 16-byte aligned rows with n a
+ * multiple of the vector width and a weight (fn_bwd_row in launch_config.h decides).
+ *
+ * Same arithmetic in the same order as bwd_body in rmsnorm_bwd.cu with CACHE = S, one team per
+ * CTA and the weight staged in shared memory (slot_dot / slot_dx of rmsnorm_bwd_slot.cuh; the
+ * team sum's order): dx and the partial dw rows are bitwise those of the generic kernel. What it
+ * drops is the generic kernel's element-wise fallback for misaligned rows and partial slots, its
+ * streamed columns and cluster code; and it loads ds together with dy and s, before the row's
+ * reduction, instead of after its barrier.
+ */
+#include "kernels/cuda/rmsnorm_bwd_slot.cuh"
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.cuh"
+
+#ifndef FN_BWD_ROW_DS_EARLY /* dev knob (kernels/cuda/dev/build.sh DEFS=): 0 loads ds after the barrier */
+#define FN_BWD_ROW_DS_EARLY 1
+#endif
+
+namespace fn {
+
+template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], const float *wsm, int col) {
+  const float4 *q = reinterpret_cast<const float4 *>(wsm + col);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 f = q[i];
+    wv[4 * i] = f.x; wv[4 * i + 1] = f.y; wv[4 * i + 2] = f.z; wv[4 * i + 3] = f.w;
+  }
+}
+
+template <typename T, int S, bool HAS_DS>
+__global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const BwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  extern __shared__ float dyn_smem[]; /* the fp32 effective weight of the row (n floats) */
+  float *const wsm = dyn_smem;
+  __shared__ __align__(16) float red[2][32]; /* warp partials by row parity, zero past the last warp */
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  const int step = blockDim.x * N, col0 = threadIdx.x * N;
+  if (threadIdx.x < 64) (&red[0][0])[threadIdx.x] = 0.0f;
+  /* Each thread stages and later reads only its own columns of the weight. */
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int col = col0 + k * step;
+    if (col < p.n) {
+      float wv[N];
+      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, p.n, true);
+      float4 *q = reinterpret_cast<float4 *>(wsm + col);
+#pragma unroll
+      for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
+    }
+  }
+  __syncthreads();
+
+  float dwc[S][N];
+#pragma unroll
+  for (int k = 0; k < S; ++k)
+#pragma unroll
+    for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
+
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
+    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
+    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
+    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
+    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    const float rs = p.rstd[row];
+    V cdy[S], cs[S], cds[S];
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        ld16(cdy[k].w, dyr + col);
+        ld16(cs[k].w, sr + col);
+        if (HAS_DS && FN_BWD_ROW_DS_EARLY) ld16(cds[k].w, dsr + col);
+      }
+    }
+    float dot = 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        float wv[N];
+        smem_weight<N>(wv, wsm, col);
+        dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
+      }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+    if (lane == 0) red[parity][warp] = dot;
+    __syncthreads();
+    float t = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < nwarps; i += 4) {
+      const float4 q = *reinterpret_cast<const float4 *>(&red[parity][i]);
+      t += q.x; t += q.y; t += q.z; t += q.w;
+    }
+    const float mean_gn = t / (float)p.n;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        float wv[N];
+        smem_weight<N>(wv, wsm, col);
+        if (HAS_DS && !FN_BWD_ROW_DS_EARLY) ld16(cds[k].w, dsr + col);
+        V dxv;
+        slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[k]);
+        st16(dxr + col, dxv.w);
+      }
+    }
+  }
+  /* This CTA's partial dw row (16-byte aligned: the workspace is, and n % N == 0). */
+  float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int col = col0 + k * step;
+    if (col < p.n) {
+      float4 *q = reinterpret_cast<float4 *>(wsrow + col);
+#pragma unroll
+      for (int i = 0; i < N / 4; ++i)
+        q[i] = make_float4(dwc[k][4 * i], dwc[k][4 * i + 1], dwc[k][4 * i + 2], dwc[k][4 * i + 3]);
+    }
+  }
+}
+
+template <typename T>
+static const void *bwd_row_kernel_for(int cache, bool has_ds) {
+  switch (cache) {
+    case 1: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, true>)
+                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, false>);
+    case 2: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 2, true>)
+                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 2, false>);
+    case 4: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 4, true>)
+                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 4, false>);
+  }
+  return nullptr;
+}
+
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds) {
+  switch (x) {
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds);
+    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds);
+  }
+  return nullptr;
+}
+
+}  // namespace fn
