@@ -97,17 +97,11 @@
  * wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
  * 2599/2006/2317, 4096 x 16384 2432/1787/2204 GB/s. */
 #define FN_AUTO_BWD_CACHED_SLOTS 2048
-/* Except the f32 fused-add backward of many wide rows, where the reload kernel wins: H200,
- * 2026-11-22 04:50 UTC, bench.py fp32, forced modes, GB/s reload vs persistent: add_bwd
- * 32768 x 4096 (1024 slots) 3439 vs 3260, 16384 x 7168 3219 vs 2915; but 4096 x 4096 2155 vs
- * 2747 (few rows: the 4-wave grid's partial-dw rows weigh more), 65536 x 1024 (256 slots)
- * persistent; 16-bit x and the plain f32 backward: persistent everywhere (bf16 32768 x 4096
- * add_bwd 2857 vs reload 2114). bench_modes with ds, same day 05:04 UTC: f32 3386 vs 3212,
- * 3167 vs 2858, 4096 x 4096 2097 vs 2618; bf16 persistent (2799 vs 2096). The persistent kernel
- * loads ds only in the dx pass, after the row's barrier; without ds (ds = NULL, residual_out
- * unused) persistent wins instead (f32 32768 x 4096: 410 vs 512 us). */
-#define FN_AUTO_BWD_RELOAD_F32_FUSED_SLOTS 1024
-#define FN_AUTO_BWD_RELOAD_F32_FUSED_ROWS 16384
+/* (A rule sent the f32 fused-add backward of >= 16384 rows of >= 1024 slots to the reload kernel,
+ * which beat the generic persistent kernel there: bench.py, H200 2026-11-22 04:53 UTC, 32768 x
+ * 4096 3439 vs 3260 GB/s. The lean persistent backward (rmsnorm_bwd_row.cu) loads ds with dy and
+ * s and reverses it: bench_modes with ds, 05:19 UTC, 4216 vs 3386, 16384 x 7168 4208 vs 3178. So
+ * the rule is gone.) */
 /* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */
 #define FN_BWD_MULTI_WAVES 4
 
@@ -269,9 +263,6 @@ static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int al
                ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
                : FUSEDNORM_MODE_PERSISTENT;
   }
-  if (p->x_dtype == FUSEDNORM_F32 && p->has_residual && slots >= FN_AUTO_BWD_RELOAD_F32_FUSED_SLOTS &&
-      slots <= FN_AUTO_BWD_CACHED_SLOTS && p->rows >= FN_AUTO_BWD_RELOAD_F32_FUSED_ROWS)
-    return FUSEDNORM_MODE_MULTI_WAVE_RELOAD;
   if (slots <= FN_AUTO_BWD_CACHED_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
   /* Thread-block clusters need sm_90. */
   return d->cc_major >= 9 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_PERSISTENT;

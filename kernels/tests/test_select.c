@@ -169,9 +169,9 @@ static const pinned kPinned[] = {
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1},
     {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1, 1},
     {8192, 8192, FUSEDNORM_F32, 0, MWC, 512, 1, 1},
-    /* f32 fused-add backward, many rows of >= 1024 slots: reload; few rows or plain: persistent */
-    {32768, 4096, FUSEDNORM_F32, 1, RELOAD, 256, 1, 1, 1},
-    {16384, 7168, FUSEDNORM_F32, 1, RELOAD, 448, 1, 1, 1},
+    /* f32 fused-add backward: persistent (the lean kernel) at every width up to 2048 slots */
+    {32768, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1, 1},
+    {16384, 7168, FUSEDNORM_F32, 1, PERS, 448, 1, 1, 1},
     {4096, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1, 1},
     {32768, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1},
     {32768, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1, 1},
