@@ -8,15 +8,12 @@
  * team sum's order): dx and the partial dw rows are bitwise those of the generic kernel. What it
  * drops is the generic kernel's element-wise fallback for misaligned rows and partial slots, its
  * streamed columns and cluster code; and it loads ds together with dy and s, before the row's
- * reduction, instead of after its barrier.
+ * reduction, instead of after its barrier (H200 2026-11-22 05:11 UTC, bench_modes, fused add
+ * bf16 32768 x 4096: 3990 vs 3276 GB/s with ds loaded after the barrier; kernels/RESULTS.md).
  */
 #include "kernels/cuda/rmsnorm_bwd_slot.cuh"
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
-
-#ifndef FN_BWD_ROW_DS_EARLY /* dev knob (kernels/cuda/dev/build.sh DEFS=): 0 loads ds after the barrier */
-#define FN_BWD_ROW_DS_EARLY 1
-#endif
 
 namespace fn {
 
@@ -73,7 +70,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
       if (col < p.n) {
         ld16(cdy[k].w, dyr + col);
         ld16(cs[k].w, sr + col);
-        if (HAS_DS && FN_BWD_ROW_DS_EARLY) ld16(cds[k].w, dsr + col);
+        if (HAS_DS) ld16(cds[k].w, dsr + col);
       }
     }
     float dot = 0.0f;
@@ -103,7 +100,6 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
       if (col < p.n) {
         float wv[N];
         smem_weight<N>(wv, wsm, col);
-        if (HAS_DS && !FN_BWD_ROW_DS_EARLY) ld16(cds[k].w, dsr + col);
         V dxv;
         slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[k]);
         st16(dxr + col, dxv.w);
