@@ -36,12 +36,7 @@ template <int N>
 __device__ __forceinline__ void slot_weight(float (&wv)[N], const float *wsm, const BwdParams &p, int col,
                                            int c0, int lim, bool al) {
   if (wsm != nullptr) {
-    const float4 *q = reinterpret_cast<const float4 *>(wsm + (col - c0));
-#pragma unroll
-    for (int i = 0; i < N / 4; ++i) {
-      const float4 f = q[i];
-      wv[4 * i] = f.x; wv[4 * i + 1] = f.y; wv[4 * i + 2] = f.z; wv[4 * i + 3] = f.w;
-    }
+    smem_weight<N>(wv, wsm, col - c0);
   } else {
     load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, lim, al);
   }

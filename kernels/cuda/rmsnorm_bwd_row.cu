@@ -17,25 +17,15 @@
 
 namespace fn {
 
-template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], const float *wsm, int col) {
-  const float4 *q = reinterpret_cast<const float4 *>(wsm + col);
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    const float4 f = q[i];
-    wv[4 * i] = f.x; wv[4 * i + 1] = f.y; wv[4 * i + 2] = f.z; wv[4 * i + 3] = f.w;
-  }
-}
-
 template <typename T, int S, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[]; /* the fp32 effective weight of the row (n floats) */
   float *const wsm = dyn_smem;
-  __shared__ __align__(16) float red[2][32]; /* warp partials by row parity, zero past the last warp */
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+  __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
-  if (threadIdx.x < 64) (&red[0][0])[threadIdx.x] = 0.0f;
+  red.zero();
   /* Each thread stages and later reads only its own columns of the weight. */
 #pragma unroll
   for (int k = 0; k < S; ++k) {
@@ -83,17 +73,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
         dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
       }
     }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
-    if (lane == 0) red[parity][warp] = dot;
-    __syncthreads();
-    float t = 0.0f;
-#pragma unroll 1
-    for (int i = 0; i < nwarps; i += 4) {
-      const float4 q = *reinterpret_cast<const float4 *>(&red[parity][i]);
-      t += q.x; t += q.y; t += q.z; t += q.w;
-    }
-    const float mean_gn = t / (float)p.n;
+    const float mean_gn = red.sum(dot, parity) / (float)p.n;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;

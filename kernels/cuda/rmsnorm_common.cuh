@@ -288,6 +288,43 @@ __device__ __forceinline__ float team_sum(float v, int team, int cluster, int pa
   return s;
 }
 
+/* The one-team-per-CTA sum of the lean kernels (rmsnorm_fwd_row.cu, rmsnorm_bwd_row.cu): the
+ * warp partials by row parity (one barrier per row, as ReduceSmem), zero past the last warp so
+ * that they are summed four at a time; adding +0 leaves the in-order sum bitwise unchanged, so
+ * the order is team_sum's for a one-team CTA (xor tree in the warp, then the warps in order). */
+struct PaddedRed {
+  __align__(16) float w[2][32];
+  /* Before the first sum; the caller's next __syncthreads() publishes the zeros. */
+  __device__ __forceinline__ void zero() {
+    if (threadIdx.x < 64) (&w[0][0])[threadIdx.x] = 0.0f;
+  }
+  /* Every thread of the CTA calls it; every thread gets the CTA's sum. */
+  __device__ __forceinline__ float sum(float v, int parity) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0) w[parity][threadIdx.x >> 5] = v;
+    __syncthreads();
+    float t = 0.0f;
+    const int nwarps = blockDim.x >> 5;
+#pragma unroll 1
+    for (int i = 0; i < nwarps; i += 4) {
+      const float4 q = *reinterpret_cast<const float4 *>(&w[parity][i]);
+      t += q.x; t += q.y; t += q.z; t += q.w;
+    }
+    return t;
+  }
+};
+
+/* N fp32 weights of a slot from a CTA's staged copy in shared memory (16-byte aligned). */
+template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], const float *wsm, int col) {
+  const float4 *q = reinterpret_cast<const float4 *>(wsm + col);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 f = q[i];
+    wv[4 * i] = f.x; wv[4 * i + 1] = f.y; wv[4 * i + 2] = f.z; wv[4 * i + 3] = f.w;
+  }
+}
+
 /* Where a CTA stands in the decomposition. */
 struct Place {
   int team, lane, team_idx, teams; /* team size, thread within team, team within CTA */

@@ -238,12 +238,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
         if (col < p.n) {
           V yv;
           float wv[N];
-          const float4 *q = reinterpret_cast<const float4 *>(wsm + col);
-#pragma unroll
-          for (int i = 0; i < N / 4; ++i) {
-            const float4 f = q[i];
-            wv[4 * i] = f.x, wv[4 * i + 1] = f.y, wv[4 * i + 2] = f.z, wv[4 * i + 3] = f.w;
-          }
+          smem_weight<N>(wv, wsm, col);
           normalize_slot<T, L>(yv, xv[k], wv, rstd);
           store_slot(yr, yv, col, p.n, al);
         }

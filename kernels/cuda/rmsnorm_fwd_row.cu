@@ -72,12 +72,9 @@ template <typename T, int S, bool FUSED, bool W32>
 __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T))) rms_norm_fwd_row(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
-  /* Warp partials by row parity (one barrier per row), zero past the last warp so that they are
-   * summed four at a time: adding +0 leaves the in-order sum bitwise unchanged. */
-  __shared__ __align__(16) float red[2][32];
-  if (threadIdx.x < 64) (&red[0][0])[threadIdx.x] = 0.0f;
+  __shared__ PaddedRed red;
+  red.zero();
   __syncthreads();
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   const bool has_w = p.w != nullptr, wbf16 = p.w_dtype == FUSEDNORM_BF16;
   int parity = 0;
@@ -110,17 +107,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
         ss = add_squares(xv[k], ss);
       }
     }
-    /* team_sum's order for a one-team CTA: xor tree in the warp, then the warps in order. */
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
-    if (lane == 0) red[parity][warp] = ss;
-    __syncthreads();
-    float t = 0.0f;
-#pragma unroll 1
-    for (int i = 0; i < nwarps; i += 4) {
-      const float4 q = *reinterpret_cast<const float4 *>(&red[parity][i]);
-      t += q.x; t += q.y; t += q.z; t += q.w;
-    }
+    const float t = red.sum(ss, parity);
     const float rstd = 1.0f / sqrtf(t / (float)p.n + p.eps);
     if (p.rstd != nullptr && threadIdx.x == 0) p.rstd[row] = rstd;
     with_llama(p.llama, [&](auto llama_c) {
