@@ -7,7 +7,10 @@
  * between the reduction and the normalize pass; slots beyond team*CACHE are streamed (read
  * twice, the second time from L2). CACHE = 0 is the pure reload variant. Everything else (team
  * size, rows per CTA, cluster size, fused add, weight, casting, alignment) is a run-time argument,
- * so the whole family is 3 x 5 instances per direction.
+ * so the generic family is 3 x 5 instances per direction. Beside it, specialised families with
+ * some of those arguments as template flags: the row-pipelined forward and row-packed backward
+ * (rmsnorm_fwd.cu, rmsnorm_bwd.cu), the split-row wide backward (rmsnorm_bwd_wide.cu), and the
+ * lean kernels for aligned, fully cached rows (rmsnorm_fwd_row.cu, rmsnorm_bwd_row.cu).
  */
 #ifndef FUSEDNORM_CUDA_LAUNCH_CONFIG_H_
 #define FUSEDNORM_CUDA_LAUNCH_CONFIG_H_
