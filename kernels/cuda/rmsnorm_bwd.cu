@@ -107,13 +107,7 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
 #pragma unroll
     for (int k = 0; k < CACHE; ++k) {
       const int col = col0 + k * step;
-      if (col < pl.c1) {
-        float wv[N];
-        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
-        float4 *q = reinterpret_cast<float4 *>(wst + (col - pl.c0));
-#pragma unroll
-        for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
-      }
+      if (col < pl.c1) stage_weight<N>(wst + (col - pl.c0), p.w, p.w_dtype, p.offset, col, pl.c1, al);
     }
     wsm = wst;
   }

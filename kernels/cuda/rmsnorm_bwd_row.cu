@@ -30,13 +30,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col < p.n) {
-      float wv[N];
-      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, p.n, true);
-      float4 *q = reinterpret_cast<float4 *>(wsm + col);
-#pragma unroll
-      for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
-    }
+    if (col < p.n) stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
   }
   __syncthreads();
 

@@ -52,12 +52,15 @@ template <typename T> struct Vec {
 
 /* Element e of a slot as fp32 / the slot from N fp32 values rounded to T (RN-even). */
 __device__ __forceinline__ float elem_f(const Vec<float> &v, int e) { return __uint_as_float(v.w[e]); }
-__device__ __forceinline__ float elem_f(const Vec<__nv_bfloat16> &v, int e) {
-  return __uint_as_float((e & 1) ? (v.w[e >> 1] & 0xffff0000u) : (v.w[e >> 1] << 16));
+/* Element e of 16-bit values packed two per 32-bit word (element 2i in the low half of word i). */
+__device__ __forceinline__ float bf16_packed(const uint32_t *w, int e) {
+  return __uint_as_float((e & 1) ? (w[e >> 1] & 0xffff0000u) : (w[e >> 1] << 16));
 }
-__device__ __forceinline__ float elem_f(const Vec<__half> &v, int e) {
-  return __half2float(__ushort_as_half((unsigned short)(v.w[e >> 1] >> ((e & 1) * 16))));
+__device__ __forceinline__ float f16_packed(const uint32_t *w, int e) {
+  return __half2float(__ushort_as_half((unsigned short)(w[e >> 1] >> ((e & 1) * 16))));
 }
+__device__ __forceinline__ float elem_f(const Vec<__nv_bfloat16> &v, int e) { return bf16_packed(v.w, e); }
+__device__ __forceinline__ float elem_f(const Vec<__half> &v, int e) { return f16_packed(v.w, e); }
 __device__ __forceinline__ void set_pair(Vec<float> &v, int i, float a, float b) {
   v.w[2 * i] = __float_as_uint(a);
   v.w[2 * i + 1] = __float_as_uint(b);
@@ -314,6 +317,18 @@ struct PaddedRed {
     return t;
   }
 };
+
+/* Stage the effective weight of the N columns from `col` (load_weight's arguments) in fp32 at dst
+ * (shared memory, 16-byte aligned), for smem_weight to read back on every row. */
+template <int N>
+__device__ __forceinline__ void stage_weight(float *dst, const void *w, int w_dtype, float offset, int col, int lim,
+                                             bool aligned) {
+  float wv[N];
+  load_weight<N>(wv, w, w_dtype, offset, col, lim, aligned);
+  float4 *q = reinterpret_cast<float4 *>(dst);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
+}
 
 /* N fp32 weights of a slot from a CTA's staged copy in shared memory (16-byte aligned). */
 template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], const float *wsm, int col) {

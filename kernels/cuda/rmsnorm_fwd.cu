@@ -183,13 +183,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   extern __shared__ float dyn_smem[];
   float *const wsm = dyn_smem;
   if (pl.team_idx == 0) {
-    for (int col = col0; col < p.n; col += step) {
-      float wv[N];
-      load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, p.n, al);
-      float4 *q = reinterpret_cast<float4 *>(wsm + col);
-#pragma unroll
-      for (int i = 0; i < N / 4; ++i) q[i] = make_float4(wv[4 * i], wv[4 * i + 1], wv[4 * i + 2], wv[4 * i + 3]);
-    }
+    for (int col = col0; col < p.n; col += step) stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, al);
   }
   __syncthreads();
 

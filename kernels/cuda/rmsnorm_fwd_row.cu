@@ -58,11 +58,10 @@ __device__ __forceinline__ void weight_of(float (&wv)[Vec<T>::N], const WRaw<T, 
     for (int e = 0; e < N; ++e) wv[e] = __uint_as_float(r.w[e]);
   } else if (wbf16) {
 #pragma unroll
-    for (int e = 0; e < N; ++e) wv[e] = __uint_as_float((e & 1) ? (r.w[e >> 1] & 0xffff0000u) : (r.w[e >> 1] << 16));
+    for (int e = 0; e < N; ++e) wv[e] = bf16_packed(r.w, e);
   } else {
 #pragma unroll
-    for (int e = 0; e < N; ++e)
-      wv[e] = __half2float(__ushort_as_half((unsigned short)(r.w[e >> 1] >> ((e & 1) * 16))));
+    for (int e = 0; e < N; ++e) wv[e] = f16_packed(r.w, e);
   }
 #pragma unroll
   for (int e = 0; e < N; ++e) wv[e] += offset;
