@@ -74,8 +74,8 @@
 /* AUTO forward with 16-byte aligned rows and weight and n a multiple of the vector width (the
  * launcher's run-time check; fn_fwd_row in launch_config.h): from just above row-packed (fused
  * add) or persistent (plain) up to the whole row in one CTA's registers at 4 slots per thread
- * (16-bit n <= 32768 plain with a 16-bit weight, else 16384), the lean multi-wave cached kernel (rmsnorm_fwd_row.cu, 4 slots per
- * thread). H200, 2026-11-22 04:23 UTC, kernels/cuda/dev/compare.sh --fwd-only, forced modes in
+ * (16-bit n <= 32768 plain with a 16-bit weight, else 16384), the lean multi-wave cached kernel
+ * (rmsnorm_fwd_row.cu). H200, 2026-11-22 04:23 UTC, kernels/cuda/dev/compare.sh --fwd-only, forced modes in
  * one run, GB/s lean cached vs the best other mode: bf16 65536 x 1024 3694 vs persistent 3178,
  * 32768 x 2880 3980 vs 3048, 32768 x 4096 3999 vs reload 3307, 16384 x 5120 3872 vs 3081,
  * 16384 x 7168 3863 vs 2881, 16384 x 8192 4032 vs 3153, 8192 x 16384 3759 vs persistent 2751;
@@ -115,15 +115,17 @@ static int pow2_ceil(int64_t v) {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* CTA threads for a chunk of `slots` vector slots held by one CTA. `lean`: the forward of the
- * multi-wave cached mode on aligned rows, whose kernel (rmsnorm_fwd_row.cu) has its own bounds. */
-static int cta_threads(int64_t slots, int backward, fusednorm_mode mode, int lean, int fused, int w32,
-                       int xsize) {
+/* CTA threads of the lean forward (rmsnorm_fwd_row.cu, its own launch bounds) holding a row of
+ * `slots` vector slots at FN_TARGET_CACHE_FWD_ROW slots per thread; 0 where it cannot. */
+static int lean_fwd_threads(const fusednorm_problem *p, int64_t slots) {
+  const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32, xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int64_t t = max64(64, round_up(ceil_div(slots, FN_TARGET_CACHE_FWD_ROW), 32));
+  return t <= 1024 && fn_fwd_row_cache(slots, (int)t, p->has_residual, w32, xs) > 0 ? (int)t : 0;
+}
+
+/* CTA threads for a chunk of `slots` vector slots held by one CTA. */
+static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
   int64_t t;
-  if (lean) {
-    t = max64(64, round_up(ceil_div(slots, FN_TARGET_CACHE_FWD_ROW), 32));
-    if (t <= 1024 && fn_fwd_row_cache(slots, (int)t, fused, w32, xsize) > 0) return (int)t;
-  }
   if (mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) {
     /* Streaming: as many threads as the cached modes would use, nothing kept. */
     t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
@@ -131,9 +133,7 @@ static int cta_threads(int64_t slots, int backward, fusednorm_mode mode, int lea
   }
   if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team */
   {
-    const int target = backward ? FN_TARGET_CACHE
-                       : mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED ? FN_TARGET_CACHE_FWD_ROW
-                                                                  : FN_TARGET_CACHE_FWD;
+    const int target = backward ? FN_TARGET_CACHE : FN_TARGET_CACHE_FWD;
     t = round_up(ceil_div(slots, target), 32);
     t = max64(64, t);
     if (t > fn_max_threads(backward, target)) t = 1024;
@@ -193,10 +193,10 @@ static fusednorm_status fill(const fusednorm_problem *p, int backward, const fus
     } else {
       cluster = 1;
     }
-    const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
-    threads = cta_threads(chunk_slots, backward, mode,
-                          !backward && mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && aligned && p->n % vec == 0,
-                          p->has_residual, w32, (int)fusednorm_dtype_size(p->x_dtype));
+    threads = !backward && mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && aligned && p->n % vec == 0
+                  ? lean_fwd_threads(p, chunk_slots)
+                  : 0;
+    if (threads == 0) threads = cta_threads(chunk_slots, backward, mode);
     team = threads;
     cache = fn_cache_for(mode, backward, chunk_slots, team);
   }
@@ -240,13 +240,6 @@ static int wide_cluster(const fusednorm_problem *p) {
   return c;
 }
 
-/* Does the lean forward hold the whole row at AUTO's slots per thread? */
-static int lean_fwd_fits(const fusednorm_problem *p, int64_t slots) {
-  const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32, xs = (int)fusednorm_dtype_size(p->x_dtype);
-  const int t = cta_threads(slots, 0, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1, p->has_residual, w32, xs);
-  return fn_fwd_row_cache(slots, t, p->has_residual, w32, xs) > 0;
-}
-
 static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int aligned,
                                 const fusednorm_device_info *d) {
   const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
@@ -254,7 +247,7 @@ static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int al
     return FUSEDNORM_MODE_ROW_PACKED;
   if (!backward && aligned && p->n % fn_vec_elems(p->x_dtype) == 0 &&
       slots >= (p->has_residual ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) &&
-      lean_fwd_fits(p, slots))
+      lean_fwd_threads(p, slots) > 0)
     return FUSEDNORM_MODE_MULTI_WAVE_CACHED;
   if (!backward) {
     if (slots <= (p->has_residual ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
