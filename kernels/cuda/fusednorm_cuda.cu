@@ -82,10 +82,11 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
 fusednorm_status allow_smem(const void *kernel, size_t bytes) {
   /* Dynamic + static (<= 1 KB here) must fit the default 48 KB, or opt in. */
   if (bytes + 1024 <= 48 * 1024) return FUSEDNORM_OK;
-  /* One slot per kernel instance that may ask: 2 x 3 x FN_NUM_CACHE plain, 9 + 6 pipelined, 9
-   * split-row (rmsnorm_*.cu); a kernel without a slot still gets its attribute set, every time. */
-  static std::atomic<size_t> granted[64];
-  static std::atomic<const void *> keys[64];
+  /* One slot per kernel instance that may ask for more: 2 x 3 x FN_NUM_CACHE generic, 18
+   * pipelined forward, 9 split-row, 18 lean backward (rmsnorm_*.cu); a kernel without a slot
+   * still gets its attribute set, every time. */
+  static std::atomic<size_t> granted[128];
+  static std::atomic<const void *> keys[128];
   int slot = -1;
   for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); ++i) {
     const void *k = keys[i].load();
@@ -103,6 +104,15 @@ fusednorm_status allow_smem(const void *kernel, size_t bytes) {
 
 bool aligned16(const void *ptr, int64_t stride, size_t elem) {
   return ptr == nullptr || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
+}
+
+/* Every row start of the backward's tensors and the weight 16-byte aligned (ds, weight: if used). */
+bool bwd_aligned(const fusednorm_problem *p, const fusednorm_bwd_args *a) {
+  const size_t xs = fusednorm_dtype_size(p->x_dtype);
+  const void *ds = p->has_residual ? a->ds : nullptr;
+  return aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
+         aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
+         aligned16(p->has_weight ? a->weight : nullptr, 0, 1);
 }
 
 /* Columns are int inside the kernels. */
@@ -279,7 +289,6 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const BwdPlan &pla
 fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, const BwdPlan &plan,
                                        float *ws, cudaStream_t stream) {
   const fn_split_geom &g = plan.sg;
-  const size_t xs = fusednorm_dtype_size(p->x_dtype);
   const bool fused = p->has_residual != 0;
   fn::SplitParams k;
   k.dy = a->dy; k.dy_stride = a->dy_stride;
@@ -292,9 +301,7 @@ fusednorm_status launch_split_backward(const fusednorm_problem *p, const fusedno
   k.dots = ws + (size_t)g.gr * (size_t)p->n;
   k.rows = p->rows; k.n = (int)p->n;
   k.gc = g.gc; k.gr = g.gr; k.chunk = (int)g.chunk; k.stages = g.stages; k.lookahead = g.lookahead;
-  k.aligned = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
-              aligned16(a->dx, a->dx_stride, xs) && aligned16(k.ds, k.ds_stride, xs) &&
-              aligned16(a->weight, 0, 1);
+  k.aligned = bwd_aligned(p, a);
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   const void *kernel = fn::bwd_split_kernel(p->x_dtype, g.spt);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -420,7 +427,6 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     ws = reinterpret_cast<float *>(((uintptr_t)a->workspace + 15) & ~(uintptr_t)15);
   }
   if (plan.split) return launch_split_backward(p, a, plan, ws, stream);
-  const size_t xs = fusednorm_dtype_size(p->x_dtype);
   const void *w = p->has_weight ? a->weight : nullptr;
   const void *ds = p->has_residual ? a->ds : nullptr;
 
@@ -434,9 +440,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
   k.ws = ws;
   k.rows = p->rows; k.n = (int)p->n;
   k.team = plan.sh.team; k.cluster = plan.l.ctas_per_row; k.chunk = plan.sh.chunk;
-  k.aligned = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
-              aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
-              aligned16(w, 0, 1);
+  k.aligned = bwd_aligned(p, a);
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.dw_smem = plan.dw_smem;
   /* The effective weight staged once per CTA in shared memory (rmsnorm_bwd.cu) wherever one row
@@ -456,14 +460,11 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     }
   }
 
-  const void *kernel = fn_bwd_pipelined(plan.l.mode, plan.sh.cache) ? fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr)
-                                                                    : fn::bwd_kernel(p->x_dtype, plan.sh.cache);
-  /* The lean backward (rmsnorm_bwd_row.cu): one row per CTA at a time, every column cached, the
-   * weight staged, aligned rows; the same results as the generic kernel it replaces. */
-  if (k.w_smem && teams == 1 && plan.l.ctas_per_row == 1 && k.aligned && p->n % plan.sh.vec == 0 &&
-      (plan.sh.cache == 1 || plan.sh.cache == 2 || plan.sh.cache == 4) &&
-      (plan.l.mode == FUSEDNORM_MODE_PERSISTENT || plan.l.mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED))
-    kernel = fn::bwd_row_kernel(p->x_dtype, plan.sh.cache, ds != nullptr);
+  const void *kernel =
+      fn_bwd_row(plan.l.mode, plan.l.ctas_per_row, teams, plan.sh.cache, p->n, plan.sh.vec, k.w_smem, k.aligned)
+          ? fn::bwd_row_kernel(p->x_dtype, plan.sh.cache, ds != nullptr)
+      : fn_bwd_pipelined(plan.l.mode, plan.sh.cache) ? fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr)
+                                                     : fn::bwd_kernel(p->x_dtype, plan.sh.cache);
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   st = allow_smem(kernel, smem);
   if (st != FUSEDNORM_OK) return st;

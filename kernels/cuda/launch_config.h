@@ -113,6 +113,17 @@ static inline int fn_fwd_row(fusednorm_mode mode, int cluster, int rows_per_cta,
          n % vec == 0 && fn_fwd_row_cache(n / vec, team, fused, w32, vec == 4 ? 4 : 2) > 0;
 }
 
+/* Does the backward launch run the lean kernel (rmsnorm_bwd_row.cu)? One row per CTA at a time
+ * (persistent or multi-wave cached, no cluster, one team), every column in the register cache of
+ * 1, 2 or 4 slots, the weight staged in shared memory (`w_smem`: the launcher found room for it),
+ * aligned rows and n a multiple of the vector width. Same grid as the generic kernel it replaces:
+ * its registers stay within fn_regs_estimate's (kernels/RESULTS.md, session 3). */
+static inline int fn_bwd_row(fusednorm_mode mode, int cluster, int rows_per_cta, int cache, int64_t n, int vec,
+                             int w_smem, int aligned) {
+  return (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED) && cluster <= 1 &&
+         rows_per_cta <= 1 && (cache == 1 || cache == 2 || cache == 4) && w_smem && aligned && n % vec == 0;
+}
+
 /* Threads per row-packed CTA (a multiple of every team size; <= the CACHE=8 launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 
