@@ -308,6 +308,31 @@ static void test_alignment(void) {
   }
 }
 
+/* Which launches the lean kernels take (launch_config.h fn_fwd_row / fn_bwd_row): the launchers
+ * call exactly these predicates. */
+static void test_lean_predicates(void) {
+  const fusednorm_mode MW = MWC;
+  /* Forward: bf16 n = 4096 (512 slots) over 128 threads at 4 slots; 32768 plain at 1024 threads. */
+  CHECK(fn_fwd_row(MW, 1, 1, 128, 4096, 8, 0, 0, 1), "fwd lean bf16 4096");
+  CHECK(!fn_fwd_row(MW, 1, 1, 128, 4096, 8, 0, 0, 0), "fwd lean needs aligned rows");
+  CHECK(!fn_fwd_row(MW, 1, 1, 128, 4100, 8, 0, 0, 1), "fwd lean needs n %% vec == 0");
+  CHECK(!fn_fwd_row(RELOAD, 1, 1, 128, 4096, 8, 0, 0, 1), "fwd lean is the cached mode only");
+  CHECK(!fn_fwd_row(MW, 1, 1, 64, 4096, 8, 0, 0, 1), "fwd lean needs the whole row cached");
+  CHECK(fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 0, 0, 1), "fwd lean 1024 threads, plain 16-bit weight");
+  CHECK(!fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 1, 0, 1), "fwd lean fused add bound 512 at 4 slots");
+  CHECK(!fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 0, 1, 1), "fwd lean 16-bit x, f32 weight bound 512");
+  CHECK(fn_fwd_row(MW, 1, 1, 1024, 16384, 4, 0, 1, 1), "fwd lean f32 x and weight at 1024 threads");
+  /* Backward: one row per CTA, cache 1/2/4, weight staged, aligned. */
+  CHECK(fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 1, 1), "bwd lean persistent");
+  CHECK(fn_bwd_row(MW, 1, 1, 2, 1024, 8, 1, 1), "bwd lean multi-wave cached");
+  CHECK(!fn_bwd_row(RELOAD, 1, 1, 0, 4096, 8, 1, 1), "bwd lean not reload");
+  CHECK(!fn_bwd_row(RP, 1, 16, 1, 128, 8, 0, 1), "bwd lean not row-packed");
+  CHECK(!fn_bwd_row(PERS, 1, 1, 8, 4096, 8, 1, 1), "bwd lean has no cache 8");
+  CHECK(!fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 0, 1), "bwd lean needs the staged weight");
+  CHECK(!fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 1, 0), "bwd lean needs aligned rows");
+  CHECK(!fn_bwd_row(WIDE, 2, 1, 4, 32768, 8, 1, 1), "bwd lean not clustered");
+}
+
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
@@ -329,6 +354,7 @@ int main(void) {
   test_forced();
   test_wide_no_weight();
   test_alignment();
+  test_lean_predicates();
   test_bad_args();
   printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;
