@@ -73,7 +73,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--fused")) fused = 1;
     else if (!strcmp(argv[i], "--fwd-only")) fwd_only = 1;
     else if (!strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
-    else if (!strncmp(argv[i], "--iters=", 8)) iters = atoi(argv[i] + 8);
+    else if (!strncmp(argv[i], "--iters=", 8)) {
+      char *end = NULL;
+      const long v = strtol(argv[i] + 8, &end, 10);
+      if (!argv[i][8] || *end || v < 1 || v > 100000) {
+        fprintf(stderr, "%s: bad --iters '%s': expected an integer in 1..100000\n", argv[0], argv[i] + 8);
+        return 2;
+      }
+      iters = (int)v;
+    }
     else if (!strcmp(argv[i], "--bwd")) bwd_only = 1;
     else if (!strncmp(argv[i], "--modes=", 8)) {
       /* Comma-separated mode names, each exactly one of fusednorm_mode_name's. */
@@ -100,6 +108,17 @@ int main(int argc, char **argv) {
       fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,...] [--iters=N] [--bwd | --fwd-only] [--modes=a,b]\n", argv[0]);
       return 2;
     }
+  }
+  /* Every shape MxN (M, N >= 1), comma-separated, before any GPU work. */
+  for (const char *t = shapes;;) {
+    long long M = 0, N = 0;
+    int used = 0;
+    if (sscanf(t, "%lldx%lld%n", &M, &N, &used) != 2 || M < 1 || N < 1 || (t[used] != ',' && t[used] != '\0')) {
+      fprintf(stderr, "%s: bad --shapes '%s': expected MxN[,MxN...] with M, N >= 1\n", argv[0], shapes);
+      return 2;
+    }
+    if (t[used] == '\0') break;
+    t += used + 1;
   }
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
