@@ -214,6 +214,10 @@ template <typename T> __device__ __forceinline__ float add_squares(const Vec<T> 
   return ss;
 }
 
+/* rstd of a row from its sum of squares (DESIGN.md): 1/sqrt(ss/n + eps) with a true division and
+ * sqrtf, both correctly rounded (rsqrtf is ~2 ulp). */
+__device__ __forceinline__ float rstd_of(float ss, int n, float eps) { return 1.0f / sqrtf(ss / (float)n + eps); }
+
 /* y of one slot from s, the fp32 effective weight and rstd (the forward's normalize pass):
  * RN(s*rstd*w), or LLAMA RN(RN_T(s*rstd)*w). */
 template <typename T, bool LLAMA>

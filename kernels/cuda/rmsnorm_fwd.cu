@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
       }
     }
     ss = team_sum(ss, pl.team, p.cluster, parity, red);
-    const float rstd = 1.0f / sqrtf(ss / (float)p.n + p.eps);
+    const float rstd = rstd_of(ss, p.n, p.eps);
     if (!active) continue;
     if (p.rstd != nullptr && pl.crank == 0 && pl.lane == 0) p.rstd[row] = rstd;
 
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
       }
     }
     ss = team_sum(ss, pl.team, 1, parity, red);
-    const float rstd = 1.0f / sqrtf(ss / (float)p.n + p.eps);
+    const float rstd = rstd_of(ss, p.n, p.eps);
     if (!active) return;
     if (p.rstd != nullptr && pl.lane == 0) p.rstd[row] = rstd;
     with_llama(p.llama, [&](auto llama_c) {

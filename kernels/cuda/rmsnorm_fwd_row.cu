@@ -106,8 +106,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
         ss = add_squares(xv[k], ss);
       }
     }
-    const float t = red.sum(ss, parity);
-    const float rstd = 1.0f / sqrtf(t / (float)p.n + p.eps);
+    const float rstd = rstd_of(red.sum(ss, parity), p.n, p.eps);
     if (p.rstd != nullptr && threadIdx.x == 0) p.rstd[row] = rstd;
     with_llama(p.llama, [&](auto llama_c) {
       constexpr bool L = decltype(llama_c)::value;
