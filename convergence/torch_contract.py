@@ -1,7 +1,7 @@
 """Pure-PyTorch stand-ins for fusednorm, used to test the convergence runner itself.
 
 `--impl contract` swaps Hugging Face RMSNorm modules for a torch implementation of the numerics
-contract in shared/DESIGN.md (fp32 accumulation, explicit backward dx = rstd*(g - n*mean(g*n)),
+contract in kernels/README.md (fp32 accumulation, explicit backward dx = rstd*(g - n*mean(g*n)),
 dw = sum_rows(dy*n) in fp32). Its rounding differs from autograd through HF's forward the same way a
 fused kernel's does, so it shows what the comparison tolerances must absorb without the CUDA build.
 

@@ -4,7 +4,7 @@
 // with TORCH_TARGET_VERSION = 2.11), so one binary loads into torch 2.11 and later: the library
 // must not reference any _ZN3c10 / _ZN2at / _ZN5torch symbol (shim/tests/check_symbols.sh).
 //
-// Contract of every op (DESIGN.md "Numerics contract"):
+// Contract of every op (shim/README.md "Ops contract"; numerics: kernels/README.md):
 //   * inputs are [..., N]; the leading dims are flattened into rows. A tensor whose leading dims
 //     collapse to one row dim with a constant row stride >= N and a contiguous last dim is passed
 //     to the kernels as it is (no copy); any other layout is made contiguous first.

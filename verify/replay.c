@@ -43,7 +43,7 @@ static const char USAGE[] =
     "  --report FILE.json       write the JSON report (atomically: temp file + rename)\n"
     "  --quiet                  table rows only for failed/skipped records\n"
     "  --allow-nonfinite        replay records whose inputs hold NaN/Inf (default: exit 2)\n"
-    "tolerance overrides (default: the DESIGN.md rules of kernels/ref/fusednorm_ref.c):\n"
+    "tolerance overrides (default: the accuracy rules of kernels/ref/fusednorm_ref.c):\n"
     "  --y-max-ulp K            y passes if every element is within K ulp\n"
     "  --dx-min-frac F          dx: fraction within 1 ulp (16-bit), default 0.999\n"
     "  --dx-max-factor A        dx: max error <= A x naive fp32 max (+1 ulp), default 2\n"

@@ -5,7 +5,7 @@
  * number of ranks). A unit is run through fusednorm twice (bitwise compared), through the float64
  * reference and the naive fp32 baseline (kernels/ref), and its error statistics and dw partial
  * sums are kept. Rank 0 combines the units of a record in unit order — statistics merged, dw
- * partials summed in fp32 in a fixed order — and applies the DESIGN.md rules (fusednorm_rule_*,
+ * partials summed in fp32 in a fixed order — and applies the accuracy rules (fusednorm_rule_*,
  * the same C code the tests use). So every number behind a verdict is identical for any number of
  * ranks; only the data-parallel emulation (each rank's dw summed, then MPI_Allreduce'd in fp32 and
  * in fp64) depends on it, and it is reported, not judged.

@@ -1,7 +1,7 @@
 /*
  * fusednorm.h — fused RMSNorm forward/backward, plain C API.
  *
- * Contract (see DESIGN.md "Numerics contract"):
+ * Contract (kernels/README.md, "Numerics contract" and "C API rules"):
  *   rows of length n; the last dim is contiguous, each tensor has its own row stride (in elements,
  *   >= n). All accumulation is fp32.
  *   fused add:  s = RN(x + r) is written to residual_out; the norm reads the rounded s.

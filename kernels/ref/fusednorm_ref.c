@@ -1,6 +1,6 @@
 /*
  * fusednorm_ref.c — float64 reference, naive fp32 baseline, error statistics and the accuracy
- * rules of DESIGN.md. The tests, the replay harness and the bench all judge with this file.
+ * rules (kernels/README.md). The tests, the replay harness and the bench all judge with this file.
  *
  * Must be compiled without -ffast-math: the conversions rely on IEEE round-to-nearest-even.
  */
@@ -417,7 +417,7 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
 }
 
 /* Tolerance table — every allowance and why (u = 2^-24, the fp32 unit roundoff):
- *  FRACTION (dx, 16-bit outputs): DESIGN.md's >= 99.9% within 1 ulp. Where the naive fp32
+ *  FRACTION (dx, 16-bit outputs): >= 99.9% within 1 ulp. Where the naive fp32
  *     computation itself gets fewer right (rows of 1..7 elements, where dx is pure cancellation:
  *     N=1 gives dx = rstd*g*(1 - n^2) with n^2 ~ 1), the need drops to the naive fraction minus
  *     its binomial noise (3 sigma, at least 1%): fp32 math cannot do better there.

@@ -4,7 +4,7 @@
  * One implementation used by the tests, the replay harness (verify/) and the bench, so that all
  * three judge a result the same way. Everything here is host code on host buffers.
  *
- * Reference = float64 evaluation of the DESIGN.md formulas on the same (already rounded) inputs:
+ * Reference = float64 evaluation of the formulas of kernels/README.md on the same (rounded) inputs:
  *   the storage rounding of s = RN(x + r) (fused add) and, for LLAMA casting, of the normalized
  *   value RN(s * rstd) are part of the contract and are applied; everything else is float64.
  * Naive fp32 = the same formulas in straightforward serial fp32 loops, rounded to the output dtype;
@@ -42,7 +42,7 @@ double fusednorm_ulp_of(double v, fusednorm_dtype dtype);
 fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                        double *y, double *s, double *rstd);
 /* dx (dense, includes ds for fused add) and dw[n] (unrounded sums) in float64. The saved fp32
- * a->rstd is an INPUT of the backward (DESIGN.md: n = s*rstd as the forward used it), so the
+ * a->rstd is an INPUT of the backward (n = s*rstd as the forward used it), so the
  * reference evaluates the backward formula on it; rstd itself is judged in the forward check.
  * LLAMA: n = RN_x(fl32(s * rstd)), the fp32 product rounded to the x dtype, as the forward made it. */
 fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a,
@@ -89,7 +89,7 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
 void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from);
 double fusednorm_err_stats_rel_l2(const fusednorm_err_stats *st);
 
-/* ---- the accuracy rules of DESIGN.md ----
+/* ---- the accuracy rules (what they guarantee: kernels/README.md) ----
  * Each returns 1 (pass) or 0 and writes a one-line reason (why it failed, or a summary) into
  * `why` (may be NULL). `naive` is the naive fp32 baseline's stats on the same data.
  *   y : 16-bit dtype: every element within 1 ulp of RN(ref) (LLAMA: see the tolerance table in

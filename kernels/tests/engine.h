@@ -4,7 +4,7 @@
  * A backend is a struct of function pointers working on HOST buffers: a device backend copies
  * inputs in, poisons its outputs (NaN bit patterns) before the run, runs, and copies outputs back.
  * The engine draws fresh random inputs, runs forward and backward twice (bitwise determinism),
- * computes the float64 reference and the naive fp32 baseline, and applies the DESIGN.md rules
+ * computes the float64 reference and the naive fp32 baseline, and applies the accuracy rules
  * (kernels/ref/fusednorm_ref.h). Like nccl-tests: shared engine, short file per backend.
  */
 #ifndef FUSEDNORM_TESTS_ENGINE_H_
@@ -33,7 +33,7 @@ typedef struct {
   int big;              /* 1: also the largest M x N pairs (4096 x 65536), off in CI for memory */
 } fn_engine_opts;
 
-/* Runs the whole matrix of DESIGN.md/issue 2 on `b`; prints failures and a summary table.
+/* Runs the whole test matrix (kernels/README.md) on `b`; prints failures and a summary table.
  * Returns the number of failed cases (0 = pass). */
 int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o);
 

@@ -1,6 +1,6 @@
 /*
  * selfcheck — every variant over a built-in shape suite, on the GPU when one is visible (else the
- * CPU backend), judged against the float64 reference with the DESIGN.md rules. Prints a table
+ * CPU backend), judged against the float64 reference with the accuracy rules. Prints a table
  * (units row, OK/FAILED footer). Exit 0 all pass, 1 a check failed, 2 usage.
  *
  *   selfcheck [--device auto|cuda|cpu] [--seed N]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The stable-ABI promise, checked on the built library (DESIGN.md "Torch ops"):
+# The stable-ABI promise, checked on the built library (shim/README.md "Ops contract"):
 #   * no undefined C++ symbols of libtorch's unstable API (_ZN3c10 / _ZN2at / _ZN5torch);
 #   * no Python C-API symbols (the wheel is Python-version independent);
 #   * the torch entry points it does use are the C shim (aoti_torch_* / torch_*);

@@ -6,7 +6,7 @@ Run: FUSEDNORM_LIBRARY=bazel-bin/shim/libfusednorm_ops.so PYTHONPATH=shim/python
 
 The matrix (issue 3): bf16/fp16/fp32 x M in {1, 7, 4096} x N in {64, 1000, 4096, 8192} x
 {contiguous, row-strided}: every op (plain/fused-add, forward/backward) is checked against the
-float64 reference with the DESIGN.md rules (fusednorm.reference: the C file kernels/ref/fusednorm_ref.c
+float64 reference with the accuracy rules (fusednorm.reference: the C file kernels/ref/fusednorm_ref.c
 that the C tests, the harness and the bench use too), and torch.library.opcheck runs
 with requires_grad on and off. Each config also takes one of the VARIANTS (casting x offset x weight
 dtype x eps) in rotation, so every variant meets every dtype and size class.

@@ -12,7 +12,7 @@ A program, not a test (issue 4, "Benchmark"). One run measures, for every (dtype
              add_fwd  y, s = fused_add_rms_norm(x, r, w)
              add_bwd  dx(=dr), dw = autograd.grad((y, s), (x, r, w), (dy, ds))
 
-Bytes (DESIGN.md "Measuring speed"; e = element size, weight in the activation dtype):
+Bytes (kernels/README.md "Measuring speed"; e = element size, weight in the activation dtype):
   fwd      (2*M*N + N) * e        read x, write y, read w
   bwd      (3*M*N + 2*N) * e      read x, dy, write dx, read w, write dw (the fp32 partials are extra)
   add_fwd  4*M*N * e              read x, r, write y, s
@@ -38,7 +38,7 @@ Timing (why it is done this way):
     naive-fp32 rules), on the first rows up to --check-elems elements (rows are independent for y and
     dx; dw sums every row, so it is judged by the C rule only when the whole tensor fits, else by the
     relative-L2 gate below). The peers (torch, compile, liger) keep a relative-L2 sanity gate against a
-    float64 evaluation of the DESIGN.md formula. Each row's "gate" says which one judged it.
+    float64 evaluation of the contract's formula. Each row's "gate" says which one judged it.
 
 Modes: --quick (bf16, 6 shapes; 44 s on an H200), default (full suite; ~3.5 min), --dry-run (CPU, tiny
 shapes, torch peers + fusednorm's CPU backend when importable: checks the harness end to end, timings
@@ -82,7 +82,7 @@ BYTE_FORMULAS = {
 
 
 def bytes_moved(op, m, n, esize):
-    """DESIGN.md byte formula: the fewest bytes the op must move (each tensor read or written once)."""
+    """Byte formula (kernels/README.md): the fewest bytes the op must move (each tensor once)."""
     if op == "fwd":
         return (2 * m * n + n) * esize
     if op == "bwd":
@@ -155,7 +155,7 @@ def load_fusednorm():
 def fusednorm_providers(fn_mod, modes):
     provs = []
     for mode in ["auto"] + list(modes):
-        m = None if mode == "auto" else mode  # DESIGN.md: mode=None is AUTO
+        m = None if mode == "auto" else mode  # mode=None is AUTO
 
         def fwd(x, w, m=m):
             return fn_mod.rms_norm(x, w, EPS, mode=m)
@@ -176,7 +176,7 @@ def liger_provider():
     except Exception as e:
         return None, f"{type(e).__name__}: {e}"
 
-    # casting "gemma" = all math in fp32, one rounding: DESIGN.md's "fp32" casting, the same numerics as
+    # casting "gemma" = all math in fp32, one rounding: the contract's "fp32" casting, the numerics of
     # F.rms_norm and fusednorm's default. Plain backward in place (Liger's default: dX overwrites dY,
     # no extra memset); the fused-add backward's default is out of place with torch.empty (no kernel).
     def fwd(x, w):
@@ -229,7 +229,7 @@ def make_set(op, m, n, dtype, dev, seed):
 
 
 def reference(op, d):
-    """float64 evaluation of DESIGN.md's formula on the (already rounded) inputs. Fused add: s is x + r
+    """float64 evaluation of the contract's formula on the (rounded) inputs. Fused add: s is x + r
     rounded to the storage dtype (the contract)."""
     s = (d["x"] + d["r"]) if "r" in d else d["x"]
     s64, w64 = s.double(), d["w"].double()
@@ -408,7 +408,7 @@ def check_fusednorm(prov, op, d, outs, ref, dtype, check_elems):
     m, n = x.shape
     k = m if check_elems <= 0 or m * n <= check_elems else max(1, check_elems // n)
     fops = torch.ops.fusednorm
-    # The forward again on the same inputs for rstd (and s): bitwise what autograd saved (DESIGN.md:
+    # The forward again on the same inputs for rstd (and s): bitwise what autograd saved (contract:
     # deterministic), and an input of the C backward reference.
     if "r" in d:
         r = d["r"].detach()
@@ -426,7 +426,7 @@ def check_fusednorm(prov, op, d, outs, ref, dtype, check_elems):
         whole = k == m
         v = refmod.check_backward(dy, s[:k], ds, w, rstd[:k], outs[0][:k], outs[-1] if whole else None, EPS)
         if op == "add_bwd" and not torch.equal(outs[0], outs[1]):
-            errs["dr"] = "dr differs from dx (DESIGN.md: one gradient for x and residual)"
+            errs["dr"] = "dr differs from dx (the contract: one gradient for x and residual)"
             v.checks.append(refmod.Check("dr", False, errs["dr"], {}))
         if not whole:
             errs["dw_rel_l2"] = rel_l2(outs[-1], ref["dw"])
@@ -707,7 +707,7 @@ def plot(results, copy_rows, providers, out_dir, meta):
             handles.setdefault(lab, h)
     fig.legend(list(handles.values()), list(handles.keys()), loc="upper right", fontsize=8, ncol=4)
     fig.suptitle(f"fusednorm RMSNorm vs peers, {meta['device']}, {meta['date']}\n"
-                 "GB/s = DESIGN.md bytes / median kernel time; shapes MxN sorted by N")
+                 "GB/s = contract bytes / median kernel time; shapes MxN sorted by N")
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.9 / height))
     path = os.path.join(out_dir, "bench.png")
     fig.savefig(path, dpi=80)
@@ -985,7 +985,7 @@ def main(argv=None):
         log(f"[bench] note {k}: {v}")
     log(f"[bench] wrote {json_path}, {os.path.join(a.out, 'bench.md')}, {', '.join(pngs)}; "
         f"{meta['elapsed_s']}s; peak copy {meta['copy_peak_gbps']} GB/s")
-    log(f"[bench] {device}, {meta['date']}: GB/s (bytes per DESIGN.md / median kernel time); "
+    log(f"[bench] {device}, {meta['date']}: GB/s (bytes per kernels/README.md / median kernel time); "
         "n/a unsupported, ! failed check, ~ launch-bound")
     log(render_text(hdr, units, lines))  # the table is printed last: a reply's tail shows it
     log(f"{'FAILED' if failures else 'OK'}: {len(results)} measurements, {failures} failure(s)")

@@ -10,7 +10,7 @@ achieved occupancy"). Two steps, on the GPU machine (Nsight Compute there; Firec
 
 The run part executes each (shape, op) once for warm-up (compilation, JIT: not profiled), then once
 inside cudaProfilerStart/Stop, preceded by a marker kernel (torch.cuda._sleep) so the summary can
-assign kernels to cases by launch order. Bytes from DRAM counters are compared with DESIGN.md's
+assign kernels to cases by launch order. Bytes from DRAM counters are compared with the contract's
 byte formula (bench.bytes_moved): a ratio above 1 is traffic the formula does not count (re-reads
 of x that missed L2, the fp32 partial-dw workspace, spills).
 """

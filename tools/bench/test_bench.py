@@ -62,7 +62,7 @@ class BenchHarness(unittest.TestCase):
             return rc, json.load(f)
 
     def test_byte_formulas(self):
-        # DESIGN.md "Measuring speed", bf16 (2 bytes).
+        # kernels/README.md "Measuring speed", bf16 (2 bytes).
         self.assertEqual(bench.bytes_moved("fwd", 4, 8, 2), (2 * 32 + 8) * 2)
         self.assertEqual(bench.bytes_moved("bwd", 4, 8, 2), (3 * 32 + 16) * 2)
         self.assertEqual(bench.bytes_moved("add_fwd", 4, 8, 2), 4 * 32 * 2)

@@ -2,7 +2,7 @@
 # GPU suite section: the torch integration (shim/), on the GPU machine's own torch.
 #   test_cuda     ops on the caller's non-default stream, CUDA graph capture + replay of
 #                 forward+backward (bitwise vs eager), device guard (2 GPUs)
-#   test_ops      the issue-3 matrix on CUDA vs float64 (accuracy rules of DESIGN.md), layouts,
+#   test_ops      the dtype x shape x layout matrix on CUDA vs float64 (accuracy rules), layouts,
 #                 errors, autograd, autocast, RMSNorm; opcheck on a subset of the matrix
 #   test_compile  torch.compile(fullgraph=True) with inductor on CUDA, bitwise = eager
 #   test_hf       patch_hf on tiny Llama / Qwen3 / Gemma3 on CUDA, logits + all grads

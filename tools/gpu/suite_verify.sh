@@ -2,7 +2,7 @@
 # GPU suite section: the replay harness (verify/) on CUDA with the embedded sample capture.
 #   libraries          the replay binary finds its shared libraries here (libmpi, libhdf5_serial)
 #   replay cuda        data/sample_capture.h5 through the CUDA backend, mode auto: exit 0 = every
-#                      record within the DESIGN.md rules, bitwise deterministic run to run
+#                      record within the accuracy rules, bitwise deterministic run to run
 #   replay cuda MODE   the same with each forced kernel mode (shapes a mode cannot run: skipped)
 #   mpirun -np 2       two ranks (GPU local_rank % count: both GPUs when 2 are present, else the
 #                      two ranks share one); its per-record results must equal the 1-rank run's

@@ -1,6 +1,6 @@
 """Judge fusednorm outputs with THE float64 reference and accuracy rules (kernels/ref/fusednorm_ref.c).
 
-DESIGN.md: "the harness, the tests and the bench compute these the same way (one C file)". That C
+kernels/README.md: the harness, the tests and the bench judge with one C file. That C
 file is linked into libfusednorm_ops.so (shim/BUILD keeps its symbols), so this module only binds
 it with ctypes: no formula, tolerance or rule is re-implemented in Python.
 
@@ -18,7 +18,7 @@ kernels/tests/engine.c, in the same order:
             the contract, not an approximation); rstd (the dx rule on an f32 problem, as engine.c).
   backward: dx (fusednorm_rule_dx, includes ds); dw (fusednorm_rule_dw_scaled, with fusednorm_ref_dw_scale) when there is a weight.
 Each rule compares against the naive fp32 baseline on the same inputs (fusednorm_naive_*). The
-reference takes the backward's saved rstd as an input (DESIGN.md: n = s*rstd as the forward used
+reference takes the backward's saved rstd as an input (the contract: n = s*rstd as the forward used
 it), so pass the rstd the forward returned.
 """
 
