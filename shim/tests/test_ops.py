@@ -4,7 +4,7 @@ Run: FUSEDNORM_LIBRARY=bazel-bin/shim/libfusednorm_ops.so PYTHONPATH=shim/python
          python3 shim/tests/test_ops.py [--device cuda] [-k matrix] [--seed N]
 (bazel test //shim:test_ops does this; the GPU suite runs it with --device cuda.)
 
-The matrix (issue 3): bf16/fp16/fp32 x M in {1, 7, 4096} x N in {64, 1000, 4096, 8192} x
+The matrix: bf16/fp16/fp32 x M in {1, 7, 4096} x N in {64, 1000, 4096, 8192} x
 {contiguous, row-strided}: every op (plain/fused-add, forward/backward) is checked against the
 float64 reference with the accuracy rules (fusednorm.reference: the C file kernels/ref/fusednorm_ref.c
 that the C tests, the harness and the bench use too), and torch.library.opcheck runs

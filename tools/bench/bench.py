@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fusednorm benchmark: RMSNorm kernel time and GB/s against its peers, in one run.
 
-A program, not a test (issue 4, "Benchmark"). One run measures, for every (dtype, shape, op):
+A program, not a test (run on a GPU machine). One run measures, for every (dtype, shape, op):
   providers  fusednorm:auto and fusednorm:<mode> for each forced mode (fusednorm.rms_norm(..., mode=)),
              torch (eager F.rms_norm; fused add = eager `x + r` then F.rms_norm),
              compile (torch.compile of exactly those eager functions, dynamic=False, one per shape),
@@ -112,7 +112,7 @@ QUICK_SHAPES = [(65536, 128), (1048576, 128), (32768, 4096), (16384, 7168), (102
 # CPU dry run: same widths where cheap, rows shrunk; exercises odd N, narrow and wide paths.
 DRY_SHAPES = [(64, 64), (33, 128), (7, 2880), (4, 5120), (2, 65536), (1, 1048576)]
 
-# ---- targets (issue 4, H200 bf16; H100 scales absolute numbers by 3.35/4.8) -------------------------
+# ---- speed targets (H200 bf16; H100 scales absolute numbers by 3.35/4.8) ------------------------
 TARGET_LARGE = {"fwd": 4300.0, "bwd": 3900.0, "add_fwd": 4300.0, "add_bwd": 3900.0}
 TARGET_WIDE = {"fwd": 4000.0, "bwd": 3500.0, "add_fwd": 4000.0, "add_bwd": 3500.0}
 WIDE_SHAPES = [(1024, 65536), (256, 1048576)]

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Hardware-counter evidence for the benchmark's numbers: bytes really moved, achieved occupancy.
 
-Where bench.py says a target was missed, this says why in counters (issue 4 asks for "bytes moved,
-achieved occupancy"). Two steps, on the GPU machine (Nsight Compute there; Firecracker runtime):
+Where bench.py says a target was missed, this says why in counters (bytes really moved against
+the byte formula, achieved occupancy). Two steps, on the GPU machine (Nsight Compute there; Firecracker runtime):
 
   ncu --clock-control none --profile-from-start off --csv --page raw --metrics $(probe.py --metrics) \\
       python3 tools/bench/probe.py --shapes 32768x4096,1024x65536 --ops fwd,bwd > ncu.csv
