@@ -1,8 +1,9 @@
 """Pure-PyTorch stand-ins for fusednorm, used to test the convergence runner itself.
 
 `--impl contract` swaps Hugging Face RMSNorm modules for a torch implementation of the numerics
-contract in kernels/README.md (fp32 accumulation, explicit backward dx = rstd*(g - n*mean(g*n)),
-dw = sum_rows(dy*n) in fp32). Its rounding differs from autograd through HF's forward the same way a
+contract in kernels/README.md (fp32 accumulation; explicit backward at the true point
+h = x*rstd, dx = rstd*(g - h*mean(g*h)); dw = sum_rows(dy*n) in fp32, where n is the value y was
+made from: RN_x(h) for the Llama casting, h otherwise). Its rounding differs from autograd through HF's forward the same way a
 fused kernel's does, so it shows what the comparison tolerances must absorb without the CUDA build.
 
 `--impl contract-broken` adds a small, realistic bug (the mean of squares divides by N-1) so the
@@ -28,16 +29,18 @@ class _ContractRmsNormFn(torch.autograd.Function):
         else:
             y = (n * (weight.float() + offset)).to(out_dtype)
         ctx.save_for_backward(x, weight, rstd)
-        ctx.offset = offset
+        ctx.offset, ctx.casting = offset, casting
         return y
 
     @staticmethod
     def backward(ctx, dy):
         x, weight, rstd = ctx.saved_tensors
-        n = x.float() * rstd
+        h = x.float() * rstd
+        # dw multiplies the value y was made from; dx is the Jacobian at the true point h.
+        n = h.to(x.dtype).float() if ctx.casting == "llama" else h
         dyf = dy.float()
         g = dyf * (weight.float() + ctx.offset)
-        dx = rstd * (g - n * (g * n).mean(-1, keepdim=True))
+        dx = rstd * (g - h * (g * h).mean(-1, keepdim=True))
         dw = (dyf * n).reshape(-1, x.shape[-1]).sum(0)
         return dx.to(x.dtype), dw.to(weight.dtype), None, None, None, None
 

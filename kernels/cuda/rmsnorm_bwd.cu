@@ -6,9 +6,9 @@
  * multi-wave modes: a few waves) because each row-processing unit (CTA, or cluster in the wide
  * mode) owns one fp32 row of partial dw in the workspace: P = units rows of n floats.
  *
- * Per row, with rstd from the forward, n_j = s_j*rstd (LLAMA: RN_T(n_j), as the forward used it)
- * and g_j = dy_j*(w_j+offset) (no weight: g = dy):
- *   dx_j = RN_T(rstd*(g_j - n_j*mean(g*n)) [+ ds_j])      one rounding, ds only for fused add
+ * Per row, with rstd from the forward, h_j = s_j*rstd (the true point, every casting),
+ * n_j = h_j (LLAMA: RN_T(h_j), as the forward used it) and g_j = dy_j*(w_j+offset) (no weight: g = dy):
+ *   dx_j = RN_T(rstd*(g_j - h_j*mean(g*h)) [+ ds_j])      one rounding, ds only for fused add
  *   dw_j += dy_j*n_j                                        fp32, in registers per thread
  * dy and s of the cached slots stay in registers between the reduction and the dx pass; streamed
  * slots are re-read (L2) and their dw accumulates in shared memory (or, for very wide chunks, in

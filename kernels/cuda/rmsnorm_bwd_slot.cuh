@@ -14,14 +14,17 @@ namespace fn {
  * RN(rstd * .), RN(. + ds)), with intrinsics so that nvcc cannot contract them into FMAs: an
  * FMA's exact dy*w minus the rounded g of the dot product leaves a spurious residual where the
  * formula cancels (n = +-1, e.g. n = 1 or LLAMA rounding), measured as failures at N = 1. */
+/* dx is evaluated at the true point h = s*rstd in every casting (the gradient of the forward
+ * with its roundings passed straight through); only dw takes LLAMA's RN_T(h), the value y was
+ * made from. `llama` is therefore unused in the dot product. */
 template <typename T>
 __device__ __forceinline__ float slot_dot(const Vec<T> &dv, const Vec<T> &sv, const float (&wv)[Vec<T>::N],
                                           float rs, bool llama, float dot) {
+  (void)llama;
 #pragma unroll
   for (int e = 0; e < Vec<T>::N; ++e) {
-    float nrm = elem_f(sv, e) * rs;
-    if (llama) nrm = round_to<T>(nrm);
-    dot = fmaf(__fmul_rn(elem_f(dv, e), wv[e]), nrm, dot);
+    const float h = elem_f(sv, e) * rs;
+    dot = fmaf(__fmul_rn(elem_f(dv, e), wv[e]), h, dot);
   }
   return dot;
 }
@@ -36,12 +39,11 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
 #pragma unroll
   for (int e = 0; e < N; ++e) {
     const float dy = elem_f(dv, e);
-    float nrm = elem_f(sv, e) * rs;
-    if (llama) nrm = round_to<T>(nrm);
-    float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, wv[e]), __fmul_rn(nrm, mean_gn)));
+    const float h = elem_f(sv, e) * rs;
+    float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, wv[e]), __fmul_rn(h, mean_gn)));
     if (has_ds) d = __fadd_rn(d, elem_f(dsv, e));
     f[e] = d;
-    dw[e] = fmaf(dy, nrm, dw[e]); /* unused (and dead) without weight */
+    dw[e] = fmaf(dy, llama ? round_to<T>(h) : h, dw[e]); /* unused (and dead) without weight */
   }
   from_floats(dxv, f);
 }

@@ -9,9 +9,12 @@
  *   casting FP32  / GEMMA: y = RN(s * rstd * (w + offset))   one rounding
  *   casting LLAMA:         y = RN(RN(s * rstd) * (w + offset))
  *   no weight (weight == NULL): y = RN(s * rstd)
- *   backward, n = s*rstd as the forward used it, g = dy * (w + offset):
- *     dx = rstd * (g - n * mean(g * n))     (+ ds for fused add: the grad of both x and r)
+ *   backward, with the saved rstd, h = s*rstd in fp32 (the true point, every casting),
+ *   n = the value y was made from (LLAMA: RN_x(h); else h), g = dy * (w + offset):
+ *     dx = rstd * (g - h * mean(g * h))     (+ ds for fused add: the grad of both x and r)
  *     dw = sum_rows(dy * n), fp32 partial sums per block in the workspace, reduced in a fixed order.
+ *   dx is the gradient of the forward with its roundings passed straight through (as autograd
+ *   differentiates HF's module); the Jacobian at the rounded RN_x(h) would be a different function.
  *   Deterministic: identical inputs give bitwise identical outputs, for any thread count / grid.
  *
  * Every function returns a status and never exits, throws or allocates in the hot path.

@@ -164,7 +164,8 @@ static double ref_norm(const fusednorm_problem *p, double s, double rstd) {
   return p->casting == FUSEDNORM_CAST_LLAMA ? fusednorm_round_to(v, p->x_dtype) : v;
 }
 
-/* The backward's n from its inputs: for LLAMA the forward rounded the fp32 product. */
+/* The normalized value dw multiplies, from the backward's inputs: for LLAMA the forward's
+ * RN_x(fp32 s*rstd), the value y was made from; else h = s*rstd itself. */
 static double bwd_norm(const fusednorm_problem *p, double s, double rstd) {
   if (p->casting == FUSEDNORM_CAST_LLAMA) return fusednorm_round_to((float)s * (float)rstd, p->x_dtype);
   return s * rstd;
@@ -211,18 +212,22 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
     const void *sr = row_ptr(a->s, p->x_dtype, i, a->s_stride);
     const void *dyr = row_ptr(a->dy, p->x_dtype, i, a->dy_stride);
     for (int64_t j = 0; j < n; ++j) s[j] = fusednorm_load(sr, p->x_dtype, j);
+    /* dx is the gradient of the forward with every rounding passed straight through (what
+     * autograd computes through HF's module): the normalization's Jacobian at the true point
+     * h = s*rstd, also for LLAMA, whose forward rounds h before the weight multiply. dw is the
+     * gradient with respect to w of y = n*w, so it multiplies the n y was made from. */
     double rstd = (double)a->rstd[i], dot = 0.0;
     for (int64_t j = 0; j < n; ++j) {
-      double dy = fusednorm_load(dyr, p->x_dtype, j), nj = bwd_norm(p, s[j], rstd);
+      double dy = fusednorm_load(dyr, p->x_dtype, j), h = s[j] * rstd;
       g[j] = dy * weight_at(p, a->weight, j);
-      dot += g[j] * nj;
-      if (dw) dw[j] += dy * nj;
+      dot += g[j] * h;
+      if (dw) dw[j] += dy * bwd_norm(p, s[j], rstd);
     }
     double mean = dot / (double)n;
     const void *dsr = a->ds ? row_ptr(a->ds, p->x_dtype, i, a->ds_stride) : NULL;
     if (dx)
       for (int64_t j = 0; j < n; ++j) {
-        double v = rstd * (g[j] - bwd_norm(p, s[j], rstd) * mean);
+        double v = rstd * (g[j] - s[j] * rstd * mean);
         if (dsr) v += fusednorm_load(dsr, p->x_dtype, j);
         dx[(size_t)i * (size_t)n + j] = v;
       }
@@ -310,17 +315,17 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
     const void *dyr = row_ptr(a->dy, p->x_dtype, i, a->dy_stride);
     for (int64_t j = 0; j < n; ++j) s[j] = (float)fusednorm_load(sr, p->x_dtype, j);
     float rstd = a->rstd[i], dot = 0.0f;
-    for (int64_t j = 0; j < n; ++j) {
-      float dy = (float)fusednorm_load(dyr, p->x_dtype, j), nj = naive_norm(p, s[j], rstd);
+    for (int64_t j = 0; j < n; ++j) { /* dx at the true point h, dw with n (as the reference) */
+      float dy = (float)fusednorm_load(dyr, p->x_dtype, j), h = s[j] * rstd;
       g[j] = dy * naive_weight(p, a->weight, j);
-      dot += g[j] * nj;
-      dw[j] += dy * nj;
+      dot += g[j] * h;
+      dw[j] += dy * naive_norm(p, s[j], rstd);
     }
     float mean = dot / (float)n;
     const void *dsr = a->ds ? row_ptr(a->ds, p->x_dtype, i, a->ds_stride) : NULL;
     void *dxr = (void *)row_ptr(a->dx, p->x_dtype, i, a->dx_stride);
     for (int64_t j = 0; j < n; ++j) {
-      float v = rstd * (g[j] - naive_norm(p, s[j], rstd) * mean);
+      float v = rstd * (g[j] - (s[j] * rstd) * mean);
       if (dsr) v += (float)fusednorm_load(dsr, p->x_dtype, j);
       fusednorm_store(dxr, p->x_dtype, j, v);
     }

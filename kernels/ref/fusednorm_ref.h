@@ -44,7 +44,8 @@ fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusedno
 /* dx (dense, includes ds for fused add) and dw[n] (unrounded sums) in float64. The saved fp32
  * a->rstd is an INPUT of the backward (n = s*rstd as the forward used it), so the
  * reference evaluates the backward formula on it; rstd itself is judged in the forward check.
- * LLAMA: n = RN_x(fl32(s * rstd)), the fp32 product rounded to the x dtype, as the forward made it. */
+ * dx is evaluated at the true point h = s*rstd for every casting; dw = sum dy*n with, for LLAMA,
+ * n = RN_x(fl32(s * rstd)), the fp32 product rounded to the x dtype, as the forward made it. */
 fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a,
                                         double *dx, double *dw);
 

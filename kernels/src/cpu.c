@@ -216,12 +216,10 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
         const float rstd = a->rstd[i];
         load_row(s, row_at(a->s, xd, i, a->s_stride), xd, n);
         load_row(dy, row_at(a->dy, xd, i, a->dy_stride), xd, n);
-        /* s becomes n = s*rstd (rounded to the x dtype for llama, as the forward used it).
-         * One operation per loop so that each vectorizes. */
-        if (is_llama(p))
-          for (int64_t j = 0; j < n; ++j) s[j] = round_x(s[j] * rstd, xd);
-        else
-          for (int64_t j = 0; j < n; ++j) s[j] *= rstd;
+        /* s becomes h = s*rstd, the true point dx is evaluated at (every casting); dw takes
+         * n = RN_x(h) for llama, the value y was made from. One operation per loop so that each
+         * vectorizes. */
+        for (int64_t j = 0; j < n; ++j) s[j] *= rstd;
         for (int64_t j = 0; j < n; ++j) g[j] = dy[j] * wo[j];
         const float mean = dot(g, s, n) / (float)n;
         for (int64_t j = 0; j < n; ++j) t[j] = rstd * (g[j] - s[j] * mean);
@@ -230,7 +228,9 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
           for (int64_t j = 0; j < n; ++j) t[j] += g[j];
         }
         store_row((void *)row_at(a->dx, xd, i, a->dx_stride), t, xd, n);
-        if (dwp)
+        if (dwp && is_llama(p))
+          for (int64_t j = 0; j < n; ++j) dwp[j] += dy[j] * round_x(s[j], xd);
+        else if (dwp)
           for (int64_t j = 0; j < n; ++j) dwp[j] += dy[j] * s[j];
       }
     }
