@@ -117,12 +117,40 @@ void fn_report_table(FILE *out, const fn_record *recs, const fn_record_result *r
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid). */
+static int utf8_len(const unsigned char *p) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!n) return 0;
+  for (int i = 1; i < n; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && p[1] < 0xA0) return 0;   /* overlong */
+  if (c == 0xED && p[1] >= 0xA0) return 0;  /* UTF-16 surrogate */
+  if (c == 0xF0 && p[1] < 0x90) return 0;   /* overlong */
+  if (c == 0xF4 && p[1] >= 0x90) return 0;  /* > U+10FFFF */
+  return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped; strings come from the
+ * capture file's attributes, so bytes that are not valid UTF-8 become U+FFFD (the report stays
+ * parseable; the table shows the raw bytes). */
 static void jstr(FILE *f, const char *s) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len(p);
+    if (!n) {
+      fputs("\\ufffd", f);
+      p++;
+    } else if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p++);
+    } else if (*p < 0x20 || *p == 0x7F) {
+      fprintf(f, "\\u%04x", *p++);
+    } else {
+      fwrite(p, 1, (size_t)n, f);
+      p += n;
+    }
   }
   fputc('"', f);
 }
