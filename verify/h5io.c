@@ -271,7 +271,10 @@ int vh5_dset_info_get(hid_t obj, const char *name, vh5_dset_info *info, char *er
     hsize_t dims[H5S_MAX_RANK], cd[H5S_MAX_RANK], nchunks = 0, want = 1;
     if (cr >= 1 && cr <= H5S_MAX_RANK && H5Sget_simple_extent_dims(s, dims, NULL) == cr &&
         H5Pget_chunk(dcpl, cr, cd) == cr && H5Dget_num_chunks(d, s, &nchunks) >= 0) {
-      for (int i = 0; i < cr; ++i) want *= cd[i] ? (dims[i] + cd[i] - 1) / cd[i] : 0;
+      for (int i = 0; i < cr; ++i) {
+        hsize_t per = cd[i] ? dims[i] / cd[i] + (dims[i] % cd[i] != 0) : 0;
+        want = per && want > (hsize_t)-1 / per ? (hsize_t)-1 : want * per;  /* saturating */
+      }
       status = nchunks >= want ? H5D_SPACE_STATUS_ALLOCATED
                : nchunks ? H5D_SPACE_STATUS_PART_ALLOCATED : H5D_SPACE_STATUS_NOT_ALLOCATED;
     }
