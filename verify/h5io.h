@@ -17,11 +17,17 @@
 /* Turns off HDF5's automatic error printing (call once, before any other vh5_ function). */
 void vh5_init(void);
 
-/* Open an existing file read-only. Distinguishes "missing", "not HDF5", "truncated/corrupt". */
+/* Open an existing regular file read-only (FIFOs, devices, sockets refused). The message names the
+ * cause: errno (missing, permission denied), "not HDF5", or HDF5's own error stack (truncated,
+ * locked by a writer, ...). */
 hid_t vh5_open_ro(const char *path, char *err, size_t len);
 
-/* 1 if `name` exists as a link under obj (group or dataset), else 0. `name` may be a path
- * ("job/y"); a missing intermediate group counts as absent. */
+/* 1 if `name` exists under obj as a chain of hard links, 0 if absent (a missing intermediate group
+ * counts as absent), -1 with a message if a component is a soft, external or user-defined link
+ * (refused: a capture file holds its own data, and a link could lead to a FIFO or another file).
+ * `name` may be a path ("job/y"). */
+int vh5_link(hid_t obj, const char *name, char *err, size_t len);
+/* vh5_link == 1, without a message. */
 int vh5_exists(hid_t obj, const char *name);
 int vh5_attr_exists(hid_t obj, const char *name);
 
@@ -41,6 +47,8 @@ typedef struct {
   int is_signed;    /* integers only */
 } vh5_dset_info;
 
+/* Shape and type of a dataset; -1 with the reason for a virtual dataset, external raw storage or
+ * storage not fully written (HDF5 would read fill values for the missing data). */
 int vh5_dset_info_get(hid_t obj, const char *name, vh5_dset_info *info, char *err, size_t len);
 
 /* Reads rows [row0, row0+nrows) of a 2-D dataset (or all of a 1-D one when row0 = 0 and
@@ -49,7 +57,8 @@ int vh5_dset_info_get(hid_t obj, const char *name, vh5_dset_info *info, char *er
 int vh5_read_rows(hid_t obj, const char *name, hid_t memtype, int64_t row0, int64_t nrows,
                   int64_t n, void *buf, char *err, size_t len);
 
-/* Child names of a group in increasing byte order. Caller frees names[i] and names. */
+/* Child names of a group in increasing byte order; -1 if a member is not a hard link. Caller
+ * frees names[i] and names. */
 int vh5_list(hid_t group, char ***names, int *count, char *err, size_t len);
 
 /* ---- writer (h5py-compatible: vlen UTF-8 strings, int64, float64, no timestamps) ---- */

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "verify/record.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +44,16 @@ static int parse_dtype(const char *s, fusednorm_dtype *d) {
 
 int fn_capture_open(fn_capture_file *f, const char *path, char *err, size_t len) {
   memset(f, 0, sizeof *f);
+  f->h5 = -1;
+  hid_t h = vh5_open_ro(path, err, len);
+  if (h < 0) return -1;
+  return fn_capture_attach(f, h, path, err, len);
+}
+
+int fn_capture_attach(fn_capture_file *f, hid_t h5, const char *path, char *err, size_t len) {
+  memset(f, 0, sizeof *f);
   snprintf(f->path, sizeof f->path, "%s", path);
-  f->h5 = vh5_open_ro(path, err, len);
-  if (f->h5 < 0) return -1;
+  f->h5 = h5;
   char fmt[128], e[512];
   if (vh5_attr_string(f->h5, "format", fmt, sizeof fmt, e, sizeof e) < 0) {
     fn_say(err, len, "%s: not a fusednorm capture: root %s (data/FORMAT.md)", path, e);
@@ -120,8 +128,13 @@ static int load_one(fn_capture_file *f, hid_t g, fn_record *r, char *err, size_t
   else CHECK(0, "casting '%s' is not fp32, llama or gemma", s);
   NEED(vh5_attr_double(g, "eps", &r->eps, e, sizeof e));
   CHECK(isfinite(r->eps) && r->eps >= 0, "eps %g must be finite and >= 0", r->eps);
+  /* Applied as fp32: a double beyond FLT_MAX becomes inf there. */
+  CHECK(isfinite((float)r->eps), "eps %g is finite as a double but not as fp32 (max %g)", r->eps,
+        (double)FLT_MAX);
   NEED(vh5_attr_double(g, "offset", &r->offset, e, sizeof e));
   CHECK(isfinite(r->offset), "offset %g must be finite", r->offset);
+  CHECK(isfinite((float)r->offset), "offset %g is finite as a double but not as fp32 (max %g)",
+        r->offset, (double)FLT_MAX);
   int64_t hw;
   NEED(vh5_attr_int(g, "has_weight", &hw, e, sizeof e));
   CHECK(hw == 0 || hw == 1, "has_weight must be 0 or 1, not %lld", (long long)hw);
@@ -155,8 +168,10 @@ static int load_one(fn_capture_file *f, hid_t g, fn_record *r, char *err, size_t
   r->rows = r->n = -1;
   for (int d = 0; d < FN_D_COUNT; ++d) {
     const char *path = DSET_PATH[d];
-    r->d[d].present = vh5_exists(g, path);
-    if (!r->d[d].present) continue;
+    int present = vh5_link(g, path, e, sizeof e);
+    NEED(present);
+    r->d[d].present = present;
+    if (!present) continue;
     vh5_dset_info info;
     NEED(vh5_dset_info_get(g, path, &info, e, sizeof e));
     int want_nd = d < FN_D_FIRST_1D ? 2 : 1;
@@ -222,12 +237,19 @@ static int load_one(fn_capture_file *f, hid_t g, fn_record *r, char *err, size_t
     CHECK(!r->d[FN_D_WEIGHT].present, "has_weight = 0 but dataset 'weight' is present");
   }
   CHECK(r->d[FN_D_DY].present || !r->d[FN_D_DS].present, "'ds' without 'dy'");
-  int64_t span = r->row_start + (r->rows - 1) * r->row_step;
+  /* Last captured row = row_start + (rows - 1) * row_step, computed without int64 overflow. */
+  int64_t span = 0;
+  int over = __builtin_mul_overflow(r->rows - 1, r->row_step, &span) ||
+             __builtin_add_overflow(span, r->row_start, &span);
+  CHECK(!over, "row_start %lld + (%lld rows - 1) x row_step %lld overflows int64",
+        (long long)r->row_start, (long long)r->rows, (long long)r->row_step);
   CHECK(span < r->rows_total, "rows_total %lld is too small for %lld rows at start %lld step %lld",
         (long long)r->rows_total, (long long)r->rows, (long long)r->row_start,
         (long long)r->row_step);
   r->job_impl[0] = 0;
-  if (vh5_exists(g, "job")) {
+  int job = vh5_link(g, "job", e, sizeof e);
+  NEED(job);
+  if (job) {
     hid_t j = H5Gopen2(g, "job", H5P_DEFAULT);
     if (j >= 0) {
       if (vh5_attr_exists(j, "impl"))
@@ -243,7 +265,9 @@ bad:
 int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs, int *count,
                             char *err, size_t len) {
   char e[512];
-  if (!vh5_exists(f->h5, "records")) return fn_say(err, len, "%s: group /records is missing", f->path);
+  int have = vh5_link(f->h5, "records", e, sizeof e);
+  if (have < 0) return fn_say(err, len, "%s: %s", f->path, e);
+  if (!have) return fn_say(err, len, "%s: group /records is missing", f->path);
   hid_t rg = H5Gopen2(f->h5, "records", H5P_DEFAULT);
   if (rg < 0) return fn_say(err, len, "%s: /records is not a group", f->path);
   char **names = NULL;
@@ -269,10 +293,16 @@ int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs
         fn_record *r = &all[*count];
         memset(r, 0, sizeof *r);
         r->file_index = file_index;
-        snprintf(r->name, sizeof r->name, "%s", names[i]);
+        size_t nl = strlen(names[i]);
         H5O_info_t oi;
-        hid_t g = H5Gopen2(rg, names[i], H5P_DEFAULT);
-        if (g < 0 || H5Oget_info(g, &oi) < 0 || oi.type != H5O_TYPE_GROUP) {
+        hid_t g = -1;
+        if (nl >= sizeof r->name) {
+          /* Cutting the name would replay another record's data under this one's name. */
+          rc = fn_say(err, len, "%s:/records/%.40s...: record name of %zu bytes is longer than the "
+                      "%zu this replay keeps: refused", f->path, names[i], nl, sizeof r->name - 1);
+        } else if (memcpy(r->name, names[i], nl + 1),
+                   (g = H5Gopen2(rg, names[i], H5P_DEFAULT)) < 0 || H5Oget_info(g, &oi) < 0 ||
+                   oi.type != H5O_TYPE_GROUP) {
           rc = fn_say(err, len, "%s:/records/%s is not a group", f->path, names[i]);
         } else if (load_one(f, g, r, err, len) < 0) {
           rc = -1;
@@ -306,8 +336,8 @@ size_t fn_record_esize(const fn_record *r, fn_dset_id d) {
 
 int fn_record_read(const fn_capture_file *f, const fn_record *r, fn_dset_id d, int64_t row0,
                    int64_t nrows, void *buf, char *err, size_t len) {
-  char path[128], e[512];
-  snprintf(path, sizeof path, "records/%s/%s", r->name, DSET_PATH[d]);
+  char path[sizeof r->name + 64], e[512];
+  snprintf(path, sizeof path, "records/%s/%s", r->name, DSET_PATH[d]);  /* fits: name < 256 */
   hid_t mt = r->d[d].dtype == FUSEDNORM_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_UINT16;
   if (d >= FN_D_FIRST_1D) {
     row0 = 0;
@@ -344,7 +374,7 @@ int fn_capture_finish(hid_t file, int64_t record_count) {
 
 int fn_record_write(hid_t file, const fn_record *r, void *const data[FN_D_COUNT], char *err,
                     size_t len) {
-  char gpath[128];
+  char gpath[sizeof r->name + 16];
   snprintf(gpath, sizeof gpath, "records/%s", r->name);
   hid_t g = vh5_create_group(file, gpath, err, len);
   if (g < 0) return -1;

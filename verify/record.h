@@ -44,7 +44,7 @@ typedef struct {
 
 typedef struct {
   int file_index;             /* which input file */
-  char name[64];              /* group name under /records, e.g. r000000 */
+  char name[256];             /* group name under /records, e.g. r000000 (longer: refused) */
   int fused;                  /* op == fused_add_rms_norm */
   fusednorm_casting casting;
   double eps, offset;
@@ -68,6 +68,9 @@ typedef struct {
 
 /* Opens `path` and checks the root (format name, version, record_count). */
 int fn_capture_open(fn_capture_file *f, const char *path, char *err, size_t len);
+/* The same checks on an HDF5 file already open (takes ownership of h5: closed on failure);
+ * `path` names it in messages. The fuzz target opens in-memory file images this way. */
+int fn_capture_attach(fn_capture_file *f, hid_t h5, const char *path, char *err, size_t len);
 void fn_capture_close(fn_capture_file *f);
 
 /* Loads and validates every record (appended to *recs, *count updated). */

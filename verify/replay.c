@@ -14,12 +14,17 @@
  * report written).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "verify/device.h"
@@ -62,90 +67,188 @@ typedef struct {
   int nfiles;
 } args_t;
 
-static int parse_double(const char *s, double *v) {
-  char *end;
+/* A tolerance: a finite number in [0, max], the whole string (no NaN, inf, sign or junk). */
+static int parse_tol(const char *opt, const char *s, double max, int integer, double *v, char *err,
+                     size_t len) {
+  char *end = NULL;
+  int lead = !*s || isspace((unsigned char)s[0]) || s[0] == '+' || s[0] == '-';
   errno = 0;
-  *v = strtod(s, &end);
-  return errno || end == s || *end || *v < 0 ? -1 : 0;
+  *v = lead ? NAN : strtod(s, &end);
+  if (lead || *end || errno == ERANGE || !isfinite(*v))
+    return snprintf(err, len, "%s '%s': expected a finite number >= 0%s", opt, s,
+                    s[0] == '-' ? " (a negative tolerance means nothing)" : ""), -1;
+  if (*v > max)
+    return snprintf(err, len, "%s %s: at most %g", opt, s, max), -1;
+  if (integer && *v != floor(*v))
+    return snprintf(err, len, "%s %s: a whole number of ulps", opt, s), -1;
+  return 0;
 }
 
-/* 0 ok; -1 with a message. */
+/* A decimal integer in [lo, hi], the whole string. */
+static int parse_i64(const char *s, long long lo, long long hi, long long *v) {
+  char *end;
+  errno = 0;
+  if (!*s || isspace((unsigned char)s[0])) return -1;
+  *v = strtoll(s, &end, 10);
+  return errno || *end || *v < lo || *v > hi ? -1 : 0;
+}
+
+/* --inject-fault T:RECORD:ROW:COL:ULPS (RECORD may itself hold ':'; it is what lies between the
+ * first and the third-last ':'). Checked against the records once they are loaded. */
+static int parse_fault(const char *val, fn_options *o, char *err, size_t len) {
+  const char *c1 = strchr(val, ':'), *e = val + strlen(val), *c[3];
+  int k = 0;
+  for (const char *p = e; p > val && k < 3; --p)
+    if (p[-1] == ':') c[k++] = p - 1;  /* c[0] last ':', c[1], c[2] third-last */
+  long long row, col, ulps;
+  char num[3][32];
+  int ok = c1 && k == 3 && c[2] > c1;
+  for (int i = 0; ok && i < 3; ++i) {
+    const char *a = c[2 - i] + 1, *b = i < 2 ? c[1 - i] : e;
+    ok = b - a > 0 && (size_t)(b - a) < sizeof num[i];
+    if (ok) snprintf(num[i], sizeof num[i], "%.*s", (int)(b - a), a);
+  }
+  size_t tl = c1 ? (size_t)(c1 - val) : 0, rl = ok ? (size_t)(c[2] - c1 - 1) : 0;
+  if (!ok || tl >= sizeof o->inject_tensor || rl == 0 || rl >= sizeof o->inject_record)
+    return snprintf(err, len, "--inject-fault '%s': expected (y|dx|dw):RECORD:ROW:COL:ULPS", val), -1;
+  snprintf(o->inject_tensor, sizeof o->inject_tensor, "%.*s", (int)tl, val);
+  snprintf(o->inject_record, sizeof o->inject_record, "%.*s", (int)rl, c1 + 1);
+  if (strcmp(o->inject_tensor, "y") && strcmp(o->inject_tensor, "dx") && strcmp(o->inject_tensor, "dw"))
+    return snprintf(err, len, "--inject-fault '%s': tensor '%s' is not y, dx or dw", val,
+                    o->inject_tensor), -1;
+  if (parse_i64(num[0], 0, INT64_MAX, &row) < 0 || parse_i64(num[1], 0, INT64_MAX, &col) < 0)
+    return snprintf(err, len, "--inject-fault '%s': ROW and COL must be integers >= 0", val), -1;
+  if (parse_i64(num[2], -65535, 65535, &ulps) < 0 || ulps == 0)
+    return snprintf(err, len, "--inject-fault '%s': ULPS must be a non-zero integer in "
+                    "[-65535, 65535]", val), -1;
+  o->inject = 1;
+  o->inject_row = row;
+  o->inject_col = col;
+  o->inject_ulps = (int)ulps;
+  return 0;
+}
+
+/* 0 ok; -1 with a message. getopt_long: `--key value` and `--key=value`, options and files in any
+ * order, `--` ends the options. Every value is checked here, before any work. */
 static int parse_args(int argc, char **argv, args_t *a, char *err, size_t len) {
+  enum { O_DEVICE = 256, O_MODE, O_REPORT, O_QUIET, O_NONFINITE, O_YULP, O_DXFRAC, O_DXMAX, O_DXL2,
+         O_DW, O_FAULT };
+  static const struct option opts[] = {
+      {"help", no_argument, NULL, 'h'},          {"device", required_argument, NULL, O_DEVICE},
+      {"mode", required_argument, NULL, O_MODE}, {"report", required_argument, NULL, O_REPORT},
+      {"quiet", no_argument, NULL, O_QUIET},
+      {"allow-nonfinite", no_argument, NULL, O_NONFINITE},
+      {"y-max-ulp", required_argument, NULL, O_YULP},
+      {"dx-min-frac", required_argument, NULL, O_DXFRAC},
+      {"dx-max-factor", required_argument, NULL, O_DXMAX},
+      {"dx-l2-factor", required_argument, NULL, O_DXL2},
+      {"dw-factor", required_argument, NULL, O_DW},
+      {"inject-fault", required_argument, NULL, O_FAULT},
+      {NULL, 0, NULL, 0}};
   memset(a, 0, sizeof *a);
   a->o.device = FN_DEVICE_AUTO;
   a->o.mode = FUSEDNORM_MODE_AUTO;
   a->o.y_max_ulp = a->o.dx_frac = a->o.dx_max_factor = a->o.dx_l2_factor = a->o.dw_factor = -1;
-  a->files = calloc((size_t)argc, sizeof(char *));
-  for (int i = 1; i < argc; ++i) {
-    const char *s = argv[i];
-    const char *val = NULL;
-    int takes = !strcmp(s, "--device") || !strcmp(s, "--mode") || !strcmp(s, "--report") ||
-                !strcmp(s, "--y-max-ulp") || !strcmp(s, "--dx-min-frac") ||
-                !strcmp(s, "--dx-max-factor") || !strcmp(s, "--dx-l2-factor") ||
-                !strcmp(s, "--dw-factor") || !strcmp(s, "--inject-fault");
-    if (takes) {
-      if (i + 1 >= argc) return snprintf(err, len, "%s needs a value", s), -1;
-      val = argv[++i];
-    }
-    if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
-      a->help = 1;
-    } else if (!strcmp(s, "--device")) {
-      if (!strcmp(val, "auto")) a->o.device = FN_DEVICE_AUTO;
-      else if (!strcmp(val, "cpu")) a->o.device = FN_DEVICE_CPU;
-      else if (!strcmp(val, "cuda")) a->o.device = FN_DEVICE_CUDA;
-      else return snprintf(err, len, "--device '%s': use auto, cuda or cpu", val), -1;
-    } else if (!strcmp(s, "--mode")) {
-      int found = 0;
-      for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m)
-        if (fusednorm_mode_name((fusednorm_mode)m) && !strcmp(val, fusednorm_mode_name((fusednorm_mode)m))) {
-          a->o.mode = (fusednorm_mode)m;
-          found = 1;
+  a->files = calloc((size_t)argc + 1, sizeof(char *));
+  if (!a->files) return snprintf(err, len, "out of memory"), -1;
+  opterr = 0;
+  optind = 1;
+  int c, idx;
+  while ((c = getopt_long(argc, argv, ":h", opts, &idx)) != -1) {
+    const char *val = optarg, *name = c >= O_DEVICE ? opts[idx].name : "";
+    char opt[40];
+    snprintf(opt, sizeof opt, "--%s", name);
+    switch (c) {
+      case 'h': a->help = 1; break;
+      case ':':
+        return snprintf(err, len, "%s needs a value", argv[optind - 1]), -1;
+      case '?':
+        if (optopt) return snprintf(err, len, "unknown option '-%c' (--help lists them)", optopt), -1;
+        return snprintf(err, len, "unknown option '%s' (--help lists them)", argv[optind - 1]), -1;
+      case O_DEVICE:
+        if (!strcmp(val, "auto")) a->o.device = FN_DEVICE_AUTO;
+        else if (!strcmp(val, "cpu")) a->o.device = FN_DEVICE_CPU;
+        else if (!strcmp(val, "cuda")) a->o.device = FN_DEVICE_CUDA;
+        else return snprintf(err, len, "--device '%s': use auto, cuda or cpu", val), -1;
+        break;
+      case O_MODE: {
+        int found = 0;
+        for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m)
+          if (fusednorm_mode_name((fusednorm_mode)m) && !strcmp(val, fusednorm_mode_name((fusednorm_mode)m))) {
+            a->o.mode = (fusednorm_mode)m;
+            found = 1;
+          }
+        if (!found) {
+          int k = snprintf(err, len, "--mode '%s': use one of", val);
+          for (int m = 0; m < FUSEDNORM_MODE_COUNT_ && k > 0 && (size_t)k < len; ++m)
+            k += snprintf(err + k, len - (size_t)k, " %s", fusednorm_mode_name((fusednorm_mode)m));
+          return -1;
         }
-      if (!found) {
-        int k = snprintf(err, len, "--mode '%s': use one of", val);
-        for (int m = 0; m < FUSEDNORM_MODE_COUNT_ && k > 0 && (size_t)k < len; ++m)
-          k += snprintf(err + k, len - (size_t)k, " %s", fusednorm_mode_name((fusednorm_mode)m));
-        return -1;
+        break;
       }
-    } else if (!strcmp(s, "--report")) {
-      a->report = val;
-    } else if (!strcmp(s, "--quiet")) {
-      a->quiet = 1;
-    } else if (!strcmp(s, "--allow-nonfinite")) {
-      a->o.allow_nonfinite = 1;
-    } else if (!strcmp(s, "--y-max-ulp") || !strcmp(s, "--dx-min-frac") ||
-               !strcmp(s, "--dx-max-factor") || !strcmp(s, "--dx-l2-factor") ||
-               !strcmp(s, "--dw-factor")) {
-      double v;
-      if (parse_double(val, &v) < 0) return snprintf(err, len, "%s '%s': a number >= 0", s, val), -1;
-      if (!strcmp(s, "--y-max-ulp")) a->o.y_max_ulp = v;
-      else if (!strcmp(s, "--dx-min-frac")) {
-        if (v > 1) return snprintf(err, len, "--dx-min-frac %g: a fraction in [0, 1]", v), -1;
-        a->o.dx_frac = v;
-      } else if (!strcmp(s, "--dx-max-factor")) a->o.dx_max_factor = v;
-      else if (!strcmp(s, "--dx-l2-factor")) a->o.dx_l2_factor = v;
-      else a->o.dw_factor = v;
-    } else if (!strcmp(s, "--inject-fault")) {
-      long long row, col;
-      int k, used = 0;
-      char t[8], rec[64];
-      if (sscanf(val, "%7[^:]:%63[^:]:%lld:%lld:%d%n", t, rec, &row, &col, &k, &used) != 5 ||
-          val[used] || (strcmp(t, "y") && strcmp(t, "dx") && strcmp(t, "dw")))
-        return snprintf(err, len, "--inject-fault '%s': expected (y|dx|dw):RECORD:ROW:COL:ULPS", val), -1;
-      a->o.inject = 1;
-      snprintf(a->o.inject_tensor, sizeof a->o.inject_tensor, "%s", t);
-      snprintf(a->o.inject_record, sizeof a->o.inject_record, "%s", rec);
-      a->o.inject_row = row;
-      a->o.inject_col = col;
-      a->o.inject_ulps = k;
-    } else if (s[0] == '-' && s[1]) {
-      return snprintf(err, len, "unknown option '%s' (--help lists them)", s), -1;
-    } else {
-      a->files[a->nfiles++] = argv[i];
+      case O_REPORT:
+        /* `--report --quiet` would otherwise write a file named --quiet. */
+        if (!*val || val[0] == '-')
+          return snprintf(err, len, "--report '%s': expected a file name (one starting with '-' "
+                          "is written as ./%s)", val, val), -1;
+        a->report = val;
+        break;
+      case O_QUIET: a->quiet = 1; break;
+      case O_NONFINITE: a->o.allow_nonfinite = 1; break;
+      case O_YULP:
+        /* An ulp distance between two fp32 values is below 2^32; it is compared as an integer. */
+        if (parse_tol(opt, val, 4294967296.0, 1, &a->o.y_max_ulp, err, len) < 0) return -1;
+        break;
+      case O_DXFRAC:
+        if (parse_tol(opt, val, 1.0, 0, &a->o.dx_frac, err, len) < 0) return -1;
+        break;
+      case O_DXMAX:
+        if (parse_tol(opt, val, 1e9, 0, &a->o.dx_max_factor, err, len) < 0) return -1;
+        break;
+      case O_DXL2:
+        if (parse_tol(opt, val, 1e9, 0, &a->o.dx_l2_factor, err, len) < 0) return -1;
+        break;
+      case O_DW:
+        if (parse_tol(opt, val, 1e9, 0, &a->o.dw_factor, err, len) < 0) return -1;
+        break;
+      case O_FAULT:
+        if (parse_fault(val, &a->o, err, len) < 0) return -1;
+        break;
+      default:
+        return snprintf(err, len, "internal: option %d not handled", c), -1;
     }
+  }
+  for (int i = optind; i < argc; ++i) {
+    if (!argv[i][0]) return snprintf(err, len, "an empty file name was given"), -1;
+    a->files[a->nfiles++] = argv[i];
   }
   if (!a->help && a->nfiles == 0)
     return snprintf(err, len, "no capture file given (e.g. data/sample_capture.h5; --help)"), -1;
+  return 0;
+}
+
+/* The fault must name a record, row, column and tensor that exist: otherwise it would silently
+ * inject nothing and the "failure is caught" check it serves would pass vacuously. */
+static int check_fault(const fn_options *o, const fn_record *recs, int nrec, char *err, size_t len) {
+  if (!o->inject) return 0;
+  int found = 0;
+  for (int i = 0; i < nrec; ++i) {
+    const fn_record *r = &recs[i];
+    if (strcmp(r->name, o->inject_record)) continue;
+    found = 1;
+    const char *t = o->inject_tensor;
+    if (o->inject_row >= r->rows || o->inject_col >= r->n)
+      return snprintf(err, len, "--inject-fault: record %s is %lld x %lld; row %lld col %lld is "
+                      "outside it", r->name, (long long)r->rows, (long long)r->n,
+                      (long long)o->inject_row, (long long)o->inject_col), -1;
+    if (strcmp(t, "y") && !r->d[FN_D_DY].present)
+      return snprintf(err, len, "--inject-fault: record %s has no backward (no dy): no %s to "
+                      "change", r->name, t), -1;
+    if (!strcmp(t, "dw") && !r->has_weight)
+      return snprintf(err, len, "--inject-fault: record %s has no weight: no dw to change", r->name), -1;
+  }
+  if (!found)
+    return snprintf(err, len, "--inject-fault: no record named '%s' in the input", o->inject_record), -1;
   return 0;
 }
 
@@ -160,7 +263,18 @@ static char *resolve(const char *p) {
   return out;
 }
 
-static int report_dir_writable(const char *path, char *err, size_t len) {
+/* The report must not replace an input (compared by device and inode: hard links, symlinks and
+ * other spellings of one file included) nor a directory, and its directory must be writable. */
+static int report_ok(const char *path, char *const *inputs, int ninputs, char *err, size_t len) {
+  struct stat rs, is;
+  if (stat(path, &rs) == 0) {
+    if (S_ISDIR(rs.st_mode))
+      return snprintf(err, len, "--report %.1000s: is a directory", path), -1;
+    for (int i = 0; i < ninputs; ++i)
+      if (stat(inputs[i], &is) == 0 && is.st_dev == rs.st_dev && is.st_ino == rs.st_ino)
+        return snprintf(err, len, "--report %.1000s: is the input %.1000s itself; refusing to "
+                        "overwrite a capture with its report", path, inputs[i]), -1;
+  }
   char dir[4096];
   snprintf(dir, sizeof dir, "%.4000s", path);
   char *slash = strrchr(dir, '/');
@@ -202,9 +316,14 @@ int main(int argc, char **argv) {
   args_t A;
   int bad = parse_args(argc, argv, &A, msg, sizeof msg) < 0;
   if (A.help && !bad) {
-    if (M.rank == 0) fputs(USAGE, stdout);
+    int code = 0;
+    if (M.rank == 0 && (fputs(USAGE, stdout) < 0 || fflush(stdout) != 0)) {
+      fn_mpi_eprintf(&M, "error: writing the usage to stdout: %s", strerror(errno));
+      code = EXIT_BAD_INPUT;
+    }
+    MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
-    return 0;
+    return code;
   }
   if (bad) {
     if (M.rank == 0) fputs(USAGE, stderr);
@@ -213,7 +332,7 @@ int main(int argc, char **argv) {
   char **paths = calloc((size_t)A.nfiles, sizeof(char *));
   for (int i = 0; i < A.nfiles; ++i) paths[i] = resolve(A.files[i]);
   char *report = A.report ? resolve(A.report) : NULL;
-  bad = M.rank == 0 && report && report_dir_writable(report, msg, sizeof msg) < 0;
+  bad = M.rank == 0 && report && report_ok(report, paths, A.nfiles, msg, sizeof msg) < 0;
   if ((who = fn_mpi_agree(&M, bad, msg)) >= 0) return bad_input_exit(&M, who, msg);
 
   /* ---- open + validate every file on every rank (metadata only; cheap) ---- */
@@ -227,6 +346,7 @@ int main(int argc, char **argv) {
         fn_capture_load_records(&files[i], i, &recs, &nrec, msg, sizeof msg) < 0)
       bad = 1;
   }
+  if (!bad) bad = check_fault(&A.o, recs, nrec, msg, sizeof msg) < 0;
   if ((who = fn_mpi_agree(&M, bad, msg)) >= 0) return bad_input_exit(&M, who, msg);
 
   fn_device dev;
@@ -317,6 +437,7 @@ int main(int argc, char **argv) {
 
   /* ---- verdict, table, report (rank 0), exit code to everyone ---- */
   int code = 0;
+  bad = 0;
   if (M.rank == 0) {
     int failed, skipped;
     fn_report_counts(res, nrec, &failed, &skipped);
@@ -328,11 +449,21 @@ int main(int argc, char **argv) {
                                      A.o.dx_max_factor >= 0 || A.o.dx_l2_factor >= 0 ||
                                      A.o.dw_factor >= 0};
     fn_report_table(stdout, recs, res, nrec, &info, A.quiet);
-    fflush(stdout);
-    if (report && fn_report_json(report, recs, res, nrec, &info, code, msg, sizeof msg) < 0) {
-      fn_mpi_eprintf(&M, "error: %s", msg);
-      code = EXIT_BAD_INPUT;
+    /* A table that could not be written (`> /dev/full`, a closed pipe) is a failed run. */
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      snprintf(msg, sizeof msg, "writing the result table to stdout failed: %s",
+               errno ? strerror(errno) : "I/O error");
+      bad = 1;
     }
+    if (!bad && report && fn_report_json(report, recs, res, nrec, &info, code, msg, sizeof msg) < 0)
+      bad = 1;
+  }
+  /* Every rank states why the job ends with exit 2. */
+  if ((who = fn_mpi_agree(&M, M.rank == 0 && bad, msg)) >= 0) {
+    fn_device_close(&dev);
+    for (int i = 0; i < A.nfiles; ++i) fn_capture_close(&files[i]);
+    return bad_input_exit(&M, who, msg);
   }
   MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD);
   fn_device_close(&dev);

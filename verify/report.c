@@ -8,6 +8,41 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if it is not one (overlong forms,
+ * surrogates and code points above U+10FFFF are invalid). */
+static int utf8_len(const unsigned char *p) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (!n) return 0;
+  for (int i = 1; i < n; ++i)
+    if ((p[i] & 0xC0) != 0x80) return 0;
+  if (c == 0xE0 && p[1] < 0xA0) return 0;   /* overlong */
+  if (c == 0xED && p[1] >= 0xA0) return 0;  /* UTF-16 surrogate */
+  if (c == 0xF0 && p[1] < 0x90) return 0;   /* overlong */
+  if (c == 0xF4 && p[1] >= 0x90) return 0;  /* > U+10FFFF */
+  return n;
+}
+
+/* A string from the capture file made safe for a terminal: control characters and bytes that are
+ * not valid UTF-8 become '?' (an attribute could otherwise hold escape sequences). */
+static const char *tclean(const char *in, char *out, size_t len) {
+  size_t k = 0;
+  for (const unsigned char *p = (const unsigned char *)in; *p && k + 5 < len;) {
+    int n = utf8_len(p);
+    if (!n || *p < 0x20 || *p == 0x7F) {
+      out[k++] = '?';
+      p++;
+    } else {
+      memcpy(out + k, p, (size_t)n);
+      k += (size_t)n;
+      p += n;
+    }
+  }
+  out[k] = 0;
+  return out;
+}
+
 void fn_report_counts(const fn_record_result *res, int count, int *failed, int *skipped) {
   *failed = *skipped = 0;
   for (int i = 0; i < count; ++i) {
@@ -49,8 +84,9 @@ void fn_report_table(FILE *out, const fn_record *recs, const fn_record_result *r
     const fn_record_result *s = &res[i];
     if (quiet && s->ok && !s->skipped) continue;
     char mod[16], lab[40], dt[16], shape[32], y[8], rs[8], f1[12], dx[12], dw[12], jy[8], jdx[12], jdw[12];
-    cut_left(r->model, mod, 12);
-    cut_left(r->layer, lab, 30);
+    char cm[sizeof r->model * 2], cl[sizeof r->layer * 2], cn[sizeof r->name * 2];
+    cut_left(tclean(r->model, cm, sizeof cm), mod, 12);
+    cut_left(tclean(r->layer, cl, sizeof cl), lab, 30);
     snprintf(dt, sizeof dt, "%s/%s", fusednorm_dtype_name(r->x_dtype),
              r->has_weight ? fusednorm_dtype_name(r->w_dtype) : "-");
     snprintf(shape, sizeof shape, "%lldx%lld", (long long)r->rows, (long long)r->n);
@@ -66,7 +102,7 @@ void fn_report_table(FILE *out, const fn_record *recs, const fn_record_result *r
     fmt_g(jdx, sizeof jdx, fusednorm_err_stats_rel_l2(&s->jdx), ran && s->has_job[2]);
     fmt_g(jdw, sizeof jdw, fusednorm_err_stats_rel_l2(&s->jdw), ran && s->has_job[4]);
     const char *verdict = s->api_error ? "FAILED" : s->skipped ? "skipped" : s->ok ? "ok" : "FAILED";
-    fprintf(out, hdr, r->name, mod, lab, op_short(r), dt, shape, y, rs, f1, dx, dw, jy, jdx, jdw,
+    fprintf(out, hdr, tclean(r->name, cn, sizeof cn), mod, lab, op_short(r), dt, shape, y, rs, f1, dx, dw, jy, jdx, jdw,
             !ran ? "-" : s->ok_det ? "yes" : "NO", verdict);
   }
   int failed, skipped;
@@ -77,10 +113,12 @@ void fn_report_table(FILE *out, const fn_record *recs, const fn_record_result *r
     const char *whys[] = {s->why_other, s->ok_y ? "" : s->why_y, s->ok_rout ? "" : s->why_rout,
                           s->ok_rstd ? "" : s->why_rstd, s->ok_dx ? "" : s->why_dx,
                           s->ok_dw ? "" : s->why_dw};
+    char cm[sizeof recs[i].model * 2], cl[sizeof recs[i].layer * 2], cn[sizeof recs[i].name * 2];
     for (size_t k = 0; k < sizeof whys / sizeof whys[0]; ++k)
       if (whys[k][0])
         fprintf(out, "# %s %s (%s:%s): %s\n", s->skipped && !s->api_error ? "skipped" : "FAILED",
-                recs[i].name, recs[i].model, recs[i].layer, whys[k]);
+                tclean(recs[i].name, cn, sizeof cn), tclean(recs[i].model, cm, sizeof cm),
+                tclean(recs[i].layer, cl, sizeof cl), whys[k]);
   }
   /* Closest to the truth: fusednorm vs the job, on dx (rel L2 summed over records). */
   int nj = 0, closer = 0;
@@ -117,12 +155,24 @@ void fn_report_table(FILE *out, const fn_record *recs, const fn_record_result *r
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
+/* A JSON string: quotes, backslashes and control characters escaped; strings come from the
+ * capture file's attributes, so bytes that are not valid UTF-8 become U+FFFD (the report stays
+ * parseable; the table shows the raw bytes). */
 static void jstr(FILE *f, const char *s) {
   fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len(p);
+    if (!n) {
+      fputs("\\ufffd", f);
+      p++;
+    } else if (*p == '"' || *p == '\\') {
+      fprintf(f, "\\%c", *p++);
+    } else if (*p < 0x20 || *p == 0x7F) {
+      fprintf(f, "\\u%04x", *p++);
+    } else {
+      fwrite(p, 1, (size_t)n, f);
+      p += n;
+    }
   }
   fputc('"', f);
 }

@@ -149,7 +149,27 @@ int fn_unit_run(const fn_capture_file *f, const fn_record *r, fn_device *dev,
       memcpy(gbuf[k], tmp, m * ex);
     } else {
       R->dy_rounded = 1;
-      for (size_t i = 0; i < m; ++i) fusednorm_store(gbuf[k], xd, (int64_t)i, fusednorm_load(tmp, sd, (int64_t)i));
+      int64_t over = 0, first = 0;
+      double first_v = 0;
+      for (size_t i = 0; i < m; ++i) {
+        double v = fusednorm_load(tmp, sd, (int64_t)i);
+        fusednorm_store(gbuf[k], xd, (int64_t)i, v);
+        if (isfinite(v) && !isfinite(fusednorm_load(gbuf[k], xd, (int64_t)i)) && !over++) {
+          first = (int64_t)i;
+          first_v = v;
+        }
+      }
+      /* Finite as captured, infinite in the dtype the kernel takes: not a diverged job. */
+      if (over && !o->allow_nonfinite) {
+        rc = fn_say(err, len,
+                    "%s:/records/%s: input '%s' is stored as %s and %lld of its finite values "
+                    "overflow %s, the x_dtype the kernel takes it in (first at row %lld, col %lld: "
+                    "%g); --allow-nonfinite replays it with those values infinite",
+                    f->path, r->name, fn_dset_path(gin[k]), fusednorm_dtype_name(sd),
+                    (long long)over, fusednorm_dtype_name(xd), (long long)(row0 + first / n),
+                    (long long)(first % n), first_v);
+        goto out;
+      }
     }
   }
   if (!o->allow_nonfinite) {

@@ -29,7 +29,7 @@ typedef struct {
   /* Testing aid: after fusednorm's run, move one output element by `inject_ulps` ulps
    * (tensor y|dx|dw, record name, row, col) so the tests can watch a failure being caught. */
   int inject;
-  char inject_tensor[8], inject_record[64];
+  char inject_tensor[8], inject_record[256];
   int64_t inject_row, inject_col;
   int inject_ulps;
 } fn_options;

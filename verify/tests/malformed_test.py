@@ -68,7 +68,7 @@ def cases():
     p = os.path.join(T, "truncated.h5")
     src = open(common.data_file("sample_capture.h5"), "rb").read()
     open(p, "wb").write(src[: len(src) // 2])
-    add("truncated file", p, r"truncated or corrupt")
+    add("truncated file", p, r"HDF5 cannot open this file .*HDF5: truncated file")
     add("wrong format", mutate("fmt", lambda f: f.attrs.__setitem__("format", "other")),
         r"format is 'other', expected 'fusednorm-capture'")
     add("newer version", mutate("ver", lambda f: f.attrs.__setitem__("format_version", np.int64(2))),
@@ -116,25 +116,168 @@ def cases():
         d[9, 1] = np.uint16(0xFF80)
         rec(f)["dy"][...] = d
     add("Inf in dy", mutate("inf", inf_dy), r"input 'dy' has 2 NaN/Inf values")
+    # ---- inputs that could hang the replay or be read as zeros ----
+    p = os.path.join(T, "fifo.h5")
+    os.mkfifo(p)
+    add("FIFO", p, r"is a FIFO, not a regular file: refused")
+    fifo = p
+    add("/dev/zero", "/dev/zero", r"is a device, not a regular file: refused")
+    def elink_dataset(f):
+        del rec(f)["x"]
+        rec(f)["x"] = h5py.ExternalLink(fifo, "/x")
+    add("external link (dataset)", mutate("elink_x", elink_dataset),
+        r"'x' is an external link \(data in another file\): refused")
+    def elink_record(f):
+        del f["records"]["r000001"]
+        f["records"]["r000001"] = h5py.ExternalLink(fifo, "/records/r000000")
+    add("external link (record)", mutate("elink_rec", elink_record),
+        r"member 'r000001' is an external link .*refused")
+    def soft_link(f):
+        del rec(f, 1)["x"]
+        rec(f, 1)["x"] = h5py.SoftLink("/records/r000000/x")
+    add("soft link (dataset)", mutate("soft_x", soft_link), r"'x' is a soft link: refused")
+    raw = os.path.join(T, "external_raw.bin")
+    def external_raw(f):
+        x = rec(f)["x"][()]
+        del rec(f)["x"]
+        d = rec(f).create_dataset("x", shape=x.shape, dtype=x.dtype, external=[(raw, 0, x.nbytes)])
+        d[...] = x
+        d.attrs["dtype"] = "bf16"
+    p = mutate("external_raw", external_raw)
+    with open(raw, "r+b") as fh:  # shorter than declared: HDF5 would read the rest as zeros
+        fh.truncate(100)
+    add("external raw storage (short)", p, r"dataset 'x' has external raw storage \(1 file\(s\)\): refused")
+    raw_fifo_file = os.path.join(T, "external_raw_fifo.bin")
+    def external_raw_fifo(f):
+        x = rec(f)["x"][()]
+        del rec(f)["x"]
+        d = rec(f).create_dataset("x", shape=x.shape, dtype=x.dtype,
+                                  external=[(raw_fifo_file, 0, x.nbytes)])
+        d[...] = x
+        d.attrs["dtype"] = "bf16"
+    p = mutate("external_raw_fifo", external_raw_fifo)
+    os.unlink(raw_fifo_file)
+    os.mkfifo(raw_fifo_file)
+    add("external raw storage (FIFO)", p, r"dataset 'x' has external raw storage")
+    src = os.path.join(T, "vds_source.h5")
+    def vds(f):
+        x = rec(f)["x"][()]
+        with h5py.File(src, "w") as s:
+            s["x"] = x
+        layout = h5py.VirtualLayout(shape=x.shape, dtype=x.dtype)
+        layout[...] = h5py.VirtualSource(src, "x", shape=x.shape)
+        del rec(f)["x"]
+        rec(f).create_virtual_dataset("x", layout)
+        rec(f)["x"].attrs["dtype"] = "bf16"
+    p = mutate("vds", vds)
+    os.unlink(src)  # the source is gone: HDF5 would read the fill value (zeros)
+    add("virtual dataset, source gone", p, r"dataset 'x' is a virtual dataset .*refused")
+    def unwritten(f):
+        del rec(f)["dy"]
+        rec(f).create_dataset("dy", shape=(16, 32), dtype=np.uint16).attrs["dtype"] = "bf16"
+    add("dataset never written", mutate("unwritten", unwritten),
+        r"dataset 'dy': storage was never written: refused")
+    def missing_chunk(f):
+        del rec(f)["dy"]
+        d = rec(f).create_dataset("dy", shape=(16, 32), dtype=np.uint16, chunks=(8, 32))
+        d[:8] = np.ones((8, 32), np.uint16)  # the second chunk is never written
+        d.attrs["dtype"] = "bf16"
+    add("chunk never written", mutate("chunk", missing_chunk),
+        r"dataset 'dy': storage is only partly written \(missing chunks\): refused")
+    def checksum(f):
+        x = rec(f)["x"][()]
+        del rec(f)["x"]
+        d = rec(f).create_dataset("x", data=x, chunks=(16, 32), fletcher32=True)
+        d.attrs["dtype"] = "bf16"
+    p = mutate("checksum", checksum)
+    with h5py.File(p, "r") as f:
+        off = f["records/r000000/x"].id.get_chunk_info(0).byte_offset
+    b = bytearray(open(p, "rb").read())
+    b[off + 5] ^= 0xFF
+    open(p, "wb").write(bytes(b))
+    add("checksum error", p, r"rows 0\.\.15 cannot be read \(HDF5: data error detected by Fletcher32 checksum")
+    def long_name(f):
+        f["records"].move("r000001", "r" + "0" * 299 + "1")
+    add("record name > 255 bytes", mutate("longname", long_name),
+        r"record name of 301 bytes is longer than the 255 this replay keeps: refused")
+    def overflow(f):
+        rec(f).attrs["row_start"] = np.int64(2**63 - 1)
+        rec(f).attrs["row_step"] = np.int64(2**62)
+        rec(f).attrs["rows_total"] = np.int64(2**63 - 1)
+    add("row span overflows int64", mutate("overflow", overflow), r"overflows int64")
+    add("eps inf as fp32", mutate("eps39", lambda f: rec(f).attrs.__setitem__("eps", 1e39)),
+        r"eps 1e\+39 is finite as a double but not as fp32")
+    add("offset inf as fp32", mutate("off300", lambda f: rec(f).attrs.__setitem__("offset", 1e300)),
+        r"offset 1e\+300 is finite as a double but not as fp32")
+    def f16_dy(f):
+        for i in (0, 1):
+            g = rec(f, i)
+            g.attrs["x_dtype"] = "f16"
+            g.attrs["w_dtype"] = "f16"
+            replace(g, "x", common.random_values(rng, (16, 32), "f16")[0], "f16")
+            replace(g, "weight", common.random_values(rng, (32,), "f16")[0], "f16")
+            dy = rng.standard_normal((16, 32)).astype(np.float32)
+            if i == 1:
+                dy[2, 3] = 1e5  # finite fp32, beyond f16's 65504
+            replace(g, "dy", dy, "f32")
+    add("fp32 dy overflows f16", mutate("f16dy", f16_dy),
+        r"input 'dy' is stored as f32 and 1 of its finite values overflow f16, .*row 2, col 3")
+    p = os.path.join(T, "locked.h5")
+    good(p)
+    add("locked by a writer", p, r"locked by another process .*unable to lock")
     ok = good(os.path.join(T, "ok.h5"))
     add("no arguments", None, r"no capture file given")
     add("unknown option", ok, r"unknown option '--frobnicate'", ["--frobnicate"])
     add("bad device", ok, r"--device 'gpu': use auto, cuda or cpu", ["--device", "gpu"])
     add("bad mode", ok, r"--mode 'fastest': use one of auto", ["--mode", "fastest"])
-    add("bad override", ok, r"--dx-min-frac 2: a fraction", ["--dx-min-frac", "2"])
+    add("bad override", ok, r"--dx-min-frac 2: at most 1", ["--dx-min-frac", "2"])
     add("bad fault spec", ok, r"--inject-fault 'y:1'", ["--inject-fault", "y:1"])
     add("unwritable report dir", ok, r"is not writable|No such file",
         ["--report", os.path.join(T, "no_such_dir", "r.json")])
+    add("report = input", ok, r"is the input .*ok\.h5 itself; refusing", ["--report=" + ok])
+    hard = os.path.join(T, "hardlink.json")
+    os.link(ok, hard)
+    add("report = input (hard link)", ok, r"is the input .* itself", ["--report", hard])
+    add("report is a directory", ok, r"--report .*: is a directory", ["--report", T])
+    add("--report --quiet", ok, r"--report '--quiet': expected a file name", ["--report", "--quiet"])
+    for opt, val, why in (("--y-max-ulp", "inf", "expected a finite number >= 0"),
+                          ("--y-max-ulp", "1e19", "at most 4.29497e\\+09"),
+                          ("--y-max-ulp", "0.5", "a whole number of ulps"),
+                          ("--dx-l2-factor", "nan", "expected a finite number >= 0"),
+                          ("--dx-max-factor", "-1", r"expected a finite number >= 0 \(a negative tolerance"),
+                          ("--dw-factor", "2x", "expected a finite number >= 0"),
+                          ("--dx-min-frac", "", "expected a finite number >= 0")):
+        add(f"{opt} {val!r}", ok, f"{opt} '?{re.escape(val) if val else ''}'?: {why}", [f"{opt}={val}"])
+    add("option without value", ok, r"--mode needs a value", ["--mode"])
+    add("fault: unknown record", ok, r"no record named 'r999999'", ["--inject-fault", "y:r999999:0:0:1"])
+    add("fault: row outside", ok, r"record r000000 is 16 x 32; row 16 col 0 is outside it",
+        ["--inject-fault", "dx:r000000:16:0:1"])
+    add("fault: col outside", ok, r"row 0 col 32 is outside it", ["--inject-fault", "y:r000000:0:32:1"])
+    add("fault: zero ulps", ok, r"ULPS must be a non-zero integer", ["--inject-fault", "y:r000000:0:0:0"])
+    add("fault: bad tensor", ok, r"tensor 'rstd' is not y, dx or dw", ["--inject-fault", "rstd:r000000:0:0:1"])
+    add("fault: negative row", ok, r"ROW and COL must be integers >= 0", ["--inject-fault", "y:r000000:-1:0:1"])
+    fwd = os.path.join(T, "fwd_only.h5")
+    good(fwd)
+    with h5py.File(fwd, "r+") as f:
+        del rec(f)["dy"]
+    add("fault: dx of a forward-only record", fwd, r"record r000000 has no backward \(no dy\): no dx",
+        ["--inject-fault", "dx:r000000:0:0:1"])
     return c
 
 
 def main():
     report = os.path.join(T, "report.json")
     n = 0
-    for name, path, expect, extra in cases():
-        for np_ in (None, 2):
+    all_cases = cases()
+    # A writer holding the file open (HDF5's file lock) for the "locked" case.
+    locker = h5py.File(os.path.join(T, "locked.h5"), "r+")
+    only = os.environ.get("ONLY")  # a regex of case names, for manual reruns
+    for name, path, expect, extra in all_cases:
+        if only and not re.search(only, name):
+            continue
+        for np_ in (None, 2, 3):
             args = ([] if path is None else [path]) + extra
-            if "--report" not in extra:
+            if not any(e.startswith("--report") for e in extra):
                 args += ["--report", report]
             t0 = time.time()
             rc, so, se = common.run_replay(args, np_, timeout=120)
@@ -148,6 +291,17 @@ def main():
             assert not [f for f in os.listdir(T) if ".tmp." in f], f"{name}: temp report left"
             n += 1
         print(f"  {name:22s} exit 2 on every rank in {time.time() - t0:4.1f} s: {lines[0][len('replay[rank 0/2]: error: '):][:100]}")
+    locker.close()
+    # Permission denied names errno (root reads anything: a notice instead).
+    p = os.path.join(T, "noperm.h5")
+    good(p)
+    os.chmod(p, 0)
+    rc, so, se = common.run_replay([p])
+    if os.geteuid() == 0:
+        print("NOTE: running as root, which reads a mode-000 file: the permission-denied case does not apply")
+    else:
+        assert rc == 2 and "cannot open: Permission denied" in se, (rc, se)
+        print("  permission denied       exit 2: cannot open: Permission denied")
     # --device cuda without a GPU: exit 2 (skipped with a notice where a GPU exists)
     rc, so, se = common.run_replay([os.path.join(T, "ok.h5"), "--device", "cuda"])
     if rc == 0:
