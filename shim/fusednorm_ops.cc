@@ -53,6 +53,15 @@ const char *scalar_type_name(ScalarType t) {
   }
 }
 
+const char *device_type_name(torch::stable::Device d) {
+  switch (d.type()) {
+    case torch::headeronly::DeviceType::CPU: return "cpu";
+    case torch::headeronly::DeviceType::CUDA: return "cuda";
+    case torch::headeronly::DeviceType::Meta: return "meta";
+    default: return "an unsupported device type";
+  }
+}
+
 std::string describe(const char *name, const Tensor &t) {
   std::ostringstream os;
   os << name << "=" << scalar_type_name(t.scalar_type()) << "[";
@@ -61,8 +70,9 @@ std::string describe(const char *name, const Tensor &t) {
   for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
   os << "] strides (";
   for (size_t i = 0; i < strides.size(); ++i) os << (i ? ", " : "") << strides[i];
-  os << ") on " << (t.is_cuda() ? "cuda:" : "cpu") ;
-  if (t.is_cuda()) os << t.get_device_index();
+  torch::stable::Device d = t.device();
+  os << ") on " << device_type_name(d);
+  if (d.type() == torch::headeronly::DeviceType::CUDA) os << ":" << static_cast<int>(d.index());
   return os.str();
 }
 
@@ -70,6 +80,33 @@ std::string describe(const char *name, const std::optional<Tensor> &t) {
   if (!t.has_value()) return std::string(name) + "=None";
   return describe(name, *t);
 }
+
+// The tensors of one call, by name, described only when a message needs them: building the
+// description on every call would cost more than the kernel on small inputs.
+struct ArgList {
+  std::vector<std::pair<const char *, const std::optional<Tensor> *>> opt;
+  std::vector<std::pair<const char *, const Tensor *>> req;
+  std::vector<int> order;  // >= 0: req[i], < 0: opt[-1 - i]
+  ArgList &add(const char *name, const Tensor &t) {
+    order.push_back(static_cast<int>(req.size()));
+    req.emplace_back(name, &t);
+    return *this;
+  }
+  ArgList &add(const char *name, const std::optional<Tensor> &t) {
+    order.push_back(-1 - static_cast<int>(opt.size()));
+    opt.emplace_back(name, &t);
+    return *this;
+  }
+  std::string str() const {
+    std::string r;
+    for (int i : order) {
+      if (!r.empty()) r += ", ";
+      r += i >= 0 ? describe(req[i].first, *req[i].second)
+                  : describe(opt[-1 - i].first, *opt[-1 - i].second);
+    }
+    return r;
+  }
+};
 
 [[noreturn]] void fail(const char *op, const std::string &why, const std::string &args) {
   throw std::runtime_error(std::string("fusednorm.") + op + ": " + why + " (" + args + ")");
@@ -144,8 +181,7 @@ int64_t collapsed_row_stride(const Tensor &t) {
   return row_stride < 0 ? n : row_stride;  // a single row: any stride >= n describes it
 }
 
-Rows as_rows(const char *op, const char *name, const Tensor &t) {
-  if (t.dim() < 1) fail(op, std::string(name) + " must have at least 1 dimension [..., N]", describe(name, t));
+Rows as_rows(const Tensor &t) {
   Rows r;
   auto sizes = t.sizes();
   r.n = sizes[sizes.size() - 1];
@@ -170,53 +206,71 @@ std::vector<int64_t> sizes_of(const Tensor &t) {
 // Everything an op call shares: the validated problem and where it runs.
 struct Call {
   const char *op;
-  std::string args;  // for error messages
+  const ArgList *args;  // described only for error messages
   fusednorm_problem p;
   bool cuda = false;
   int32_t device = -1;
 };
 
-Call make_call(const char *op, std::string args, const Tensor &x, const std::optional<Tensor> &weight,
-               const std::vector<const Tensor *> &same_as_x, double eps, double offset,
-               const std::string &casting, const std::optional<std::string> &mode) {
+[[noreturn]] void fail(const Call &c, const std::string &why) { fail(c.op, why, c.args->str()); }
+
+// `others` are the activation tensors that must match x in dtype and shape; `rstd` (backward)
+// must be fp32 with one value per row. Every tensor must be on x's device: a mixed call would
+// otherwise reach a kernel that reads another device's memory (CPU x with a CUDA weight), or,
+// with a meta tensor among the inputs, be dispatched to the shape-only meta kernel.
+Call make_call(const char *op, const ArgList &args, const Tensor &x,
+               const std::optional<Tensor> &weight, const std::vector<const Tensor *> &others,
+               const Tensor *rstd, double eps, double offset, const std::string &casting,
+               const std::optional<std::string> &mode) {
   Call c;
   c.op = op;
-  c.args = std::move(args);
+  c.args = &args;
   fusednorm_dtype xd, wd;
   if (!to_fn_dtype(x.scalar_type(), &xd))
-    fail(op, std::string("unsupported dtype ") + scalar_type_name(x.scalar_type()) +
-                 " (supported: float32, float16, bfloat16)", c.args);
+    fail(c, std::string("unsupported dtype ") + scalar_type_name(x.scalar_type()) +
+                " (supported: float32, float16, bfloat16)");
   wd = xd;
-  if (x.dim() < 1) fail(op, "inputs must have at least 1 dimension [..., N]", c.args);
-  c.cuda = x.is_cuda();
-  if (!c.cuda && !x.is_cpu()) fail(op, "tensors must be on a CPU or CUDA device", c.args);
-  c.device = c.cuda ? x.get_device_index() : -1;
-  const int64_t n = x.size(x.dim() - 1);
-  auto same_device = [&](const Tensor &t) {
-    return t.is_cuda() == c.cuda && t.is_cpu() == x.is_cpu() &&
-           (!c.cuda || t.get_device_index() == c.device);
+  if (x.dim() < 1) fail(c, "inputs must have at least 1 dimension [..., N]");
+  const torch::stable::Device dev = x.device();
+  c.cuda = dev.type() == torch::headeronly::DeviceType::CUDA;
+  if (!c.cuda && dev.type() != torch::headeronly::DeviceType::CPU)
+    fail(c, std::string("tensors must be on a CPU or CUDA device, x is on ") +
+                device_type_name(dev));
+  c.device = c.cuda ? dev.index() : -1;
+  auto check_device = [&](const char *what, const Tensor &t) {
+    if (!(t.device() == dev))
+      fail(c, std::string("device mismatch: ") + what + " is on " +
+                  device_type_name(t.device()) + ", x on " + device_type_name(dev) +
+                  "; every tensor must be on x's device");
   };
-  for (const Tensor *t : same_as_x) {
+  const int64_t n = x.size(x.dim() - 1);
+  for (const Tensor *t : others) {
     if (t->scalar_type() != x.scalar_type())
-      fail(op, "dtype mismatch: every activation tensor must have the dtype of x", c.args);
-    if (!same_device(*t)) fail(op, "device mismatch: every tensor must be on x's device", c.args);
-    if (sizes_of(*t) != sizes_of(x)) fail(op, "shape mismatch: every activation tensor must have x's shape", c.args);
+      fail(c, "dtype mismatch: every activation tensor must have the dtype of x");
+    check_device("an activation tensor", *t);
+    if (sizes_of(*t) != sizes_of(x))
+      fail(c, "shape mismatch: every activation tensor must have x's shape");
   }
   if (weight.has_value()) {
     if (!to_fn_dtype(weight->scalar_type(), &wd))
-      fail(op, std::string("unsupported weight dtype ") + scalar_type_name(weight->scalar_type()) +
-                   " (supported: float32, float16, bfloat16)", c.args);
-    if (!same_device(*weight)) fail(op, "device mismatch: weight must be on x's device", c.args);
+      fail(c, std::string("unsupported weight dtype ") + scalar_type_name(weight->scalar_type()) +
+                  " (supported: float32, float16, bfloat16)");
+    check_device("weight", *weight);
     if (weight->dim() != 1 || weight->size(0) != n)
-      fail(op, "weight must have shape [N] with N = x.shape[-1]", c.args);
+      fail(c, "weight must have shape [N] with N = x.shape[-1]");
   }
   int64_t rows = 1;
   for (int64_t i = 0; i + 1 < x.dim(); ++i) rows *= x.size(i);
+  if (rstd != nullptr) {
+    check_device("rstd", *rstd);
+    if (rstd->scalar_type() != ScalarType::Float || rstd->numel() != rows)
+      fail(c, "rstd must be the float32 x.shape[:-1] tensor the forward returned");
+  }
   c.p = fusednorm_problem_init(rows, n, xd, wd);
   if (!parse_casting(casting, &c.p.casting))
-    fail(op, "casting must be \"fp32\", \"llama\" or \"gemma\", got \"" + casting + "\"", c.args);
+    fail(c, "casting must be \"fp32\", \"llama\" or \"gemma\", got \"" + casting + "\"");
   if (!parse_mode(mode, &c.p.mode))
-    fail(op, "mode must be one of " + mode_list() + ", got \"" + *mode + "\"", c.args);
+    fail(c, "mode must be one of " + mode_list() + ", got \"" + *mode + "\"");
   c.p.eps = static_cast<float>(eps);
   c.p.offset = static_cast<float>(offset);
   c.p.has_weight = weight.has_value() ? 1 : 0;
@@ -231,7 +285,7 @@ void check_status(const Call &c, fusednorm_status st) {
   why << "; rows=" << c.p.rows << " n=" << c.p.n;
   const char *mn = fusednorm_mode_name(c.p.mode);
   why << " mode=" << (mn ? mn : "?");
-  fail(c.op, why.str(), c.args);
+  fail(c, why.str());
 }
 
 #ifdef USE_CUDA
@@ -255,7 +309,7 @@ fusednorm_status run_forward(const Call &c, const fusednorm_fwd_args &a) {
 #ifdef USE_CUDA
   return fusednorm_forward_cuda(&c.p, &a, current_stream(c.device));
 #else
-  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+  fail(c, "this build of fusednorm has no CUDA support");
 #endif
 }
 
@@ -264,7 +318,7 @@ fusednorm_status workspace_bytes(const Call &c, size_t *bytes) {
 #ifdef USE_CUDA
   return fusednorm_backward_workspace_size_cuda(&c.p, c.device, bytes);
 #else
-  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+  fail(c, "this build of fusednorm has no CUDA support");
 #endif
 }
 
@@ -273,7 +327,7 @@ fusednorm_status run_backward(const Call &c, const fusednorm_bwd_args &a) {
 #ifdef USE_CUDA
   return fusednorm_backward_cuda(&c.p, &a, current_stream(c.device));
 #else
-  fail(c.op, "this build of fusednorm has no CUDA support", c.args);
+  fail(c, "this build of fusednorm has no CUDA support");
 #endif
 }
 
@@ -295,10 +349,11 @@ std::tuple<Tensor, Tensor> rms_norm_fwd(Tensor x, std::optional<Tensor> weight, 
                                         double offset, std::string casting,
                                         std::optional<std::string> mode) {
   const char *op = "rms_norm_fwd";
-  Call c = make_call(op, describe("x", x) + ", " + describe("weight", weight), x, weight, {}, eps,
-                     offset, casting, mode);
+  ArgList args;
+  args.add("x", x).add("weight", weight);
+  Call c = make_call(op, args, x, weight, {}, nullptr, eps, offset, casting, mode);
   MaybeDeviceGuard guard(c);
-  Rows xr = as_rows(op, "x", x);
+  Rows xr = as_rows(x);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor y = torch::stable::new_empty(x, sizes_of(x));
   Tensor rstd = torch::stable::new_empty(x, leading_sizes(x), ScalarType::Float);
@@ -318,14 +373,13 @@ std::tuple<Tensor, Tensor, Tensor> fused_add_rms_norm_fwd(Tensor x, Tensor resid
                                                           double offset, std::string casting,
                                                           std::optional<std::string> mode) {
   const char *op = "fused_add_rms_norm_fwd";
-  Call c = make_call(op,
-                     describe("x", x) + ", " + describe("residual", residual) + ", " +
-                         describe("weight", weight),
-                     x, weight, {&residual}, eps, offset, casting, mode);
+  ArgList args;
+  args.add("x", x).add("residual", residual).add("weight", weight);
+  Call c = make_call(op, args, x, weight, {&residual}, nullptr, eps, offset, casting, mode);
   c.p.has_residual = 1;
   MaybeDeviceGuard guard(c);
-  Rows xr = as_rows(op, "x", x);
-  Rows rr = as_rows(op, "residual", residual);
+  Rows xr = as_rows(x);
+  Rows rr = as_rows(residual);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor y = torch::stable::new_empty(x, sizes_of(x));
   Tensor residual_out = torch::stable::new_empty(x, sizes_of(x));
@@ -355,21 +409,19 @@ std::tuple<Tensor, std::optional<Tensor>> backward_impl(const char *op, const Te
                                                         double offset, const std::string &casting,
                                                         const std::optional<std::string> &mode,
                                                         bool fused) {
-  std::string args = describe("dy", dy) + ", " + describe("s", s) + ", ";
-  if (fused) args += describe("ds", ds) + ", ";
-  args += describe("weight", weight) + ", " + describe("rstd", rstd);
+  ArgList args;
+  args.add("dy", dy).add("s", s);
+  if (fused) args.add("ds", ds);
+  args.add("weight", weight).add("rstd", rstd);
   std::vector<const Tensor *> same{&dy};
   if (ds.has_value()) same.push_back(&*ds);
-  Call c = make_call(op, args, s, weight, same, eps, offset, casting, mode);
+  Call c = make_call(op, args, s, weight, same, &rstd, eps, offset, casting, mode);
   c.p.has_residual = fused ? 1 : 0;
-  if (rstd.scalar_type() != ScalarType::Float || rstd.numel() != c.p.rows ||
-      rstd.is_cuda() != s.is_cuda() || (s.is_cuda() && rstd.get_device_index() != c.device))
-    fail(op, "rstd must be the float32 x.shape[:-1] tensor the forward returned, on s's device", args);
   MaybeDeviceGuard guard(c);
-  Rows dyr = as_rows(op, "dy", dy);
-  Rows sr = as_rows(op, "s", s);
+  Rows dyr = as_rows(dy);
+  Rows sr = as_rows(s);
   std::optional<Rows> dsr;
-  if (ds.has_value()) dsr = as_rows(op, "ds", *ds);
+  if (ds.has_value()) dsr = as_rows(*ds);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor rstd_c = rstd.is_contiguous() ? rstd : torch::stable::contiguous(rstd);
   Tensor dx = torch::stable::new_empty(s, sizes_of(s));

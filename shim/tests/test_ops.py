@@ -274,6 +274,77 @@ def test_autograd_matches_backward_op():
                                                    None)[1])
 
 
+def test_eager_fast_path_matches_registered_autograd():
+    """fusednorm.rms_norm / fused_add_rms_norm on plain eager tensors use their own
+    autograd.Function (call overhead); calling the op itself uses the autograd registered on it
+    (what torch.compile and tensor subclasses see). Both must give the same bits everywhere."""
+    for dtype in DTYPES.values():
+        for w_on in (True, False):
+            x = make((7, 96), dtype, True)
+            r = make((7, 96), dtype, False)
+            w = make_weight(96, torch.float32, dtype, 0.0) if w_on else None
+            dy, ds = make((7, 96), dtype, False), make((7, 96), dtype, False)
+            runs = []
+            for fast in (True, False):
+                xg, rg = x.detach().requires_grad_(), r.detach().requires_grad_()
+                wg = w.detach().requires_grad_() if w_on else None
+                if fast:
+                    y1 = fusednorm.rms_norm(xg, wg, 1e-5, casting="llama")
+                    y2, res = fusednorm.fused_add_rms_norm(xg, rg, wg, 1e-5, casting="llama")
+                else:
+                    y1 = ops.rms_norm_fwd(xg, wg, 1e-5, 0.0, "llama", None)[0]
+                    y2, res, _ = ops.fused_add_rms_norm_fwd(xg, rg, wg, 1e-5, 0.0, "llama", None)
+                torch.autograd.backward([y1, y2, res], [dy, dy, ds])
+                runs.append([y1, y2, res, xg.grad, rg.grad] + ([wg.grad] if w_on else []))
+            for a, b in zip(*runs):
+                assert bits_equal(a, b), f"{dtype} weight={w_on}"
+    with torch.no_grad():
+        x = make((3, 64), torch.float32, False).requires_grad_()
+        assert not fusednorm.rms_norm(x, None).requires_grad
+
+
+def test_every_tensor_on_one_device():
+    """A tensor on another device is refused with the reason, by the fake (meta) kernels (where
+    a meta tensor among CPU ones is dispatched) and by the C++ ops (reached directly through the
+    CPU kernel here; a CUDA x with a CPU weight reaches it on the GPU)."""
+    x = make((2, 4), torch.float32, False)
+    meta4, meta2x4 = torch.ones(4, device="meta"), torch.ones(2, 4, device="meta")
+
+    def raises(fn, *needles):
+        try:
+            fn()
+        except RuntimeError as e:
+            for needle in ("device mismatch",) + needles:
+                assert needle in str(e), f"{needle!r} not in {str(e)!r}"
+            return
+        raise AssertionError(f"no error; expected a device mismatch naming {needles}")
+    if DEVICE == "cpu":
+        raises(lambda: fusednorm.rms_norm(x, meta4), "weight", "meta")
+        raises(lambda: fusednorm.rms_norm(x.requires_grad_(), meta4), "weight", "meta")
+        x.requires_grad_(False)
+        raises(lambda: fusednorm.fused_add_rms_norm(x, meta2x4), "residual", "meta")
+        raises(lambda: fusednorm.RMSNorm(4, device="meta")(x), "weight", "meta")
+        raises(lambda: ops.rms_norm_bwd(x, x, None, torch.ones(2, device="meta"), 1e-6, 0.0,
+                                        "fp32", None), "rstd", "meta")
+        raises(lambda: ops.fused_add_rms_norm_bwd(x, x, meta2x4, None, torch.ones(2), 1e-6, 0.0,
+                                                  "fp32", None), "ds", "meta")
+        cpu = torch._C.DispatchKeySet(torch._C.DispatchKey.CPU)
+        raises(lambda: ops.rms_norm_fwd.default.redispatch(cpu, x, meta4, 1e-6, 0.0, "fp32", None),
+               "weight is on meta", "x on cpu", "weight=float32[4] strides (1) on meta")
+        raises(lambda: ops.rms_norm_bwd.default.redispatch(
+            cpu, x, x, None, torch.ones(2, device="meta"), 1e-6, 0.0, "fp32", None), "rstd")
+        raises(lambda: ops.fused_add_rms_norm_fwd.default.redispatch(
+            cpu, x, meta2x4, None, 1e-6, 0.0, "fp32", None), "activation")
+    else:
+        xc = x.to(DEVICE)
+        raises(lambda: fusednorm.rms_norm(xc, torch.ones(4)), "weight", "cpu")
+        raises(lambda: fusednorm.fused_add_rms_norm(xc, x), "cpu")
+        raises(lambda: ops.rms_norm_bwd(xc, xc, None, torch.ones(2), 1e-6, 0.0, "fp32", None),
+               "rstd")
+    # and the same call with every tensor on one device works
+    assert fusednorm.rms_norm(x.to(DEVICE), torch.ones(4, device=DEVICE)).shape == (2, 4)
+
+
 def test_double_backward_raises():
     x = make((4, 64), torch.float32, False).requires_grad_()
     w = make_weight(64, None, torch.float32, 0.0).requires_grad_()

@@ -1,27 +1,48 @@
-"""fusednorm.patch_hf: swap Hugging Face RMSNorm modules for fusednorm.RMSNorm in place.
+"""fusednorm.patch_hf: run the RMSNorm modules of a model (Hugging Face or any other) on fusednorm.
 
-Matching is by class name (transformers redefines the class per model family) and module
-(transformers.*), so it works across transformers versions without importing every model.
-Each family's numerics are kept:
-  Llama / Mistral / Qwen2 / Qwen3 (incl. q_norm, k_norm):  casting "llama", offset 0
-      HF: weight * (x.float() * rsqrt(mean(x^2) + eps)).to(x.dtype)
-  Gemma / Gemma2 / Gemma3 (incl. q_norm, k_norm):          casting "gemma", offset 1
-      HF: (x.float() * rsqrt(mean(x^2) + eps) * (1 + weight.float())).type_as(x)
-The replacement reuses the original weight Parameter (same object: optimizers, tied or sharded
-weights and state_dict keys are unaffected) and its eps.
+Matching is by meaning, not by class name. A module that looks like an RMSNorm (a class whose
+name says Norm, no submodules, no buffers, no parameter but an optional 1-D `weight`, a numeric
+eps attribute under any name containing "eps", a forward that takes the input alone) is run on a
+probe batch next to every candidate fusednorm configuration:
 
-One difference: HF Llama-style modules return promote_types(weight, x) (fp32 for bf16 x with an
-fp32 weight); fusednorm returns x's dtype. With the usual uniform model dtype they agree.
+    casting   "llama" (normalized value rounded to x's dtype before the weight) or "fp32"/"gemma"
+              (one rounding at the end)
+    offset    0 or 1 (Gemma stores w - 1)
+    weight    the module's weight, or none
+    eps       the value of each eps attribute (None: torch's default, for torch.nn.RMSNorm)
+    output    x's dtype, or promote_types(x, weight) (what HF Llama-style modules return)
+
+The probe: x in fp32, bf16 and fp16, each with a random weight in each of the three dtypes;
+rows of every magnitude the dtype holds (from just above its smallest normal square to sums that
+overflow), values k * 2^e with |k| <= 15 so that the sum of squares is exact in any order —
+then the module and a candidate agree bit for bit exactly when they compute the same formula
+with the same roundings. The first candidate equal to the module on every probe wins. A module
+matching none is left alone and named in the report with the reason. Probes run on the CPU (where
+torch's rsqrt is correctly rounded, as the kernels' 1/sqrt), one per distinct (class, size,
+attributes), so a 100-layer model costs a few classes' probes.
+
+Patching is in place: the module's class is swapped for a subclass of the stock class and of
+fusednorm.RMSNorm whose forward calls the kernels. The module object, its Parameter objects, its
+hooks, state_dict keys and any FSDP/DTensor bookkeeping that refers to it are untouched, so a
+model can be patched before or after fully_shard, and patch_hf_classes() can patch models as
+they are built (from_pretrained included).
 """
 
+import contextlib
+import inspect
+import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 
+import torch
 from torch import nn
 
-from .nn import RMSNorm
+from .nn import RMSNorm, default_eps
+from .ops import fused_add_rms_norm, rms_norm
 
-# class name -> (offset, casting)
+# Historical table (class name -> (offset, casting)) of the families patch_hf first knew. The
+# probe finds these itself now; kept for callers that read it.
 HF_RMSNORM_CLASSES = {
     "LlamaRMSNorm": (0.0, "llama"),
     "MistralRMSNorm": (0.0, "llama"),
@@ -33,12 +54,41 @@ HF_RMSNORM_CLASSES = {
 }
 
 
+@dataclass(frozen=True)
+class NormConfig:
+    """The fusednorm configuration a module was matched to."""
+    casting: str      # "llama", "fp32" or "gemma" ("fp32" math with offset 1)
+    offset: float
+    weight: bool      # the module's weight is applied
+    promote: bool     # output promote_types(x, weight) instead of x's dtype
+    eps: object       # float, or None for torch's default (torch.finfo of the math dtype)
+
+    def __str__(self):
+        s = f"casting={self.casting} offset={self.offset:g} eps={self.eps}"
+        if not self.weight:
+            s += " no weight"
+        if self.promote:
+            s += " output promote(x, weight)"
+        return s
+
+
 @dataclass
 class PatchReport:
-    """What patch_hf did: replaced[name] = original class name; unknown[name] = class name of
-    RMSNorm-like modules it did not recognize and left alone."""
+    """What patch_hf did.
+
+    replaced[name] = the stock class name of each module now running on fusednorm;
+    config[name]   = the NormConfig it was matched to;
+    unknown[name]  = "module.ClassName: reason" for each RMSNorm-like module left alone;
+    liger[name]    = the class name, for the replaced modules that were Liger's.
+    """
     replaced: dict = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)
+    liger: dict = field(default_factory=dict)
+
+    @property
+    def left_alone(self):
+        return self.unknown
 
     def __len__(self):
         return len(self.replaced)
@@ -49,56 +99,360 @@ class PatchReport:
             counts[cls] = counts.get(cls, 0) + 1
         s = "fusednorm.patch_hf: replaced " + (
             ", ".join(f"{n} x {c}" for c, n in sorted(counts.items())) or "nothing")
+        if self.liger:
+            s += f" (of which {len(self.liger)} LigerRMSNorm)"
         if self.unknown:
-            s += "; left alone (unknown): " + ", ".join(
-                f"{k} ({v})" for k, v in sorted(self.unknown.items()))
+            s += "; left alone: " + "; ".join(f"{k} ({v})" for k, v in sorted(self.unknown.items()))
         return s
 
 
-def _eps_of(module):
-    for attr in ("variance_epsilon", "eps"):
-        v = getattr(module, attr, None)
-        if isinstance(v, (int, float)):
-            return float(v)
+# ------------------------------------------------------------------------------------ the module
+
+class PatchedRMSNorm(RMSNorm):
+    """Mixed into a stock norm class by patch_hf: the stock class's attributes and state, the
+    forward of fusednorm (offset, casting, eps, weight and output dtype as the probe found).
+    forward(x) -> y; forward(x, residual) -> (y, x + residual) as fusednorm.RMSNorm."""
+
+    def forward(self, x, residual=None):
+        eps = self.eps if self.eps is not None else default_eps(x.dtype)
+        w = self.weight if self.fusednorm_config.weight else None
+        if residual is not None:
+            if w is None or not self.promote or w.dtype == x.dtype:
+                return fused_add_rms_norm(x, residual, w, eps, offset=self.offset,
+                                          casting=self.casting, mode=self.mode)
+            s = x + residual
+            return self.forward(s), s
+        if w is not None and self.promote and w.dtype != x.dtype:
+            out = torch.promote_types(x.dtype, w.dtype)
+            if out != x.dtype:
+                if self.casting == "llama":
+                    # weight * normalized.to(x.dtype), the product in the promoted dtype.
+                    return w * rms_norm(x, None, eps, casting="llama", mode=self.mode)
+                x = x.to(out)
+        return rms_norm(x, w, eps, offset=self.offset, casting=self.casting, mode=self.mode)
+
+    def extra_repr(self):
+        return f"{self.fusednorm_config}, fusednorm (was {self._fusednorm_stock.__name__})"
+
+    def _rows(self, t):  # any [..., N]: the stock modules normalize the last dim
+        return t
+
+
+_patched_classes = {}
+_patched_lock = threading.Lock()
+
+
+def _patched_class(stock):
+    with _patched_lock:
+        cls = _patched_classes.get(stock)
+        if cls is None:
+            cls = type(f"Fused{stock.__name__}", (PatchedRMSNorm, stock),
+                       {"__module__": __name__, "_fusednorm_stock": stock})
+            # Registered in this module so pickle can find it by name within this process.
+            globals()[cls.__name__] = cls
+            _patched_classes[stock] = cls
+    return cls
+
+
+def _apply(module, cfg, mode):
+    stock = type(module)
+    module.__class__ = _patched_class(stock)
+    w = getattr(module, "weight", None)
+    module.fusednorm_config = cfg
+    module.normalized_shape = tuple(w.shape) if isinstance(w, torch.Tensor) else None
+    module.eps = cfg.eps
+    module.elementwise_affine = cfg.weight
+    module.offset = float(cfg.offset)
+    module.casting = cfg.casting
+    module.promote = cfg.promote
+    module.mode = mode
+
+
+# ------------------------------------------------------------------------------------ the probe
+
+def _eps_values(module):
+    vals = []
+    if isinstance(module, nn.RMSNorm):
+        vals.append(module.eps)
+    for k, v in vars(module).items():
+        if "eps" in k.lower() and isinstance(v, (int, float)) and not isinstance(v, bool):
+            if math.isfinite(v) and v >= 0 and float(v) not in vals:
+                vals.append(float(v))
+    return vals
+
+
+def _forward_params(module):
+    try:
+        sig = inspect.signature(type(module).forward)
+    except (TypeError, ValueError):
+        return None
+    return [p for p in list(sig.parameters.values())[1:]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+def _why_not_rmsnorm(module):
+    """None if the module looks like an RMSNorm (worth probing), else the reason."""
+    if next(module.children(), None) is not None:
+        return "has submodules"
+    params = [n for n, _ in module.named_parameters(recurse=False)]
+    if set(params) - {"weight"}:
+        return f"has parameters other than weight: {', '.join(p for p in params if p != 'weight')}"
+    if next(module.named_buffers(recurse=False), None) is not None:
+        return "has buffers"
+    w = getattr(module, "weight", None)
+    if w is not None and not (isinstance(w, torch.Tensor) and w.dim() == 1 and w.numel() > 0):
+        return f"weight is not a 1-D tensor ({tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__})"
+    if w is not None and "weight" not in params:
+        return "weight is not a Parameter"
+    if not _eps_values(module):
+        return "no numeric eps attribute"
+    fp = _forward_params(module)
+    if fp is None:
+        return "forward has no inspectable signature"
+    if not fp:
+        return "forward takes no input"
+    if len(fp) != 1 or fp[0].default is not inspect.Parameter.empty:
+        return f"forward takes more than the input ({', '.join(p.name for p in fp)})"
     return None
 
 
-def _is_rmsnorm_like(module):
-    return "rmsnorm" in type(module).__name__.lower() and not isinstance(module, RMSNorm)
+PROBE_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+# Row exponents e (values k * 2^e, |k| <= 15) per x dtype: from where squares are still normal
+# (eps dominates) to where the sum of squares overflows to inf (rstd = 0).
+_EXPONENTS = {
+    torch.float32: (-60, -40, -20, -12, -6, -3, -1, 0, 1, 4, 10, 20, 40, 60),
+    torch.bfloat16: (-60, -40, -20, -12, -6, -3, -1, 0, 1, 4, 10, 20, 40, 60),
+    torch.float16: (-10, -7, -4, -2, -1, 0, 1, 3, 6, 9, 11),
+}
+_PROBE_N = 64  # row length for modules without a weight
 
+
+def _probe_inputs(n, gen):
+    """{x dtype: x} with exact sums of squares in any order (see the module docstring)."""
+    kmax = max(1, min(15, int(math.isqrt((1 << 24) // max(1, n)))))
+    out = {}
+    for dt in PROBE_DTYPES:
+        rows = []
+        for e in _EXPONENTS[dt]:
+            k = torch.randint(-kmax, kmax + 1, (n,), generator=gen).double()
+            rows.append(k * 2.0 ** e)
+        rows.append(torch.zeros(n, dtype=torch.float64))  # rstd = 1/sqrt(eps)
+        out[dt] = torch.stack(rows).to(dt)
+    return out
+
+
+def _probe_weights(n, gen):
+    w = 1.0 + 0.5 * torch.randn(n, generator=gen, dtype=torch.float64)
+    return {dt: w.to(dt) for dt in PROBE_DTYPES}
+
+
+def _candidates(module):
+    has_w = getattr(module, "weight", None) is not None
+    out = []
+    for eps in _eps_values(module):
+        for weight in ((True, False) if has_w else (False,)):
+            for casting in (("llama", "fp32") if weight else ("fp32",)):
+                for offset in ((0.0, 1.0) if weight else (0.0,)):
+                    for promote in ((False, True) if weight else (False,)):
+                        if promote and casting == "llama" and offset != 0.0:
+                            continue  # HF has no such module; the composite assumes offset 0
+                        c = "gemma" if (casting == "fp32" and offset == 1.0) else casting
+                        out.append(NormConfig(c, offset, weight, promote, eps))
+    return out
+
+
+def _bits_equal(a, b):
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dtype == b.dtype
+            and a.shape == b.shape and a.dtype.itemsize == b.dtype.itemsize
+            and torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8)))
+
+
+def _run_stock(module, x, w):
+    # A shallow copy with the probe weight, called through forward (no hooks): the module itself
+    # is never touched, whatever device or sharding its own weight has.
+    import copy
+    m = copy.copy(module)
+    m._parameters = dict(module._parameters)
+    if w is not None:
+        m._parameters["weight"] = w
+    return type(module).forward(m, x)
+
+
+def _probe(module, gen):
+    """(NormConfig, None) for the first candidate equal to the module on every probe, or
+    (None, reason)."""
+    w0 = getattr(module, "weight", None)
+    n = w0.shape[0] if w0 is not None else _PROBE_N
+    xs = _probe_inputs(n, gen)
+    ws = _probe_weights(n, gen) if w0 is not None else {None: None}
+    cases = []
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. torch's "Mismatch dtype" note on mixed probes
+        for xdt, x in xs.items():
+            for wdt, w in ws.items():
+                try:
+                    ref = _run_stock(module, x, w)
+                except Exception as e:  # noqa: BLE001 - a module may refuse a dtype combination
+                    if xdt == wdt or w is None:
+                        return None, f"its forward failed on the probe ({type(e).__name__}: {e})"
+                    continue
+                if not isinstance(ref, torch.Tensor):
+                    return None, f"its forward returns {type(ref).__name__}, not a tensor"
+                cases.append((x, w, ref))
+        cand_mod = PatchedRMSNorm(n, elementwise_affine=False)
+        for cfg in _candidates(module):
+            ok = True
+            for x, w, ref in cases:
+                cand_mod._parameters["weight"] = w
+                cand_mod.fusednorm_config = cfg
+                cand_mod.eps, cand_mod.offset, cand_mod.casting = cfg.eps, cfg.offset, cfg.casting
+                cand_mod.promote = cfg.promote
+                if not _bits_equal(cand_mod(x), ref):
+                    ok = False
+                    break
+            if ok:
+                return cfg, None
+    return None, "no fusednorm configuration gives its outputs bit for bit on the probe"
+
+
+PatchedRMSNorm._fusednorm_stock = RMSNorm
+PatchedRMSNorm.fusednorm_config = NormConfig("fp32", 0.0, False, False, None)
+PatchedRMSNorm.promote = False
+
+
+def _probe_key(module):
+    # Modules of one class with equal plain attributes compute one formula; any other public
+    # attribute (a callable, a config object) is compared by identity, to be safe.
+    attrs = tuple(sorted(
+        (k, v if isinstance(v, (bool, int, float, str, type(None))) else ("id", id(v)))
+        for k, v in vars(module).items() if not k.startswith("_") and k != "training"))
+    w = getattr(module, "weight", None)
+    return (type(module), None if w is None else w.shape[0], attrs)
+
+
+def _is_liger(module):
+    return any(c.__name__ == "LigerRMSNorm" and c.__module__.startswith("liger_kernel")
+               for c in type(module).__mro__)
+
+
+def _liger_config(module):
+    """LigerRMSNorm's forward is a Triton kernel (no CPU run, so no probe here); its attributes
+    name its formula: casting_mode "llama" rounds the normalized value before the weight,
+    "gemma"/"none" compute in fp32 and round once, `offset` is added to the weight."""
+    casting_mode = str(getattr(module, "casting_mode", "llama")).lower()
+    casting = {"llama": "llama", "gemma": "fp32", "none": "fp32"}.get(casting_mode)
+    if casting is None:
+        return None, f"unknown Liger casting_mode {casting_mode!r}"
+    offset = float(getattr(module, "offset", 0.0))
+    if casting == "fp32" and offset == 1.0:
+        casting = "gemma"
+    eps = getattr(module, "variance_epsilon", getattr(module, "eps", None))
+    if not isinstance(eps, (int, float)):
+        return None, "no numeric eps attribute"
+    w = getattr(module, "weight", None)
+    if w is not None and not (isinstance(w, torch.Tensor) and w.dim() == 1):
+        return None, "weight is not a 1-D tensor"
+    # Liger returns x's dtype (its kernel writes y in x's dtype).
+    return NormConfig(casting, offset, w is not None, False, float(eps)), None
+
+
+# ------------------------------------------------------------------------------------ patch_hf
 
 def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
-    """Replace the known Hugging Face RMSNorm modules of `model` in place (weights and eps kept).
+    """Run every RMSNorm-like module of `model` on fusednorm, in place (see the module docstring).
 
-    Returns a PatchReport (len() = number replaced). RMSNorm-like modules of other classes are
-    left alone, listed in report.unknown and, with warn_unknown, named in a warning.
-    `mode` forces a kernel mode for every replacement (None: the heuristic).
+    Returns a PatchReport (len() = number replaced). Modules that look like an RMSNorm but match
+    no fusednorm configuration are left alone, listed in report.unknown with the reason and, with
+    warn_unknown, named in a warning. `mode` forces a kernel mode (None: the heuristic).
+    Idempotent: modules already on fusednorm are skipped.
     """
     report = PatchReport()
-    swaps = []
-    for parent_name, parent in model.named_modules():
-        for child_name, child in parent.named_children():
-            name = f"{parent_name}.{child_name}" if parent_name else child_name
-            cls = type(child)
-            known = HF_RMSNORM_CLASSES.get(cls.__name__)
-            from_hf = cls.__module__.startswith("transformers.")
-            weight = getattr(child, "weight", None)
-            eps = _eps_of(child)
-            if (known and from_hf and isinstance(weight, nn.Parameter) and weight.dim() == 1
-                    and eps is not None):
-                swaps.append((parent, child_name, name, child, known, eps))
-            elif _is_rmsnorm_like(child):
-                report.unknown[name] = f"{cls.__module__}.{cls.__name__}"
-    for parent, child_name, name, old, (offset, casting), eps in swaps:
-        w = old.weight
-        new = RMSNorm(w.shape[0], eps=eps, elementwise_affine=False, offset=offset,
-                      casting=casting, mode=mode)
-        del new.weight  # drop the None placeholder registered for elementwise_affine=False
-        new.weight = w  # the same Parameter object
-        new.elementwise_affine = True
-        new.train(old.training)
-        setattr(parent, child_name, new)
-        report.replaced[name] = type(old).__name__
+    gen = torch.Generator().manual_seed(0x5eed)
+    found = {}  # probe key -> (config, reason)
+    for name, module in model.named_modules():
+        if isinstance(module, RMSNorm):
+            continue  # fusednorm's own, or patched already
+        cls = type(module)
+        cname = f"{cls.__module__}.{cls.__name__}"
+        lname = cls.__name__.lower()
+        if _is_liger(module):
+            cfg, why = _liger_config(module)
+        elif "norm" not in lname:
+            continue
+        else:
+            why = _why_not_rmsnorm(module)
+            if why is not None:
+                if "rms" in lname:
+                    report.unknown[name] = f"{cname}: {why}"
+                continue
+            key = _probe_key(module)
+            if key not in found:
+                found[key] = _probe(module, gen)
+            cfg, why = found[key]
+        if cfg is None:
+            report.unknown[name] = f"{cname}: {why}"
+            continue
+        _apply(module, cfg, mode)
+        report.replaced[name] = cls.__name__
+        report.config[name] = cfg
+        if _is_liger(module):
+            report.liger[name] = cls.__name__
     if report.unknown and warn_unknown:
         warnings.warn(str(report), stacklevel=2)
     return report
+
+
+# ------------------------------------------------------------------------------------ classes
+
+_class_patch_depth = 0
+_class_patch_opts = {}
+
+
+def patch_hf_classes(*, mode=None, warn_unknown=True):
+    """Make every Hugging Face model built from now on run its RMSNorms on fusednorm.
+
+    Wraps transformers.PreTrainedModel.post_init (the last step of every model's __init__,
+    from_pretrained included) so that it ends with patch_hf(model). Returns a context manager:
+    `with fusednorm.patch_hf_classes(): model = AutoModelForCausalLM.from_pretrained(...)` limits
+    it to the block; called bare, it stays on until fusednorm.unpatch_hf_classes().
+    The report of the last patched model is fusednorm.hf.last_report.
+    """
+    global _class_patch_depth
+    import transformers
+    base = transformers.PreTrainedModel
+    with _patched_lock:
+        if _class_patch_depth == 0:
+            stock = base.post_init
+
+            def post_init(self, *args, **kwargs):
+                stock(self, *args, **kwargs)
+                if _class_patch_depth > 0:
+                    global last_report
+                    last_report = patch_hf(self, **_class_patch_opts)
+            post_init._fusednorm_stock = stock
+            base.post_init = post_init
+        _class_patch_depth += 1
+        _class_patch_opts.update(mode=mode, warn_unknown=warn_unknown)
+    return _ClassPatch()
+
+
+def unpatch_hf_classes():
+    """Undo one patch_hf_classes() (models already built stay patched)."""
+    global _class_patch_depth
+    import transformers
+    base = transformers.PreTrainedModel
+    with _patched_lock:
+        if _class_patch_depth == 0:
+            return
+        _class_patch_depth -= 1
+        if _class_patch_depth == 0:
+            base.post_init = base.post_init._fusednorm_stock
+
+
+last_report = None
+
+
+class _ClassPatch(contextlib.AbstractContextManager):
+    def __exit__(self, *exc):
+        unpatch_hf_classes()
+        return False

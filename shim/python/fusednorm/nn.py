@@ -7,13 +7,23 @@ from torch import nn
 
 from .ops import CASTINGS, MODES, fused_add_rms_norm, rms_norm
 
+_F32_EPS = torch.finfo(torch.float32).eps
+_F64_EPS = torch.finfo(torch.float64).eps
+
+
+def default_eps(dtype):
+    """torch.nn.functional.rms_norm's eps=None: the machine epsilon of the dtype the math runs in
+    (fp32 for fp16/bf16/fp32 inputs, i.e. torch.finfo(torch.float32).eps), not of the input dtype."""
+    return _F64_EPS if dtype == torch.float64 else _F32_EPS
+
 
 class RMSNorm(nn.Module):
     """Same constructor, attributes and state_dict as torch.nn.RMSNorm, plus `offset`/`casting`.
 
     normalized_shape: int or shape; the trailing dims it names are normalized together (they are
         flattened into one row of N = prod(normalized_shape) elements: a view when contiguous).
-    eps: None means torch.finfo(x.dtype).eps at call time, as in torch.nn.RMSNorm.
+    eps: None means torch's default at call time, as in torch.nn.RMSNorm (default_eps: the fp32
+        machine epsilon for fp32/bf16/fp16 inputs, which is what torch computes with).
     offset: added to the weight (Gemma stores w - 1 and uses offset=1). The weight is initialized
         to 1 - offset so that a fresh module scales by exactly 1 (ones for offset 0, as torch does).
     casting: "fp32" (torch.nn.RMSNorm's single rounding), "llama" or "gemma"; see fusednorm.ops.
@@ -55,18 +65,29 @@ class RMSNorm(nn.Module):
         if tuple(t.shape[-k:]) != self.normalized_shape:
             raise ValueError(f"fusednorm.RMSNorm: expected input [..., {self.normalized_shape}], "
                              f"got {tuple(t.shape)}")
-        return t if k == 1 else t.reshape(*t.shape[:-k], -1)
+        return t.reshape(*t.shape[:-k], -1)
 
     def forward(self, x, residual=None):
-        eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
+        eps = self.eps
+        if eps is None:
+            eps = default_eps(x.dtype)
         w = self.weight
-        if w is not None and w.dim() != 1:
+        if len(self.normalized_shape) == 1:  # the common case, without reshapes
+            if w is None and x.shape[-1:] != self.normalized_shape:
+                self._rows(x)  # raises with the shapes
+            if residual is None:
+                return rms_norm(x, w, eps, offset=self.offset, casting=self.casting,
+                                mode=self.mode)
+            return fused_add_rms_norm(x, residual, w, eps, offset=self.offset,
+                                      casting=self.casting, mode=self.mode)
+        if w is not None:
             w = w.reshape(-1)
         shape = x.shape
-        kw = dict(offset=self.offset, casting=self.casting, mode=self.mode)
         if residual is None:
-            return rms_norm(self._rows(x), w, eps, **kw).view(shape)
-        y, r = fused_add_rms_norm(self._rows(x), self._rows(residual), w, eps, **kw)
+            return rms_norm(self._rows(x), w, eps, offset=self.offset, casting=self.casting,
+                            mode=self.mode).view(shape)
+        y, r = fused_add_rms_norm(self._rows(x), self._rows(residual), w, eps, offset=self.offset,
+                                  casting=self.casting, mode=self.mode)
         return y.view(shape), r.view(shape)
 
     def extra_repr(self):

@@ -27,6 +27,16 @@ CASTINGS = ("fp32", "llama", "gemma")
 MODES = ("auto", "persistent", "multi_wave_reload", "multi_wave_cached", "row_packed", "wide")
 
 _ops = torch.ops.fusednorm
+# Op handles resolved once: attribute lookups on torch.ops cost microseconds per call.
+_rms_norm_fwd = _ops.rms_norm_fwd.default
+_fused_add_fwd = _ops.fused_add_rms_norm_fwd.default
+_rms_norm_bwd = _ops.rms_norm_bwd.default
+_fused_add_bwd = _ops.fused_add_rms_norm_bwd.default
+_is_compiling = torch.compiler.is_compiling
+_functorch_active = torch._C._are_functorch_transforms_active
+_grad_enabled = torch.is_grad_enabled
+_below_autograd = torch._C._AutoDispatchBelowAutograd
+_Tensor = torch.Tensor
 
 
 def _check_args(casting, mode):
@@ -37,6 +47,52 @@ def _check_args(casting, mode):
         raise ValueError(f"fusednorm: mode must be None or one of {MODES}, got {mode!r}")
 
 
+def _eager_plain(x):
+    # The fast path (below) is for plain tensors in eager mode. Tensor subclasses (DTensor),
+    # torch.compile and torch.func transforms take the registered autograd of the op instead,
+    # which every one of them understands.
+    return type(x) is _Tensor and not _is_compiling() and not _functorch_active()
+
+
+class _RMSNormFn(torch.autograd.Function):
+    """Eager autograd for plain tensors: the op runs below the Autograd dispatch key (no second,
+    Python-level autograd kernel per call), the backward calls the backward op directly. Same
+    kernels, same saved tensors and gradients as the registered autograd."""
+
+    @staticmethod
+    def forward(ctx, x, weight, eps, offset, casting, mode):
+        with _below_autograd():
+            y, rstd = _rms_norm_fwd(x, weight, eps, offset, casting, mode)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(x, weight, rstd)
+        ctx.cfg = (eps, offset, casting, mode)
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        if dy is None:
+            return None, None, None, None, None, None
+        x, weight, rstd = ctx.saved_tensors
+        dx, dw = _rms_norm_bwd(dy, x, weight, rstd, *ctx.cfg)
+        need_x, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        return (dx if need_x else None), (dw if need_w else None), None, None, None, None
+
+
+class _FusedAddFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, residual, weight, eps, offset, casting, mode):
+        with _below_autograd():
+            y, residual_out, rstd = _fused_add_fwd(x, residual, weight, eps, offset, casting, mode)
+        ctx.set_materialize_grads(False)
+        ctx.save_for_backward(residual_out, weight, rstd)
+        ctx.cfg = (eps, offset, casting, mode)
+        return y, residual_out
+
+    @staticmethod
+    def backward(ctx, dy, ds):
+        return _backward_fused_add(ctx, dy, ds, None)
+
+
 def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None):
     """RMSNorm over the last dim of x ([..., N]); weight is [N] or None.
 
@@ -44,10 +100,16 @@ def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None)
     casting: "fp32" (one rounding, like torch.nn.functional.rms_norm), "llama" (the normalized
     value rounded to x's dtype before the weight multiply, like Hugging Face Llama/Qwen), "gemma"
     (fp32 math with (offset + weight), use offset=1.0). mode: None/"auto" or a forced kernel mode.
+    (torch.nn.functional.rms_norm's signature: fusednorm.functional.rms_norm.)
     """
-    _check_args(casting, mode)
-    y, _ = _ops.rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)
-    return y
+    if casting not in CASTINGS or (mode is not None and mode not in MODES):
+        _check_args(casting, mode)
+    if _eager_plain(x):
+        if _grad_enabled() and (x.requires_grad or (weight is not None and weight.requires_grad)):
+            return _RMSNormFn.apply(x, weight, float(eps), float(offset), casting, mode)
+        with _below_autograd():
+            return _rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)[0]
+    return _rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)[0]
 
 
 def fused_add_rms_norm(x, residual, weight=None, eps=1e-6, *, offset=0.0, casting="fp32",
@@ -57,31 +119,47 @@ def fused_add_rms_norm(x, residual, weight=None, eps=1e-6, *, offset=0.0, castin
     The second output is the new residual stream; the norm reads the rounded s, so this equals
     `s = x + residual; rms_norm(s)` bitwise. Gradients flow to x and residual (the same tensor).
     """
-    _check_args(casting, mode)
-    y, residual_out, _ = _ops.fused_add_rms_norm_fwd(x, residual, weight, float(eps),
-                                                     float(offset), casting, mode)
+    if casting not in CASTINGS or (mode is not None and mode not in MODES):
+        _check_args(casting, mode)
+    if _eager_plain(x) and type(residual) is _Tensor:
+        if _grad_enabled() and (x.requires_grad or residual.requires_grad or
+                                (weight is not None and weight.requires_grad)):
+            return _FusedAddFn.apply(x, residual, weight, float(eps), float(offset), casting, mode)
+        with _below_autograd():
+            y, residual_out, _ = _fused_add_fwd(x, residual, weight, float(eps), float(offset),
+                                                casting, mode)
+        return y, residual_out
+    y, residual_out, _ = _fused_add_fwd(x, residual, weight, float(eps), float(offset), casting,
+                                        mode)
     return y, residual_out
 
 
 # ------------------------------------------------------------------------------ fake kernels
 # Shapes/dtypes/strides exactly as the real kernels allocate them (contiguous outputs).
 
-def _check_fake(x, weight):
-    torch._check(x.dim() >= 1, lambda: "fusednorm: x must be [..., N]")
+def _check_fake(op, x, weight, *others):
+    # The C++ ops check the same: a meta tensor among real ones dispatches here (Meta wins the
+    # dispatch), and returning x.new_empty would hand back uninitialised memory.
+    torch._check(x.dim() >= 1, lambda: f"fusednorm.{op}: x must be [..., N]")
+    for name, t in (("weight", weight),) + others:
+        if t is not None:
+            torch._check(t.device == x.device, lambda: (
+                f"fusednorm.{op}: device mismatch: {name} is on {t.device}, x on {x.device}; "
+                "every tensor must be on x's device"))
     if weight is not None:
-        torch._check(weight.dim() == 1 and weight.shape[0] == x.shape[-1],
-                     lambda: f"fusednorm: weight must be [N={x.shape[-1]}], got {tuple(weight.shape)}")
+        torch._check(weight.dim() == 1 and weight.shape[0] == x.shape[-1], lambda: (
+            f"fusednorm.{op}: weight must be [N={x.shape[-1]}], got {tuple(weight.shape)}"))
 
 
 @torch.library.register_fake("fusednorm::rms_norm_fwd")
 def _rms_norm_fwd_fake(x, weight, eps, offset, casting, mode):
-    _check_fake(x, weight)
+    _check_fake("rms_norm_fwd", x, weight)
     return x.new_empty(x.shape), x.new_empty(x.shape[:-1], dtype=torch.float32)
 
 
 @torch.library.register_fake("fusednorm::fused_add_rms_norm_fwd")
 def _fused_add_rms_norm_fwd_fake(x, residual, weight, eps, offset, casting, mode):
-    _check_fake(x, weight)
+    _check_fake("fused_add_rms_norm_fwd", x, weight, ("residual", residual))
     torch._check(residual.shape == x.shape, lambda: "fusednorm: residual must have x's shape")
     return (x.new_empty(x.shape), x.new_empty(x.shape),
             x.new_empty(x.shape[:-1], dtype=torch.float32))
@@ -89,13 +167,13 @@ def _fused_add_rms_norm_fwd_fake(x, residual, weight, eps, offset, casting, mode
 
 @torch.library.register_fake("fusednorm::rms_norm_bwd")
 def _rms_norm_bwd_fake(dy, s, weight, rstd, eps, offset, casting, mode):
-    _check_fake(s, weight)
+    _check_fake("rms_norm_bwd", s, weight, ("dy", dy), ("rstd", rstd))
     return s.new_empty(s.shape), (None if weight is None else weight.new_empty(weight.shape))
 
 
 @torch.library.register_fake("fusednorm::fused_add_rms_norm_bwd")
 def _fused_add_rms_norm_bwd_fake(dy, s, ds, weight, rstd, eps, offset, casting, mode):
-    _check_fake(s, weight)
+    _check_fake("fused_add_rms_norm_bwd", s, weight, ("dy", dy), ("ds", ds), ("rstd", rstd))
     return s.new_empty(s.shape), (None if weight is None else weight.new_empty(weight.shape))
 
 
@@ -116,7 +194,7 @@ def _backward_rms_norm(ctx, dy, _drstd):
     if dy is None:
         return None, None, None, None, None, None
     x, weight, rstd = ctx.saved_tensors
-    dx, dw = _ops.rms_norm_bwd(dy, x, weight, rstd, *ctx.cfg)
+    dx, dw = _rms_norm_bwd(dy, x, weight, rstd, *ctx.cfg)
     return (dx if need_x else None), (dw if need_w else None), None, None, None, None
 
 
@@ -136,7 +214,7 @@ def _backward_fused_add(ctx, dy, ds, _drstd):
         # y unused: the only gradient is the one of residual_out, passed straight through.
         dw = None if (weight is None or not need_w) else torch.zeros_like(weight)
         return ds if need_x else None, ds if need_r else None, dw, None, None, None, None
-    dx, dw = _ops.fused_add_rms_norm_bwd(dy, s, ds, weight, rstd, *ctx.cfg)
+    dx, dw = _fused_add_bwd(dy, s, ds, weight, rstd, *ctx.cfg)
     # d(x + residual)/dx = d/dresidual = 1: both inputs get dx (+ ds, added by the kernel).
     return (dx if need_x else None), (dx if need_r else None), (dw if need_w else None), \
         None, None, None, None
