@@ -27,6 +27,8 @@ HF_RMSNORM_CLASSES = {
     "MistralRMSNorm": (0.0, "llama"),
     "Qwen2RMSNorm": (0.0, "llama"),
     "Qwen3RMSNorm": (0.0, "llama"),
+    "Qwen3MoeRMSNorm": (0.0, "llama"),
+    "MixtralRMSNorm": (0.0, "llama"),
     "GemmaRMSNorm": (1.0, "gemma"),
     "Gemma2RMSNorm": (1.0, "gemma"),
     "Gemma3RMSNorm": (1.0, "gemma"),
@@ -67,13 +69,19 @@ def _is_rmsnorm_like(module):
     return "rmsnorm" in type(module).__name__.lower() and not isinstance(module, RMSNorm)
 
 
-def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
+def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=True,
+             qk_norm="fusednorm") -> PatchReport:
     """Replace the known Hugging Face RMSNorm modules of `model` in place (weights and eps kept).
 
     Returns a PatchReport (len() = number replaced). RMSNorm-like modules of other classes are
     left alone, listed in report.unknown and, with warn_unknown, named in a warning.
     `mode` forces a kernel mode for every replacement (None: the heuristic).
+    fuse_residual: also fuse each residual add into the next norm (fusednorm.hf_fused.fuse_residual;
+    its report is report.fused). qk_norm: "fusednorm" or "inductor-when-compiled" (hf_fused.set_qk_norm).
     """
+    from . import hf_fused
+    if qk_norm not in hf_fused.QK_NORM_MODES:  # before any change to the model
+        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, got {qk_norm!r}")
     report = PatchReport()
     swaps = []
     for parent_name, parent in model.named_modules():
@@ -101,4 +109,6 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
         report.replaced[name] = type(old).__name__
     if report.unknown and warn_unknown:
         warnings.warn(str(report), stacklevel=2)
+    report.fused = hf_fused.fuse_residual(model, warn=False) if fuse_residual else None
+    hf_fused.set_qk_norm(model, qk_norm)
     return report
