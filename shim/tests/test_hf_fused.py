@@ -83,12 +83,13 @@ def step(model, ids, **kw):
     model.zero_grad(set_to_none=True)
     out = model(input_ids=ids, labels=ids, **kw)
     out.loss.backward()
-    grads = {n: p.grad.detach().clone() for n, p in model.named_parameters() if p.grad is not None}
+    grads = {n.removeprefix("_orig_mod."): p.grad.detach().clone()
+             for n, p in model.named_parameters() if p.grad is not None}
     return out, grads
 
 
 def errors(a, ref):
-    a, ref = a.double(), ref.double()
+    a, ref = a.detach().double(), ref.detach().double()
     d = a - ref
     return (float(d.abs().max() / ref.abs().max().clamp_min(1e-300)),
             float(d.norm() / ref.norm().clamp_min(1e-300)))
