@@ -246,13 +246,13 @@ def import_fusednorm():
     return fusednorm
 
 
-def make_patcher(impl):
+def make_patcher(impl, **patch_kw):
     if impl == "fusednorm":
         try:
             fn = import_fusednorm()
         except ImportError as e:
             raise UsageError(f"cannot import fusednorm: {e}") from e
-        return lambda m: fn.patch_hf(m)
+        return lambda m: fn.patch_hf(m, **patch_kw)
     import torch_contract
     return lambda m: torch_contract.patch_hf_contract(m, broken=(impl == "contract-broken"))
 
@@ -284,6 +284,7 @@ def train_run(label, seed, patcher, args, ctx):
     model.to(device=device, dtype=dtype)
     init = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
     ddp = DDP(model, device_ids=[device.index] if device.type == "cuda" else None, broadcast_buffers=False)
+    fwd = torch.compile(ddp) if args.compile else ddp  # every run alike: ref and patched
     params = [p for p in model.parameters() if p.requires_grad]
     # foreach (not fused) AdamW: deterministic on CPU and CUDA alike.
     opt = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), eps=1e-8, weight_decay=0.1, foreach=True)
@@ -312,7 +313,7 @@ def train_run(label, seed, patcher, args, ctx):
         for g in opt.param_groups:
             g["lr"] = lr_at(step, steps, args.lr, warmup)
         x = batches.train_batch(step)
-        logits = ddp(input_ids=x[:, :-1]).logits
+        logits = fwd(input_ids=x[:, :-1]).logits
         loss = F.cross_entropy(logits.float().reshape(-1, vocab), x[:, 1:].reshape(-1))
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -345,7 +346,7 @@ def train_run(label, seed, patcher, args, ctx):
         torch.cuda.synchronize(device)
     wall = time.perf_counter() - t0
     final = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-    del ddp, opt
+    del ddp, fwd, opt
     return {
         "label": label, "seed": seed, "hf_norms": n_hf, "swapped": swapped,
         "loss": loss_hist.tolist(), "grad_norm": gnorm.cpu().numpy().tolist(),
@@ -570,6 +571,11 @@ def parse_args(argv):
     p.add_argument("--no-repeat", action="store_true", help="skip the second fusednorm run (bitwise check)")
     p.add_argument("--impl", choices=["fusednorm", "contract", "contract-broken"], default="fusednorm",
                    help="patched implementation; contract* are torch stand-ins that test this runner")
+    p.add_argument("--compile", action="store_true", help="torch.compile the DDP model in every run")
+    p.add_argument("--fuse-residual", choices=["on", "off"], default="on",
+                   help="fusednorm impl: patch_hf(fuse_residual=) (residual add fused into the next norm)")
+    p.add_argument("--qk-norm", choices=["fusednorm", "inductor-when-compiled"], default="fusednorm",
+                   help="fusednorm impl: patch_hf(qk_norm=)")
     a = p.parse_args(argv)
     if a.steps < 1:
         p.error("--steps must be >= 1")
@@ -617,7 +623,9 @@ def main(argv=None):
 
 def run(args, world, device):
     dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
-    patcher = make_patcher(args.impl)  # fail before training if fusednorm does not import
+    patch_kw = {} if args.impl != "fusednorm" else {
+        "fuse_residual": args.fuse_residual == "on", "qk_norm": args.qk_norm}
+    patcher = make_patcher(args.impl, **patch_kw)  # fail before training if fusednorm does not import
     tokens, source = share_tokens(world, device, args)
     vocab = max(256, int(tokens.max()) + 1)
     vocab = (vocab + 63) // 64 * 64
@@ -626,7 +634,7 @@ def run(args, world, device):
     ctx = {"world": world, "device": device, "dtype": dtype, "batches": batches, "vocab": vocab}
     dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     log0(world, f"convergence: {args.model} {args.dtype} size={args.size} steps={args.steps} ranks={world.size} "
-                f"device={dev_name} impl={args.impl} data={source} ({tokens.size} tokens, "
+                f"device={dev_name} impl={args.impl} compile={args.compile} patch={patch_kw} data={source} ({tokens.size} tokens, "
                 f"sha256 {hashlib.sha256(tokens.tobytes()).hexdigest()[:16]}) vocab={vocab}")
 
     nondet = []
@@ -654,7 +662,8 @@ def run(args, world, device):
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "model": args.model, "dtype": args.dtype, "size": args.size, "model_config": SIZES[args.size],
         "steps": args.steps, "world_size": world.size, "device": dev_name,
-        "backend": dist.get_backend(), "impl": args.impl,
+        "backend": dist.get_backend(), "impl": args.impl, "compile": args.compile,
+        "fuse_residual": args.fuse_residual, "qk_norm": args.qk_norm,
         "bootstrap": {"launcher": world.launcher, "mpi": world.mpi, "addrs": list(world.rdzv[0]) if world.rdzv else [],
                       "port": world.rdzv[1] if world.rdzv else None},
         "torch": torch.__version__, "transformers": __import__("transformers").__version__,

@@ -17,6 +17,7 @@ _library.load()
 from .ops import CASTINGS, MODES, fused_add_rms_norm, rms_norm  # noqa: E402
 from .nn import RMSNorm  # noqa: E402
 from .hf import HF_RMSNORM_CLASSES, PatchReport, patch_hf  # noqa: E402
+from .hf_fused import fuse_residual, set_qk_norm, unfuse_residual  # noqa: E402
 
 __version__ = "0.1.0"
 library_path = _library.library_path

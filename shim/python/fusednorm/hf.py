@@ -79,12 +79,14 @@ class PatchReport:
     replaced[name] = the stock class name of each module now running on fusednorm;
     config[name]   = the NormConfig it was matched to;
     unknown[name]  = "module.ClassName: reason" for each RMSNorm-like module left alone;
-    liger[name]    = the class name, for the replaced modules that were Liger's.
+    liger[name]    = the class name, for the replaced modules that were Liger's;
+    fused          = the residual-fusion report (fuse_residual=True), else None.
     """
     replaced: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)
     liger: dict = field(default_factory=dict)
+    fused: object = None  # fusednorm.hf_fused.fuse_residual's report, or None when not asked
 
     @property
     def left_alone(self):
@@ -358,14 +360,21 @@ def _liger_config(module):
 
 # ------------------------------------------------------------------------------------ patch_hf
 
-def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
+def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=True,
+             qk_norm="fusednorm") -> PatchReport:
     """Run every RMSNorm-like module of `model` on fusednorm, in place (see the module docstring).
 
     Returns a PatchReport (len() = number replaced). Modules that look like an RMSNorm but match
     no fusednorm configuration are left alone, listed in report.unknown with the reason and, with
     warn_unknown, named in a warning. `mode` forces a kernel mode (None: the heuristic).
     Idempotent: modules already on fusednorm are skipped.
+    fuse_residual: also fuse each decoder layer's residual add into the next norm
+    (fusednorm.hf_fused.fuse_residual; its report is report.fused). qk_norm: "fusednorm" or
+    "inductor-when-compiled" (fusednorm.hf_fused.set_qk_norm).
     """
+    from . import hf_fused
+    if qk_norm not in hf_fused.QK_NORM_MODES:  # before any change to the model
+        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, got {qk_norm!r}")
     report = PatchReport()
     gen = torch.Generator().manual_seed(0x5eed)
     found = {}  # probe key -> (config, reason)
@@ -399,6 +408,8 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
             report.liger[name] = cls.__name__
     if report.unknown and warn_unknown:
         warnings.warn(str(report), stacklevel=2)
+    report.fused = hf_fused.fuse_residual(model, warn=False) if fuse_residual else None
+    hf_fused.set_qk_norm(model, qk_norm)
     return report
 
 
