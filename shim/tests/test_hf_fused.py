@@ -276,7 +276,7 @@ def test_unfuse_idempotent_pickle():
     assert bits_equal(m2(input_ids=ids).logits, want)
     assert hf_fused.unfuse_residual(m) == COMMON["num_hidden_layers"] + 1
     assert type(m.model.layers[0]).__name__ == "Gemma3DecoderLayer"
-    assert type(m.model.norm) is fusednorm.RMSNorm
+    assert isinstance(m.model.norm, fusednorm.RMSNorm)
     assert bits_equal(m(input_ids=ids).logits, want)
 
 
@@ -354,7 +354,7 @@ def test_qk_norm_option_checked():
     m, _ = fused_copy(base, qk_norm="inductor-when-compiled")
     paths = fusednorm.set_qk_norm(m, "fusednorm")
     assert len(paths) == 2 * COMMON["num_hidden_layers"]
-    assert all(type(m.get_submodule(p)) is fusednorm.RMSNorm for p in paths)
+    assert all(isinstance(m.get_submodule(p), fusednorm.RMSNorm) for p in paths)
 
 
 def test_cuda_graph_capture_replay():
