@@ -243,5 +243,45 @@ def test_probe_by_meaning():
                 2 ** -6 * ref.float().abs().max(), name
 
 
+def test_patch_hf_classes_before_the_model_exists():
+    """patch_hf_classes(): models built inside the block, by a constructor or by from_pretrained
+    (save_pretrained to a temp dir, loaded back), come out patched with the saved weights; models
+    built after the block are stock."""
+    import tempfile
+
+    import transformers as T
+    torch.manual_seed(harness.seed_for("classes"))
+    stock, expected = make_model("qwen3")
+    stock.eval()
+    ids = torch.randint(0, stock.config.vocab_size, (2, 16), device=DEVICE)
+    with torch.no_grad():
+        ref = stock(input_ids=ids).logits
+
+    def patched_count(m):
+        return sum(isinstance(x, fusednorm.RMSNorm) for x in m.modules())
+    with tempfile.TemporaryDirectory() as d:
+        stock.save_pretrained(d)
+        with fusednorm.patch_hf_classes():
+            loaded = T.AutoModelForCausalLM.from_pretrained(d, attn_implementation="eager")
+            report = fusednorm.hf.last_report
+            built = T.Qwen3ForCausalLM(stock.config)
+            with fusednorm.patch_hf_classes():  # nests
+                pass
+            assert patched_count(T.Qwen3ForCausalLM(stock.config)) == expected, "nesting undid it"
+        after = T.AutoModelForCausalLM.from_pretrained(d, attn_implementation="eager")
+    # the inner Qwen3Model's post_init patched them, the outer one finds them patched
+    assert patched_count(loaded) == expected, patched_count(loaded)
+    assert len(report.replaced) + len(report.already) == expected == len(report.config), report
+    assert patched_count(built) == expected
+    assert patched_count(after) == 0, "the patch must end with the block"
+    sd, ld = stock.state_dict(), loaded.state_dict()
+    assert list(sd) == list(ld) and all(torch.equal(sd[k], ld[k].to(sd[k].device)) for k in sd)
+    loaded.to(DEVICE).eval()
+    with torch.no_grad():
+        got = loaded(input_ids=ids).logits
+    err = ((got - ref).abs().max() / ref.abs().max()).item()
+    assert err <= TOL[torch.float32][0], err
+
+
 if __name__ == "__main__":
     sys.exit(harness.main(globals()))

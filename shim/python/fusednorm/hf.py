@@ -79,12 +79,15 @@ class PatchReport:
     replaced[name] = the stock class name of each module now running on fusednorm;
     config[name]   = the NormConfig it was matched to;
     unknown[name]  = "module.ClassName: reason" for each RMSNorm-like module left alone;
-    liger[name]    = the class name, for the replaced modules that were Liger's.
+    liger[name]    = the class name, for the replaced modules that were Liger's;
+    already[name]  = the stock class name of modules patched before this call (e.g. by the
+                     post_init of an inner model under patch_hf_classes), config[name] theirs.
     """
     replaced: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)
     liger: dict = field(default_factory=dict)
+    already: dict = field(default_factory=dict)
 
     @property
     def left_alone(self):
@@ -281,6 +284,13 @@ def _run_stock(module, x, w):
 def _probe(module, gen):
     """(NormConfig, None) for the first candidate equal to the module on every probe, or
     (None, reason)."""
+    # Models may be built under a default-device context (from_pretrained: meta); the probe is
+    # real CPU arithmetic whatever the context says.
+    with torch.device("cpu"):
+        return _probe_on_cpu(module, gen)
+
+
+def _probe_on_cpu(module, gen):
     w0 = getattr(module, "weight", None)
     n = w0.shape[0] if w0 is not None else _PROBE_N
     xs = _probe_inputs(n, gen)
@@ -371,6 +381,9 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
     found = {}  # probe key -> (config, reason)
     for name, module in model.named_modules():
         if isinstance(module, RMSNorm):
+            if isinstance(module, PatchedRMSNorm):
+                report.already[name] = module._fusednorm_stock.__name__
+                report.config[name] = module.fusednorm_config
             continue  # fusednorm's own, or patched already
         cls = type(module)
         cname = f"{cls.__module__}.{cls.__name__}"
