@@ -22,6 +22,7 @@ from .nn import RMSNorm  # noqa: E402
 from .hf import (HF_RMSNORM_CLASSES, NormConfig, PatchReport, patch_hf,  # noqa: E402
                  patch_hf_classes, unpatch_hf_classes)
 from . import functional  # noqa: E402
+from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)
 
 __version__ = "0.1.0"
 library_path = _library.library_path
