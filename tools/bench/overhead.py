@@ -5,10 +5,12 @@
                                     [--repeats 7] [--json out.json]
 
 On a 1x128 tensor the kernel is negligible, so the time per call is the Python + dispatcher +
-autograd-recording cost. Four rows: forward with autograd recording (input and weight require
-grad), forward without (torch.no_grad). Times are the median over --repeats runs of --iters
-calls each (CUDA: synchronized once per run, so it is the host-side cost). Prints microseconds
-per call and the ratio fusednorm / torch; exits 2 with the reason on a bad argument.
+autograd-recording cost. Three rows, torch against fusednorm in each: the function forward with
+autograd recording (input and weight require grad), the same under torch.no_grad, and the
+modules (torch.nn.RMSNorm against fusednorm.RMSNorm, autograd on). Times are the median over
+--repeats runs of --iters calls each (CUDA: synchronized once per run, so it is the host-side
+cost). Prints microseconds per call and the ratio fusednorm / torch; exits 2 with the reason on
+a bad argument.
 Needs fusednorm importable (the wheel, or FUSEDNORM_LIBRARY=bazel-bin/shim/libfusednorm_ops.so
 PYTHONPATH=shim/python).
 """
@@ -82,6 +84,11 @@ def main():
     with torch.no_grad():
         rows["torch no_grad"] = timed(lambda: F.rms_norm(x, (n,), w, 1e-6))
         rows["fusednorm no_grad"] = timed(lambda: fusednorm.rms_norm(x, w, 1e-6))
+    # Modules (what a patched model calls): torch.nn.RMSNorm vs fusednorm.RMSNorm, autograd on.
+    tm = torch.nn.RMSNorm(n, eps=1e-6, device=dev)
+    fm = fusednorm.RMSNorm(n, eps=1e-6, device=dev)
+    rows["torch module"] = timed(lambda: tm(xg))
+    rows["fusednorm module"] = timed(lambda: fm(xg))
     info = dict(device=args.device, shape=list(args.shape), iters=args.iters,
                 repeats=args.repeats, torch=torch.__version__, threads=torch.get_num_threads(),
                 cpu=platform.processor() or platform.machine(),
@@ -89,7 +96,7 @@ def main():
     print(f"overhead per call, {args.device} {'x'.join(map(str, args.shape))}, median of "
           f"{args.repeats} x {args.iters} calls, torch {torch.__version__}, "
           f"{info['threads']} threads, {info['date']}")
-    for mode in ("autograd", "no_grad"):
+    for mode in ("autograd", "no_grad", "module"):
         t, f = rows[f"torch {mode}"], rows[f"fusednorm {mode}"]
         print(f"  {mode:9s} torch {t:7.2f} us   fusednorm {f:7.2f} us   ratio {f / t:5.2f}")
     if args.json:
