@@ -322,6 +322,12 @@ def test_liger_modules_are_patched():
     assert "forward" not in model.model.norm.__dict__, "Liger's bound forward must go"
     assert report.config["model.norm"].casting == "llama" and report.config["gem"].casting == "gemma"
     assert "LigerRMSNorm" in str(report)
+    # Liger applied again after patch_hf binds its forward back in; patch_hf takes it back again
+    apply_liger_kernel_to_llama(rope=False, cross_entropy=False, fused_linear_cross_entropy=False,
+                                swiglu=False, rms_norm=True, model=model)
+    assert "forward" in model.model.norm.__dict__
+    again = fusednorm.patch_hf(model, warn_unknown=False)
+    assert len(again.liger) == expected and "forward" not in model.model.norm.__dict__, again
     for name, eps, offset, mode in (("model.norm", 1e-6, 0.0, "llama"), ("gem", 1e-6, 1.0, "gemma")):
         mod = model.get_submodule(name)
         for dtype in (torch.float32, torch.bfloat16):

@@ -137,9 +137,6 @@ class PatchedRMSNorm(RMSNorm):
     def extra_repr(self):
         return f"{self.fusednorm_config}, fusednorm (was {self._fusednorm_stock.__name__})"
 
-    def _rows(self, t):  # any [..., N]: the stock modules normalize the last dim
-        return t
-
 
 _patched_classes = {}
 _patched_lock = threading.Lock()
@@ -402,8 +399,16 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True) -> PatchReport:
     for name, module in model.named_modules():
         if isinstance(module, RMSNorm):
             if isinstance(module, PatchedRMSNorm):
-                report.already[name] = module._fusednorm_stock.__name__
                 report.config[name] = module.fusednorm_config
+                if _liger_bound(module):
+                    # Liger was applied to the model after an earlier patch_hf and bound its
+                    # forward into the instance: take it back.
+                    for k in ("forward", "extra_repr", "_get_name"):
+                        module.__dict__.pop(k, None)
+                    report.replaced[name] = module._fusednorm_stock.__name__
+                    report.liger[name] = module._fusednorm_stock.__name__
+                else:
+                    report.already[name] = module._fusednorm_stock.__name__
             continue  # fusednorm's own, or patched already
         cls = type(module)
         cname = f"{cls.__module__}.{cls.__name__}"
