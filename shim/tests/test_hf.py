@@ -243,5 +243,112 @@ def test_probe_by_meaning():
                 2 ** -6 * ref.float().abs().max(), name
 
 
+def test_patch_hf_classes_before_the_model_exists():
+    """patch_hf_classes(): models built inside the block, by a constructor or by from_pretrained
+    (save_pretrained to a temp dir, loaded back), come out patched with the saved weights; models
+    built after the block are stock."""
+    import tempfile
+
+    import transformers as T
+    torch.manual_seed(harness.seed_for("classes"))
+    stock, expected = make_model("qwen3")
+    stock.eval()
+    ids = torch.randint(0, stock.config.vocab_size, (2, 16), device=DEVICE)
+    with torch.no_grad():
+        ref = stock(input_ids=ids).logits
+
+    def patched_count(m):
+        return sum(isinstance(x, fusednorm.RMSNorm) for x in m.modules())
+    with tempfile.TemporaryDirectory() as d:
+        stock.save_pretrained(d)
+        with fusednorm.patch_hf_classes():
+            loaded = T.AutoModelForCausalLM.from_pretrained(d, attn_implementation="eager")
+            report = fusednorm.hf.last_report
+            built = T.Qwen3ForCausalLM(stock.config)
+            with fusednorm.patch_hf_classes():  # nests
+                pass
+            assert patched_count(T.Qwen3ForCausalLM(stock.config)) == expected, "nesting undid it"
+        after = T.AutoModelForCausalLM.from_pretrained(d, attn_implementation="eager")
+    # the inner Qwen3Model's post_init patched them, the outer one finds them patched
+    assert patched_count(loaded) == expected, patched_count(loaded)
+    assert len(report.replaced) + len(report.already) == expected == len(report.config), report
+    assert patched_count(built) == expected
+    assert patched_count(after) == 0, "the patch must end with the block"
+    sd, ld = stock.state_dict(), loaded.state_dict()
+    assert list(sd) == list(ld) and all(torch.equal(sd[k], ld[k].to(sd[k].device)) for k in sd)
+    loaded.to(DEVICE).eval()
+    with torch.no_grad():
+        got = loaded(input_ids=ids).logits
+    err = ((got - ref).abs().max() / ref.abs().max()).item()
+    assert err <= TOL[torch.float32][0], err
+
+
+def _liger_formula(x, w, eps, offset, casting_mode):
+    """LigerRMSNorm's forward as its Triton kernel computes it (liger_kernel/ops/rms_norm.py),
+    written in torch so that it runs on the CPU."""
+    xf = x.float()
+    rstd = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+    if casting_mode == "llama":
+        return (xf * rstd).to(x.dtype).float().mul(offset + w.float()).to(x.dtype)
+    return (xf * rstd * (offset + w.float())).to(x.dtype)
+
+
+def test_liger_modules_are_patched():
+    """LigerRMSNorm modules (class-level: Liger's own class; instance-level: what
+    apply_liger_kernel_to_llama(model=...) binds) are patched by their attributes and named in
+    report.liger; casting_mode "none" is left alone with the reason. On the CPU the result is
+    judged against Liger's formula written in torch; on CUDA also against Liger's own kernel,
+    forward and backward."""
+    try:
+        from liger_kernel.transformers import apply_liger_kernel_to_llama
+        from liger_kernel.transformers.rms_norm import LigerRMSNorm
+    except ImportError as e:
+        raise AssertionError(f"liger-kernel is a test dependency (tools/requirements.txt): {e}")
+    torch.manual_seed(harness.seed_for("liger"))
+    model, expected = make_model("llama")
+    apply_liger_kernel_to_llama(rope=False, cross_entropy=False, fused_linear_cross_entropy=False,
+                                swiglu=False, rms_norm=True, model=model)
+    assert "forward" in model.model.norm.__dict__, "Liger's instance patch did not happen"
+    model.gem = LigerRMSNorm(64, eps=1e-6, offset=1.0, casting_mode="gemma", init_fn="zeros")
+    model.none = LigerRMSNorm(64, casting_mode="none")
+    with torch.no_grad():
+        model.gem.weight.normal_(0, 0.3)
+    model.to(DEVICE)
+    if DEVICE.startswith("cuda"):
+        kept = {n: copy.deepcopy(m) for n, m in model.named_modules() if n in ("model.norm", "gem")}
+    report = fusednorm.patch_hf(model, warn_unknown=False)
+    assert len(report.liger) == expected + 1 == len(report), report
+    assert "casting_mode 'none'" in report.unknown["none"], report.unknown
+    assert "forward" not in model.model.norm.__dict__, "Liger's bound forward must go"
+    assert report.config["model.norm"].casting == "llama" and report.config["gem"].casting == "gemma"
+    assert "LigerRMSNorm" in str(report)
+    # Liger applied again after patch_hf binds its forward back in; patch_hf takes it back again
+    apply_liger_kernel_to_llama(rope=False, cross_entropy=False, fused_linear_cross_entropy=False,
+                                swiglu=False, rms_norm=True, model=model)
+    assert "forward" in model.model.norm.__dict__
+    again = fusednorm.patch_hf(model, warn_unknown=False)
+    assert len(again.liger) == expected and "forward" not in model.model.norm.__dict__, again
+    for name, eps, offset, mode in (("model.norm", 1e-6, 0.0, "llama"), ("gem", 1e-6, 1.0, "gemma")):
+        mod = model.get_submodule(name)
+        for dtype in (torch.float32, torch.bfloat16):
+            x = torch.randn(6, 64, device=DEVICE).to(dtype)
+            m = copy.deepcopy(mod).to(dtype)
+            ref = _liger_formula(x, m.weight, eps, offset, mode)
+            got = m(x)
+            tol = 2 ** -20 if dtype == torch.float32 else 2 ** -6
+            assert got.dtype == ref.dtype and (got.float() - ref.float()).abs().max() <= \
+                tol * ref.float().abs().max(), (name, dtype)
+            if DEVICE.startswith("cuda"):
+                lig = kept[name].to(dtype)
+                xa, xb = x.clone().requires_grad_(), x.clone().requires_grad_()
+                ya, yb = lig(xa), m(xb)
+                dy = torch.randn_like(ya)
+                ya.backward(dy.clone())  # Liger's backward may write into dy (in_place)
+                yb.backward(dy.clone())
+                for a, b in ((yb, ya), (xb.grad, xa.grad), (m.weight.grad, lig.weight.grad)):
+                    err = ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
+                    assert err <= 5e-2 if dtype == torch.bfloat16 else err <= 1e-4, (name, dtype, err)
+
+
 if __name__ == "__main__":
     sys.exit(harness.main(globals()))

@@ -492,5 +492,64 @@ def test_rmsnorm_module_matches_torch():
     assert torch.equal(res, x + x)
 
 
+def test_functional_is_a_drop_in_for_torch():
+    """fusednorm.functional.rms_norm: torch.nn.functional.rms_norm's signature, defaults, output
+    dtype (with a weight of another dtype, inside and outside autocast) and math (one fp32
+    rounding: within one output ulp of torch, gradients within the accuracy rules' spirit)."""
+    from fusednorm.functional import fused_add_rms_norm as fadd
+    from fusednorm.functional import rms_norm as frms
+    F = torch.nn.functional
+    device_type = "cuda" if DEVICE.startswith("cuda") else "cpu"
+    ulp = {torch.float32: 2 ** -20, torch.bfloat16: 2 ** -7, torch.float16: 2 ** -9}
+    for shape in ((96,), (4, 24), 96):
+        tail = (shape,) if isinstance(shape, int) else shape
+        for xd in DTYPES.values():
+            for wd in (None, *DTYPES.values()):
+                for eps in (None, 1e-5):
+                    for autocast in (False, True):
+                        x = make((3, *tail), xd, False)
+                        # eps-dominated rows too: eps=None must be torch's (fp32) epsilon
+                        x[0] = x[0] * 1e-4
+                        w = None if wd is None else (1 + 0.2 * torch.randn(tail, device=DEVICE)).to(wd)
+                        with torch.autocast(device_type, dtype=torch.bfloat16, enabled=autocast):
+                            a = frms(x, shape, w, eps)
+                            b = F.rms_norm(x, tail, w, eps)  # torch wants a tuple
+                        what = f"shape={shape} x={xd} w={wd} eps={eps} autocast={autocast}"
+                        assert a.dtype == b.dtype and a.shape == b.shape, (what, a.dtype, b.dtype)
+                        err = ((a.double() - b.double()).abs()
+                               / b.double().abs().clamp_min(1e-2)).max().item()
+                        assert err <= 2 * ulp[b.dtype], f"{what}: {err}"
+    # gradients against torch's autograd (fp32: close; the C rules judge the kernels elsewhere)
+    x = make((5, 4, 24), torch.float32, False).requires_grad_()
+    w = (1 + 0.2 * torch.randn(4, 24, device=DEVICE)).requires_grad_()
+    dy = make((5, 4, 24), torch.float32, False)
+    ga = torch.autograd.grad(frms(x, (4, 24), w), (x, w), dy)
+    gb = torch.autograd.grad(F.rms_norm(x, (4, 24), w), (x, w), dy)
+    for a, b in zip(ga, gb):
+        assert ((a - b).abs().max() / b.abs().max()).item() < 1e-5
+    y, s = fadd(x, x, (4, 24), w)
+    assert torch.equal(s, x + x) and ((y - F.rms_norm(x + x, (4, 24), w)).abs().max() < 1e-5)
+    # float64 has no kernel: torch's result
+    xd = make((3, 8), torch.float32, False).double()
+    assert torch.equal(frms(xd, [8]), F.rms_norm(xd, [8]))
+    for bad in (lambda: frms(x, (25,)), lambda: frms(x, (4, 24), w[0]), lambda: frms(x, ())):
+        try:
+            bad()
+        except RuntimeError as e:
+            assert "normalized_shape" in str(e) or "weight" in str(e), str(e)
+        else:
+            raise AssertionError("shape mismatch accepted")
+
+
+def test_rmsnorm_default_eps_is_torchs():
+    """eps=None: torch uses the fp32 epsilon for bf16/fp16 inputs (its math dtype), not the
+    input dtype's; on eps-dominated rows the two differ by far more than a rounding."""
+    for dtype in (torch.bfloat16, torch.float16):
+        x = (1e-4 * make((4, 64), torch.float32, False)).to(dtype)
+        ref, mine = torch.nn.RMSNorm(64, device=DEVICE), fusednorm.RMSNorm(64, device=DEVICE)
+        a, b = mine.to(dtype)(x), ref.to(dtype)(x)
+        assert (a.float() - b.float()).abs().max() <= 2 ** -6 * b.float().abs().max(), dtype
+
+
 if __name__ == "__main__":
     sys.exit(harness.main(globals()))

@@ -3,7 +3,10 @@
     import fusednorm
     y = fusednorm.rms_norm(x, weight, eps=1e-6)
     y, residual = fusednorm.fused_add_rms_norm(x, residual, weight, eps=1e-6)
-    report = fusednorm.patch_hf(model)      # Hugging Face Llama/Mistral/Qwen2/Qwen3/Gemma*
+    report = fusednorm.patch_hf(model)      # every RMSNorm-like module, matched by meaning
+    with fusednorm.patch_hf_classes():      # models built in the block (from_pretrained too)
+        model = AutoModelForCausalLM.from_pretrained(...)
+    from fusednorm.functional import rms_norm   # torch.nn.functional.rms_norm's signature
 
 Importing the package loads libfusednorm_ops.so (next to this file, or $FUSEDNORM_LIBRARY), which
 registers torch.ops.fusednorm.* for CPU and CUDA tensors. `fusednorm.capture` (recording RMSNorm
@@ -16,14 +19,19 @@ _library.load()
 
 from .ops import CASTINGS, MODES, fused_add_rms_norm, rms_norm  # noqa: E402
 from .nn import RMSNorm  # noqa: E402
-from .hf import HF_RMSNORM_CLASSES, PatchReport, patch_hf  # noqa: E402
+from .hf import (HF_RMSNORM_CLASSES, NormConfig, PatchReport, patch_hf,  # noqa: E402
+                 patch_hf_classes, unpatch_hf_classes)
+from . import functional  # noqa: E402
+from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)
 from .hf_fused import fuse_residual, set_qk_norm, unfuse_residual  # noqa: E402
 
 __version__ = "0.1.0"
 library_path = _library.library_path
 
-__all__ = ["rms_norm", "fused_add_rms_norm", "RMSNorm", "patch_hf", "capture", "PatchReport",
-           "CASTINGS", "MODES", "HF_RMSNORM_CLASSES", "library_path", "__version__"]
+__all__ = ["rms_norm", "fused_add_rms_norm", "RMSNorm", "patch_hf", "patch_hf_classes",
+           "unpatch_hf_classes", "functional", "capture", "PatchReport", "NormConfig", "CASTINGS",
+           "MODES", "HF_RMSNORM_CLASSES", "fuse_residual", "unfuse_residual", "set_qk_norm",
+           "library_path", "__version__"]
 
 
 def __getattr__(name):

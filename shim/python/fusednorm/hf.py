@@ -80,12 +80,15 @@ class PatchReport:
     config[name]   = the NormConfig it was matched to;
     unknown[name]  = "module.ClassName: reason" for each RMSNorm-like module left alone;
     liger[name]    = the class name, for the replaced modules that were Liger's;
+    already[name]  = the stock class name of modules patched before this call (e.g. by the
+                     post_init of an inner model under patch_hf_classes), config[name] theirs.
     fused          = the residual-fusion report (fuse_residual=True), else None.
     """
     replaced: dict = field(default_factory=dict)
     config: dict = field(default_factory=dict)
     unknown: dict = field(default_factory=dict)
     liger: dict = field(default_factory=dict)
+    already: dict = field(default_factory=dict)
     fused: object = None  # fusednorm.hf_fused.fuse_residual's report, or None when not asked
 
     @property
@@ -136,9 +139,6 @@ class PatchedRMSNorm(RMSNorm):
     def extra_repr(self):
         return f"{self.fusednorm_config}, fusednorm (was {self._fusednorm_stock.__name__})"
 
-    def _rows(self, t):  # any [..., N]: the stock modules normalize the last dim
-        return t
-
 
 _patched_classes = {}
 _patched_lock = threading.Lock()
@@ -157,6 +157,9 @@ def _patched_class(stock):
 
 
 def _apply(module, cfg, mode):
+    if _liger_bound(module):
+        for k in ("forward", "extra_repr", "_get_name"):  # Liger's instance-level patch
+            module.__dict__.pop(k, None)
     stock = type(module)
     module.__class__ = _patched_class(stock)
     w = getattr(module, "weight", None)
@@ -283,6 +286,13 @@ def _run_stock(module, x, w):
 def _probe(module, gen):
     """(NormConfig, None) for the first candidate equal to the module on every probe, or
     (None, reason)."""
+    # Models may be built under a default-device context (from_pretrained: meta); the probe is
+    # real CPU arithmetic whatever the context says.
+    with torch.device("cpu"):
+        return _probe_on_cpu(module, gen)
+
+
+def _probe_on_cpu(module, gen):
     w0 = getattr(module, "weight", None)
     n = w0.shape[0] if w0 is not None else _PROBE_N
     xs = _probe_inputs(n, gen)
@@ -332,29 +342,46 @@ def _probe_key(module):
     return (type(module), None if w is None else w.shape[0], attrs)
 
 
+def _liger_bound(module):
+    # apply_liger_kernel_to_*(model=...) patches modules in place: LigerRMSNorm.forward bound
+    # into the instance __dict__ (plus its attributes), the class left as it was.
+    fn = getattr(module.__dict__.get("forward"), "__func__", None)
+    return fn is not None and getattr(fn, "__module__", "").startswith("liger_kernel")
+
+
 def _is_liger(module):
-    return any(c.__name__ == "LigerRMSNorm" and c.__module__.startswith("liger_kernel")
-               for c in type(module).__mro__)
+    return _liger_bound(module) or any(
+        c.__name__ == "LigerRMSNorm" and c.__module__.startswith("liger_kernel")
+        for c in type(module).__mro__)
+
+
+_LIGER_CASTING = {"llama": "llama", 0: "llama", "gemma": "fp32", 1: "fp32", "none": None, -1: None}
 
 
 def _liger_config(module):
-    """LigerRMSNorm's forward is a Triton kernel (no CPU run, so no probe here); its attributes
-    name its formula: casting_mode "llama" rounds the normalized value before the weight,
-    "gemma"/"none" compute in fp32 and round once, `offset` is added to the weight."""
-    casting_mode = str(getattr(module, "casting_mode", "llama")).lower()
-    casting = {"llama": "llama", "gemma": "fp32", "none": "fp32"}.get(casting_mode)
+    """LigerRMSNorm's forward is a Triton kernel (no CPU run, and no bitwise agreement with any
+    other implementation on a GPU), so it is not probed: its attributes name its formula
+    (liger_kernel/ops/rms_norm.py). casting_mode "llama": rstd in fp32, the normalized value
+    rounded to x's dtype, times (offset + w), rounded; "gemma": all fp32, one rounding; "none":
+    everything in x's dtype (no fusednorm configuration). y always has x's dtype."""
+    mode = getattr(module, "casting_mode", "llama")
+    key = mode.lower() if isinstance(mode, str) else mode
+    if key not in _LIGER_CASTING:
+        return None, f"unknown Liger casting_mode {mode!r}"
+    casting = _LIGER_CASTING[key]
     if casting is None:
-        return None, f"unknown Liger casting_mode {casting_mode!r}"
+        return None, "Liger casting_mode 'none' computes in x's dtype: no fusednorm configuration"
     offset = float(getattr(module, "offset", 0.0))
     if casting == "fp32" and offset == 1.0:
         casting = "gemma"
     eps = getattr(module, "variance_epsilon", getattr(module, "eps", None))
-    if not isinstance(eps, (int, float)):
+    if not isinstance(eps, (int, float)) or isinstance(eps, bool):
         return None, "no numeric eps attribute"
     w = getattr(module, "weight", None)
     if w is not None and not (isinstance(w, torch.Tensor) and w.dim() == 1):
         return None, "weight is not a 1-D tensor"
-    # Liger returns x's dtype (its kernel writes y in x's dtype).
+    if w is None:
+        casting, offset = "fp32", 0.0
     return NormConfig(casting, offset, w is not None, False, float(eps)), None
 
 
@@ -380,12 +407,25 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=Tr
     found = {}  # probe key -> (config, reason)
     for name, module in model.named_modules():
         if isinstance(module, RMSNorm):
+            if isinstance(module, PatchedRMSNorm):
+                report.config[name] = module.fusednorm_config
+                if _liger_bound(module):
+                    # Liger was applied to the model after an earlier patch_hf and bound its
+                    # forward into the instance: take it back.
+                    for k in ("forward", "extra_repr", "_get_name"):
+                        module.__dict__.pop(k, None)
+                    report.replaced[name] = module._fusednorm_stock.__name__
+                    report.liger[name] = module._fusednorm_stock.__name__
+                else:
+                    report.already[name] = module._fusednorm_stock.__name__
             continue  # fusednorm's own, or patched already
         cls = type(module)
         cname = f"{cls.__module__}.{cls.__name__}"
         lname = cls.__name__.lower()
-        if _is_liger(module):
+        liger = _is_liger(module)
+        if liger:
             cfg, why = _liger_config(module)
+            cname = f"{cname} (Liger)" if _liger_bound(module) else cname
         elif "norm" not in lname:
             continue
         else:
@@ -404,7 +444,7 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=Tr
         _apply(module, cfg, mode)
         report.replaced[name] = cls.__name__
         report.config[name] = cfg
-        if _is_liger(module):
+        if liger:
             report.liger[name] = cls.__name__
     if report.unknown and warn_unknown:
         warnings.warn(str(report), stacklevel=2)

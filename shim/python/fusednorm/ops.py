@@ -11,13 +11,18 @@ shape x.shape[:-1]; outputs are contiguous; dx has x's dtype, dw the weight's.
 
 Autograd is registered on the forward ops (torch.library.register_autograd) and calls the
 backward ops, so torch.compile / AOTAutograd see two opaque ops and never trace into the kernels.
+rms_norm / fused_add_rms_norm on plain tensors in eager mode take a shorter road to the same
+kernels (an autograd.Function whose forward calls the op below the Autograd key): the registered
+autograd kernel is a second Python-level autograd layer per call, and on small inputs the call
+overhead is the cost (tools/bench/overhead.py). Tensor subclasses (DTensor), torch.compile and
+torch.func transforms take the registered path; both give the same bits.
 The backward ops themselves are not differentiable: their autograd kernel raises (double backward
 is not implemented; a clear error beats silently wrong second derivatives).
 
-Autocast: the ops have no autocast rule. They run in the dtype of their inputs and return y in
-x's dtype, inside or outside torch.autocast: an fp32 residual stream is normalized in fp32 (like
-torch's own normalization layers under autocast), a bf16 activation in bf16 with fp32
-accumulation. The weight may have its own dtype (bf16 x with an fp32 weight); dw comes back in
+Autocast: the ops have no autocast rule, as torch's rms_norm has none. They run in the dtype of
+their inputs and return y in x's dtype, inside or outside torch.autocast, as
+torch.nn.functional.rms_norm does: an fp32 residual stream is normalized in fp32, a bf16
+activation in bf16 with fp32 accumulation. The weight may have its own dtype (bf16 x with an fp32 weight); dw comes back in
 the weight's dtype. x and residual must share a dtype (no silent promotion of the residual stream).
 """
 
