@@ -289,6 +289,21 @@ static int report_ok(const char *path, char *const *inputs, int ninputs, char *e
   return 0;
 }
 
+/* The read watchdog's end (record.h): every rank that hits the corrupt file says so; a rank that
+ * alone hits it (its own rows) ends the others through MPI_Abort, as they may wait for it. */
+static fn_mpi g_mpi;
+
+static void watchdog_fire(const char *msg) {
+  char line[1600];
+  int k = snprintf(line, sizeof line, "replay[rank %d/%d]: error: %s\n", g_mpi.rank, g_mpi.size, msg);
+  if (k > 0) {
+    ssize_t w = write(2, line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+    (void)w;
+  }
+  if (g_mpi.size > 1) MPI_Abort(MPI_COMM_WORLD, EXIT_BAD_INPUT);
+  _exit(EXIT_BAD_INPUT);
+}
+
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -309,6 +324,12 @@ int main(int argc, char **argv) {
     return EXIT_BAD_INPUT;
   }
   vh5_init();
+  g_mpi = M;
+  /* CPU seconds one HDF5 read step may take (the metadata of one record, one unit's rows: well
+   * under a second on sound files). FUSEDNORM_REPLAY_HDF5_CPU_LIMIT overrides (the tests). */
+  const char *lim = getenv("FUSEDNORM_REPLAY_HDF5_CPU_LIMIT");
+  double cpu_limit = lim && *lim ? strtod(lim, NULL) : 120.0;
+  fn_set_read_watchdog(isfinite(cpu_limit) && cpu_limit > 0 ? cpu_limit : 120.0, watchdog_fire);
   char msg[FN_MSG_LEN] = "";
   int who;
 
