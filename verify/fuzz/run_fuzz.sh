@@ -86,11 +86,11 @@ while [ "$total" -lt "$RUNS" ]; do
       rm -f "$WORK/corpus/$(basename "$art" | sed 's/^timeout-//')"
       continue
     fi
-    # A memory error whose innermost frame is inside libhdf5 (the first frame after the sanitizer's
-    # interceptor) is HDF5's own bug: the replay must refuse that input with exit 2 (its metadata
+    # A memory error or an allocation beyond the limit whose innermost frame is inside libhdf5 (the
+    # first frame that is not the sanitizer's or libFuzzer's) is HDF5's own doing: the replay must refuse that input with exit 2 (its metadata
     # guard runs HDF5 in a child first). Anything with our code on top fails the run.
-    top=$(grep -m1 -A3 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer: deadly)" "$log" |
-          grep -E "^ +#[0-9]+ " | grep -v -E "__interceptor_|__asan_|__sanitizer" | head -n 1)
+    top=$(grep -m1 -A40 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer: (deadly|out-of-memory))" "$log" |
+          grep -E "^ +#[0-9]+ " | grep -v -E " in (__|fuzzer::|malloc|calloc|realloc|free)" | head -n 1)
     art=$(grep -oE "Test unit written to .*(crash|leak|oom)-[0-9a-f]+" "$log" | sed 's/Test unit written to //' | tail -n 1)
     if [ -n "$art" ] && grep -q "libhdf5" <<< "$top"; then
       cp "$art" "$WORK/hangs/"
@@ -101,7 +101,7 @@ while [ "$total" -lt "$RUNS" ]; do
         exit 1
       fi
       hdf5_bugs=$((hdf5_bugs + 1))
-      echo "segment $seg: memory error inside HDF5 ($(grep -m1 -oE 'AddressSanitizer: [a-z-]+' "$log")) at$(sed 's/(.*//' <<< "$top"): replay refuses it: $(grep -o 'error: .*' <<< "$out" | head -c 160)"
+      echo "segment $seg: inside HDF5: $(grep -m1 -oE '(AddressSanitizer|libFuzzer): [a-z-]+( \(malloc\([0-9]+\)\))?' "$log") at$(sed 's/(.*//' <<< "$top"): replay refuses it: $(grep -o 'error: .*' <<< "$out" | head -c 160)"
       rm -f "$WORK/corpus/$(basename "$art" | sed -E 's/^(crash|leak|oom)-//')"
       continue
     fi
