@@ -121,6 +121,21 @@ def finalize():
         _COMM._finalize()
 
 
+def abort(code):
+    """Ends every rank of the job now (MPI_Abort) when MPI was started; else this process. For an
+    error on one rank that the others cannot learn about: they may be waiting in a collective."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        if isinstance(_COMM, _Mpi4pyComm):
+            from mpi4py import MPI
+            MPI.COMM_WORLD.Abort(code)
+        elif isinstance(_COMM, _CtypesOpenMpiComm):
+            _COMM._lib.MPI_Abort(_COMM._comm_world, ctypes.c_int(code))
+    finally:
+        os._exit(code)
+
+
 def mpi_comm():
     global _COMM
     if _COMM is None:

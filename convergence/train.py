@@ -38,11 +38,20 @@ sys.path.insert(0, str(HERE))
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
-import torch.distributed as dist  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
 import mpi_bootstrap  # noqa: E402
+
+# torch is imported after the arguments are checked (import_torch): a bad command line is answered
+# in a fraction of a second on every rank, not after seconds of imports.
+torch = dist = F = None
+
+
+def import_torch():
+    global torch, dist, F
+    import torch as _torch
+    import torch.distributed as _dist
+    import torch.nn.functional as _F
+    torch, dist, F = _torch, _dist, _F
 
 EARLY_STEPS = 32  # the issue's window in which runs cannot yet have drifted apart
 
@@ -106,7 +115,28 @@ SIZES = {
 
 
 class UsageError(Exception):
-    pass
+    """Bad input or usage: exit 2 with the reason on every rank."""
+
+
+class SetupError(UsageError):
+    """The run cannot give a verdict on fusednorm (e.g. the stock reference itself diverged)."""
+
+
+EXIT_RUN_FAILED = 3  # an error on some rank (not a verdict): that rank prints why, MPI_Abort ends all
+
+
+def agree(world, err):
+    """Collective: every rank passes its own error (or None); if any rank has one, every rank raises
+    UsageError with the first failing rank's reason, so no rank is left waiting in a collective."""
+    if world.size == 1:
+        if err:
+            raise UsageError(err)
+        return
+    errs = [None] * world.size
+    dist.all_gather_object(errs, err)
+    for r, e in enumerate(errs):
+        if e:
+            raise UsageError(e if r == world.rank else f"{e} (reported by rank {r})")
 
 
 def log0(world, *a):
@@ -142,33 +172,54 @@ def load_tokens(path, max_bytes):
     if path is None:
         return stdlib_bytes(max_bytes)
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise UsageError(f"--data {path}: no such file")
-    if p.suffix == ".npy":
-        arr = np.load(p, allow_pickle=False)
-        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or arr.size == 0:
-            raise UsageError(f"--data {path}: expected a non-empty 1-D integer array, got {arr.dtype}{arr.shape}")
-        if arr.min() < 0 or arr.max() >= 1 << 20:
-            raise UsageError(f"--data {path}: token ids must lie in [0, 2^20)")
-        return arr.astype(np.int32), f"tokens:{p}"
-    return np.frombuffer(p.read_bytes()[:max_bytes], dtype=np.uint8).astype(np.int32), f"bytes:{p}"
+    if not p.is_file():
+        raise UsageError(f"--data {path}: not a regular file")
+    try:
+        if p.suffix == ".npy":
+            arr = np.load(p, allow_pickle=False, mmap_mode="r")
+            if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or arr.size == 0:
+                raise UsageError(f"--data {path}: expected a non-empty 1-D integer array, got {arr.dtype}{arr.shape}")
+            arr = np.asarray(arr[:max_bytes])
+            if arr.min() < 0 or arr.max() >= 1 << 20:
+                raise UsageError(f"--data {path}: token ids must lie in [0, 2^20)")
+            return arr.astype(np.int32), f"tokens:{p}"
+        with open(p, "rb") as fh:
+            raw = fh.read(max_bytes)
+    except UsageError:
+        raise
+    except (OSError, ValueError, EOFError) as e:  # unreadable, or a corrupt/truncated .npy
+        raise UsageError(f"--data {path}: cannot be read: {e}") from e
+    if not raw:
+        raise UsageError(f"--data {path}: the file is empty")
+    return np.frombuffer(raw, dtype=np.uint8).astype(np.int32), f"bytes:{p}"
 
 
-def share_tokens(world, device, args):
-    """Rank 0 reads the data and broadcasts it, so every node trains on identical tokens."""
-    tokens, source, err = None, None, ""
-    if world.rank == 0:
-        try:
-            tokens, source = load_tokens(args.data, args.max_bytes)
-        except UsageError as e:
-            err = str(e)
-    # A bad --data must stop every rank with exit 2, not leave the others waiting in broadcast.
-    header = torch.tensor([0 if err else tokens.size, 1 if err else 0] if world.rank == 0 else [0, 0],
-                          dtype=torch.int64, device=device)
+def check_out_dir(out, model, dtype):
+    """--out must be a directory this rank can create files in, checked before any training (a
+    report that cannot be written would otherwise fail only after the whole run)."""
+    d = Path(out)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / f".write_probe.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot write there: {e.strerror or e}") from e
+    for suffix in (".json", ".png"):
+        target = d / f"{model}_{dtype}{suffix}"
+        if target.exists() and not target.is_file():
+            raise UsageError(f"--out {out}: {target} exists and is not a file")
+
+
+def share_tokens(world, device, loaded):
+    """Rank 0's tokens (read and checked by precheck) broadcast, so every node trains on identical
+    tokens."""
+    tokens, source = loaded if world.rank == 0 else (None, None)
+    header = torch.tensor([tokens.size if world.rank == 0 else 0], dtype=torch.int64, device=device)
     dist.broadcast(header, 0)
-    n, bad = (int(v) for v in header.tolist())
-    if bad:
-        raise UsageError(err or "rank 0 could not read the data")
+    n = int(header.item())
     buf = (torch.from_numpy(tokens).to(device) if world.rank == 0
            else torch.empty(n, dtype=torch.int32, device=device))
     dist.broadcast(buf, 0)
@@ -259,6 +310,16 @@ def make_patcher(impl, **patch_kw):
 
 # ----------------------------------------------------------------------------- training
 
+def injected_failure(world):
+    """Test hook: CONVERGENCE_TEST_FAIL=RANK:STEP makes that rank fail at that training step (the
+    tests check that every rank ends within seconds)."""
+    spec = os.environ.get("CONVERGENCE_TEST_FAIL")
+    if not spec:
+        return None
+    rank, step = (int(v) for v in spec.split(":"))
+    return step if rank == world.rank else None
+
+
 def lr_at(step, steps, lr, warmup):
     if step < warmup:
         return lr * (step + 1) / warmup
@@ -309,7 +370,11 @@ def train_run(label, seed, patcher, args, ctx):
         return tot.item() / (len(batches.eval_set) * world.size)
 
     model.train()
+    fail_at = injected_failure(world)
     for step in range(steps):
+        if fail_at == step + 1:
+            raise RuntimeError(f"injected failure at step {step + 1} on rank {world.rank} "
+                               f"(CONVERGENCE_TEST_FAIL, a test hook)")
         for g in opt.param_groups:
             g["lr"] = lr_at(step, steps, args.lr, warmup)
         x = batches.train_batch(step)
@@ -548,26 +613,55 @@ def write_outputs(args, report, ref, fused, spread_runs, band):
 
 # ----------------------------------------------------------------------------- main
 
+def int_in(lo, hi):
+    """argparse type: a decimal integer in [lo, hi] (the reason in the message otherwise)."""
+    def conv(text):
+        try:
+            v = int(text, 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} is outside [{lo}, {hi}]")
+        return v
+    return conv
+
+
+def positive_float(text):
+    """argparse type: a finite number > 0 (NaN and inf refused: they would make both runs NaN and
+    the comparison meaningless)."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(v) or v <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number > 0")
+    return v
+
+
+SEED_MAX = 2**63 - 1  # torch.manual_seed takes 64-bit seeds; seeds S .. S+K-1 must all fit
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", required=True, choices=["llama", "qwen3", "gemma3"])
     p.add_argument("--dtype", required=True, choices=["bf16", "fp32"])
-    p.add_argument("--steps", type=int, required=True)
+    p.add_argument("--steps", type=int_in(1, 10**7), required=True)
     p.add_argument("--data", help="text file (byte tokens) or .npy of token ids; default: Python stdlib sources")
     p.add_argument("--out", default="convergence/out")
     p.add_argument("--size", choices=sorted(SIZES), default=None, help="model/batch size (default: small on GPU, tiny on CPU)")
     p.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
-    p.add_argument("--seed", type=int, default=1234, help="init seed of the compared runs")
-    p.add_argument("--data-seed", type=int, default=0)
-    p.add_argument("--spread-seeds", type=int, default=3, help="reference seeds for the run-to-run spread (>= 3; long runs only)")
-    p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=int, default=20)
-    p.add_argument("--clip", type=float, default=1.0)
-    p.add_argument("--global-batch", type=int, default=None)
-    p.add_argument("--eval-every", type=int, default=50)
-    p.add_argument("--eval-batches", type=int, default=4)
-    p.add_argument("--log-every", type=int, default=10, help="progress line on rank 0 every N steps")
-    p.add_argument("--max-bytes", type=int, default=8 << 20, help="cap on data read (bytes)")
+    p.add_argument("--seed", type=int_in(0, SEED_MAX), default=1234, help="init seed of the compared runs")
+    p.add_argument("--data-seed", type=int_in(0, SEED_MAX), default=0)
+    p.add_argument("--spread-seeds", type=int_in(3, 1000), default=3,
+                   help="reference seeds for the run-to-run spread (>= 3; long runs only)")
+    p.add_argument("--lr", type=positive_float, default=2e-3)
+    p.add_argument("--warmup", type=int_in(0, 10**7), default=20)
+    p.add_argument("--clip", type=positive_float, default=1.0, help="gradient norm clip (finite, > 0)")
+    p.add_argument("--global-batch", type=int_in(1, 1 << 20), default=None)
+    p.add_argument("--eval-every", type=int_in(1, 10**7), default=50)
+    p.add_argument("--eval-batches", type=int_in(1, 10**4), default=4)
+    p.add_argument("--log-every", type=int_in(1, 10**7), default=10, help="progress line on rank 0 every N steps")
+    p.add_argument("--max-bytes", type=int_in(1, 1 << 34), default=8 << 20, help="cap on data read (bytes)")
     p.add_argument("--no-repeat", action="store_true", help="skip the second fusednorm run (bitwise check)")
     p.add_argument("--impl", choices=["fusednorm", "contract", "contract-broken"], default="fusednorm",
                    help="patched implementation; contract* are torch stand-ins that test this runner")
@@ -576,27 +670,70 @@ def parse_args(argv):
                    help="fusednorm impl: patch_hf(fuse_residual=) (residual add fused into the next norm)")
     p.add_argument("--qk-norm", choices=["fusednorm", "inductor-when-compiled"], default="fusednorm",
                    help="fusednorm impl: patch_hf(qk_norm=)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the arguments, data, output directory and implementation on every "
+                        "rank, then stop (exit 0) before training")
     a = p.parse_args(argv)
-    if a.steps < 1:
-        p.error("--steps must be >= 1")
-    if a.spread_seeds < 3:
-        p.error("--spread-seeds must be >= 3 (the issue asks for the spread of at least 3 seeds)")
-    for k in ("log_every", "eval_every", "eval_batches", "max_bytes"):
-        if getattr(a, k) < 1:
-            p.error(f"--{k.replace('_', '-')} must be >= 1")
+    if a.seed + a.spread_seeds - 1 > SEED_MAX:
+        p.error(f"--seed {a.seed}: the spread runs use seeds up to --seed + {a.spread_seeds - 1}, "
+                f"beyond {SEED_MAX}")
+    if not a.out:
+        p.error("--out: an empty path")
     return a
+
+
+def precheck(args, world):
+    """Before torch starts: rank 0 reads --data and tries --out; the verdict goes to every rank
+    through MPI (one broadcast), so a bad input ends every rank with its reason in well under a
+    second of work. Returns rank 0's (tokens, source), None elsewhere."""
+    err, loaded = "", None
+    if world.rank == 0:
+        try:
+            check_out_dir(args.out, args.model, args.dtype)
+            loaded = load_tokens(args.data, args.max_bytes)
+        except UsageError as e:
+            err = str(e)
+    if world.size > 1:
+        msg = mpi_bootstrap.mpi_comm().bcast_bytes(err.encode()[:3000], 0).decode(errors="replace")
+        if msg:
+            raise UsageError(msg if world.rank == 0 else f"{msg} (reported by rank 0)")
+    elif err:
+        raise UsageError(err)
+    return loaded
+
+
+def fail_all(world, e):
+    """An error on this rank that is not an agreed bad input: say why, then end every rank."""
+    import traceback
+    traceback.print_exc()
+    print(f"[rank {world.rank}] error: {type(e).__name__}: {e}; ending all {world.size} rank(s) "
+          f"(exit {EXIT_RUN_FAILED})", file=sys.stderr, flush=True)
+    mpi_bootstrap.abort(EXIT_RUN_FAILED)
 
 
 def main(argv=None):
     args = parse_args(argv)
-    use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
-    if args.device == "cuda" and not torch.cuda.is_available():
-        print("error: --device cuda but no CUDA device is visible", file=sys.stderr)
+    try:
+        world = mpi_bootstrap.world_from_env()
+    except RuntimeError as e:
+        print(f"error: {e}", file=sys.stderr, flush=True)
         return 2
-    world = mpi_bootstrap.world_from_env()
+    try:
+        loaded = precheck(args, world)
+    except UsageError as e:
+        print(f"[rank {world.rank}] error: {e}", file=sys.stderr, flush=True)
+        return 2
+    import_torch()
+    use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
+    # Device problems are the same on every rank of a node: each rank says so and exits 2 (before
+    # torch.distributed exists, so nobody waits).
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print(f"[rank {world.rank}] error: --device cuda but no CUDA device is visible", file=sys.stderr)
+        return 2
     if use_cuda:
         if torch.cuda.device_count() < world.local_size:
-            print(f"error: {world.local_size} ranks on this node but {torch.cuda.device_count()} GPUs", file=sys.stderr)
+            print(f"[rank {world.rank}] error: {world.local_size} ranks on this node but "
+                  f"{torch.cuda.device_count()} GPUs", file=sys.stderr)
             return 2
         device = torch.device("cuda", world.local_rank)
         torch.cuda.set_device(device)
@@ -604,33 +741,48 @@ def main(argv=None):
         device = torch.device("cpu")
         # Ranks of one node share its cores; oversubscribing threads slows everyone down.
         torch.set_num_threads(max(1, (os.cpu_count() or 1) // world.local_size))
-    world = mpi_bootstrap.init_distributed("nccl" if use_cuda else "gloo")
+    try:
+        world = mpi_bootstrap.init_distributed("nccl" if use_cuda else "gloo")
+    except Exception as e:  # noqa: BLE001 (any rendezvous failure ends every rank)
+        fail_all(world, e)
     args.size = args.size or ("small" if use_cuda else "tiny")
     if args.global_batch is None:
         args.global_batch = SIZES[args.size]["global_batch"]
     torch.use_deterministic_algorithms(True, warn_only=True)
 
-    status = 0
     try:
-        status = run(args, world, device)
+        status = run(args, world, device, loaded)
     except UsageError as e:
+        # Raised on every rank at once (agree(), or a check of values all ranks share).
         print(f"[rank {world.rank}] error: {e}", file=sys.stderr, flush=True)
         status = 2
+    except Exception as e:  # noqa: BLE001
+        fail_all(world, e)
     dist.barrier()
     dist.destroy_process_group()
     return status
 
 
-def run(args, world, device):
+def run(args, world, device, loaded):
     dtype = {"bf16": torch.bfloat16, "fp32": torch.float32}[args.dtype]
     patch_kw = {} if args.impl != "fusednorm" else {
         "fuse_residual": args.fuse_residual == "on", "qk_norm": args.qk_norm}
-    patcher = make_patcher(args.impl, **patch_kw)  # fail before training if fusednorm does not import
-    tokens, source = share_tokens(world, device, args)
+    err, patcher = None, None
+    try:
+        patcher = make_patcher(args.impl, **patch_kw)  # fail before training if fusednorm does not import
+    except UsageError as e:
+        err = str(e)
+    agree(world, err)
+    tokens, source = share_tokens(world, device, loaded)
     vocab = max(256, int(tokens.max()) + 1)
     vocab = (vocab + 63) // 64 * 64
     seq = SIZES[args.size]["seq"]
+    # Same tokens and arguments on every rank: every rank reaches the same verdict here.
     batches = Batches(tokens, seq, args.global_batch, world, args.data_seed, device, args.eval_batches)
+    if args.dry_run:
+        log0(world, f"dry run: arguments, data ({tokens.size} tokens), --out {args.out} and "
+                    f"--impl {args.impl} checked on {world.size} rank(s); no training")
+        return 0
     ctx = {"world": world, "device": device, "dtype": dtype, "batches": batches, "vocab": vocab}
     dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     log0(world, f"convergence: {args.model} {args.dtype} size={args.size} steps={args.steps} ranks={world.size} "
@@ -654,6 +806,13 @@ def run(args, world, device):
         elif world.rank == 0 and "deterministic" not in msg:
             print(f"warning: {w.category.__name__}: {msg}", file=sys.stderr, flush=True)
 
+    # A reference that diverged says nothing about fusednorm: no verdict (e.g. --lr far too high).
+    for run_ in [ref] + spread:
+        bad = [i for i, v in enumerate(run_["loss"]) if not math.isfinite(v)]
+        if bad:
+            raise SetupError(f"the stock-RMSNorm reference run '{run_['label']}' itself diverged "
+                             f"(loss {run_['loss'][bad[0]]} at step {bad[0] + 1}): the training "
+                             f"setup (--lr, --clip, --data) is at fault, not fusednorm; no verdict")
     checks, band, rel = compare(args, ref, fused, repeat, spread)
     failed = [c for c in checks if not c["passed"]]
     first = min(failed, key=lambda c: c["first_failing_step"]) if failed else None
@@ -680,8 +839,14 @@ def run(args, world, device):
                  **{r["label"]: strip(r) for r in spread}},
         "band": band,
     }
+    err = None
     if world.rank == 0:
-        write_outputs(args, report, ref, fused, spread, band)
+        try:
+            write_outputs(args, report, ref, fused, spread, band)
+        except OSError as e:  # e.g. the disk filled up during training: every rank says so
+            err = f"--out {args.out}: cannot write the report: {e}"
+    agree(world, err)
+    if world.rank == 0:
         for c in checks:
             print(f"  {'PASS' if c['passed'] else 'FAIL'}  {c['check']:<24} {c['detail']}", flush=True)
         if first:

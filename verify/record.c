@@ -7,7 +7,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "verify/h5io.h"
 
@@ -34,6 +37,51 @@ int fn_say(char *err, size_t len, const char *fmt, ...) {
   return -1;
 }
 
+/* ---- watchdog over HDF5 reads ---------------------------------------------------------------
+ * HDF5 1.10 can loop forever on some corrupt files (found by verify/fuzz: a damaged global heap
+ * under a string attribute). Such a loop burns CPU, so a CPU-time timer (ITIMER_VIRTUAL: waiting
+ * for a slow disk does not count) is armed around each read step; when it fires the owner's
+ * callback ends the process with the prepared message. Off unless fn_set_read_watchdog is called. */
+static double wd_cpu_s;
+static void (*wd_fire)(const char *msg);
+static char wd_msg[1400];
+
+static void wd_handler(int sig) {
+  (void)sig;
+  if (wd_fire) wd_fire(wd_msg);
+  _exit(2);
+}
+
+void fn_set_read_watchdog(double cpu_seconds, void (*fire)(const char *msg)) {
+  wd_cpu_s = cpu_seconds;
+  wd_fire = fire;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = wd_handler;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGVTALRM, &sa, NULL);
+}
+
+static void wd_arm(const char *path, const char *what) {
+  if (wd_cpu_s <= 0) return;
+  snprintf(wd_msg, sizeof wd_msg,
+           "%.1000s: HDF5 used %g s of CPU %.200s without returning: a corrupt file can make "
+           "HDF5 loop forever; refused", path, wd_cpu_s, what);
+  struct itimerval t;
+  memset(&t, 0, sizeof t);
+  t.it_value.tv_sec = (time_t)wd_cpu_s;
+  t.it_value.tv_usec = (suseconds_t)((wd_cpu_s - (double)(time_t)wd_cpu_s) * 1e6);
+  if (!t.it_value.tv_sec && !t.it_value.tv_usec) t.it_value.tv_usec = 1;
+  setitimer(ITIMER_VIRTUAL, &t, NULL);
+}
+
+static void wd_disarm(void) {
+  if (wd_cpu_s <= 0) return;
+  struct itimerval t;
+  memset(&t, 0, sizeof t);
+  setitimer(ITIMER_VIRTUAL, &t, NULL);
+}
+
 static int parse_dtype(const char *s, fusednorm_dtype *d) {
   if (!strcmp(s, "f32")) *d = FUSEDNORM_F32;
   else if (!strcmp(s, "f16")) *d = FUSEDNORM_F16;
@@ -45,9 +93,11 @@ static int parse_dtype(const char *s, fusednorm_dtype *d) {
 int fn_capture_open(fn_capture_file *f, const char *path, char *err, size_t len) {
   memset(f, 0, sizeof *f);
   f->h5 = -1;
+  wd_arm(path, "opening the file");
   hid_t h = vh5_open_ro(path, err, len);
-  if (h < 0) return -1;
-  return fn_capture_attach(f, h, path, err, len);
+  int rc = h < 0 ? -1 : fn_capture_attach(f, h, path, err, len);
+  wd_disarm();
+  return rc;
 }
 
 int fn_capture_attach(fn_capture_file *f, hid_t h5, const char *path, char *err, size_t len) {
@@ -272,7 +322,10 @@ int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs
   if (rg < 0) return fn_say(err, len, "%s: /records is not a group", f->path);
   char **names = NULL;
   int nn = 0, rc = 0;
-  if (vh5_list(rg, &names, &nn, e, sizeof e) < 0) {
+  wd_arm(f->path, "listing the records");
+  int listed = vh5_list(rg, &names, &nn, e, sizeof e);
+  wd_disarm();
+  if (listed < 0) {
     H5Gclose(rg);
     return fn_say(err, len, "%s: /records: %s", f->path, e);
   }
@@ -304,7 +357,8 @@ int fn_capture_load_records(fn_capture_file *f, int file_index, fn_record **recs
                    (g = H5Gopen2(rg, names[i], H5P_DEFAULT)) < 0 || H5Oget_info(g, &oi) < 0 ||
                    oi.type != H5O_TYPE_GROUP) {
           rc = fn_say(err, len, "%s:/records/%s is not a group", f->path, names[i]);
-        } else if (load_one(f, g, r, err, len) < 0) {
+        } else if (wd_arm(f->path, "validating a record"), rc = load_one(f, g, r, err, len),
+                   wd_disarm(), rc < 0) {
           rc = -1;
         } else {
           (*count)++;
@@ -343,8 +397,10 @@ int fn_record_read(const fn_capture_file *f, const fn_record *r, fn_dset_id d, i
     row0 = 0;
     nrows = r->n;
   }
-  if (vh5_read_rows(f->h5, path, mt, row0, nrows, r->n, buf, e, sizeof e) < 0)
-    return fn_say(err, len, "%s:/records/%s: %s", f->path, r->name, e);
+  wd_arm(f->path, "reading a record's rows");
+  int rc = vh5_read_rows(f->h5, path, mt, row0, nrows, r->n, buf, e, sizeof e);
+  wd_disarm();
+  if (rc < 0) return fn_say(err, len, "%s:/records/%s: %s", f->path, r->name, e);
   return 0;
 }
 

@@ -95,6 +95,12 @@ int fn_record_write(hid_t file, const fn_record *r, void *const data[FN_D_COUNT]
                     size_t len);
 int fn_capture_finish(hid_t file, int64_t record_count);
 
+/* Guards every read step of the functions above (open + validation, each record, each row read)
+ * with a CPU-time limit: HDF5 1.10 can loop forever on some corrupt files. When a step uses more
+ * than cpu_seconds of CPU, fire(msg) is called from the signal handler (it must end the process;
+ * _exit(2) follows if it returns). cpu_seconds <= 0: off (the default). */
+void fn_set_read_watchdog(double cpu_seconds, void (*fire)(const char *msg));
+
 const char *fn_casting_name(fusednorm_casting c);
 /* printf into err[len] and return -1: the error idiom of the verify/ C files. */
 int fn_say(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -3,10 +3,13 @@
  * CPU backend), judged against the float64 reference with the accuracy rules. Prints a table
  * (units row, OK/FAILED footer). Exit 0 all pass, 1 a check failed, 2 usage.
  *
- *   selfcheck [--device auto|cuda|cpu] [--seed N]
+ *   selfcheck [--device auto|cuda|cpu] [--seed N]      (--key=value works too; --help)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime_api.h>
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -160,28 +163,71 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
   return ok;
 }
 
-int main(int argc, char **argv) {
-  const char *device = "auto";
-  rng = (uint64_t)time(NULL) | 1;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--device") && i + 1 < argc) device = argv[++i];
-    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-      char *end = NULL;
-      const char *v = argv[++i];
-      rng = strtoull(v, &end, 10) | 1;
-      if (!*v || *end) {
-        fprintf(stderr, "selfcheck: bad --seed '%s': expected a decimal integer\n", v);
-        return 2;
+static const char USAGE[] =
+    "usage: selfcheck [--device auto|cuda|cpu] [--seed N]\n"
+    "  every variant over the built-in shapes against float64 (GPU if visible, else CPU)\n"
+    "  --device auto|cuda|cpu   where to run (auto: CUDA if present)\n"
+    "  --seed N                 random seed, a decimal integer in [0, 2^64) (default: the time)\n"
+    "exit: 0 all pass, 1 a check failed, 2 usage\n";
+
+/* 0 ok, 2 usage error (message printed). `--key value` and `--key=value` both work. */
+static int parse_args(int argc, char **argv, const char **device, int *help) {
+  static const struct option opts[] = {{"device", required_argument, NULL, 'd'},
+                                       {"seed", required_argument, NULL, 's'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'd':
+        if (strcmp(optarg, "auto") && strcmp(optarg, "cuda") && strcmp(optarg, "cpu")) {
+          fprintf(stderr, "selfcheck: --device must be auto, cuda or cpu (got '%s')\n", optarg);
+          return 2;
+        }
+        *device = optarg;
+        break;
+      case 's': {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = isdigit((unsigned char)optarg[0]) ? strtoull(optarg, &end, 10) : 0;
+        if (!isdigit((unsigned char)optarg[0]) || *end || errno == ERANGE) {
+          fprintf(stderr, "selfcheck: bad --seed '%s': expected a decimal integer in [0, 2^64)\n",
+                  optarg);
+          return 2;
+        }
+        rng = (uint64_t)v | 1;
+        break;
       }
-    }
-    else {
-      fprintf(stderr, "usage: %s [--device auto|cuda|cpu] [--seed N]\n", argv[0]);
-      return 2;
+      case 'h': *help = 1; break;
+      case ':':
+        fprintf(stderr, "selfcheck: %s needs a value\n%s", argv[optind - 1], USAGE);
+        return 2;
+      default:
+        if (optopt) fprintf(stderr, "selfcheck: unknown option '-%c'\n%s", optopt, USAGE);
+        else fprintf(stderr, "selfcheck: unknown option '%s'\n%s", argv[optind - 1], USAGE);
+        return 2;
     }
   }
-  if (strcmp(device, "auto") && strcmp(device, "cuda") && strcmp(device, "cpu")) {
-    fprintf(stderr, "selfcheck: --device must be auto, cuda or cpu (got '%s')\n", device);
+  if (optind < argc) {
+    fprintf(stderr, "selfcheck: unexpected argument '%s'\n%s", argv[optind], USAGE);
     return 2;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *device = "auto";
+  int help = 0;
+  rng = (uint64_t)time(NULL) | 1;
+  int bad = parse_args(argc, argv, &device, &help);
+  if (bad) return bad;
+  if (help) {
+    if (fputs(USAGE, stdout) < 0 || fflush(stdout) != 0) {
+      fprintf(stderr, "selfcheck: writing the usage to stdout: %s\n", strerror(errno));
+      return 2;
+    }
+    return 0;
   }
   int have = fusednorm_cuda_available();
   if (!strcmp(device, "cuda") && !have) {
@@ -206,5 +252,12 @@ int main(int argc, char **argv) {
       for (size_t v = 0; v < sizeof kVariants / sizeof *kVariants; ++v, ++total)
         failed += !run(shapes[s][0], shapes[s][1], pairs[d][0], pairs[d][1], &kVariants[v]);
   printf("%d cases, %d failed: %s\n", total, failed, failed ? "FAILED" : "OK");
+  /* A table that could not be written (`> /dev/full`) is not a pass. */
+  errno = 0;
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "selfcheck: writing the table to stdout failed: %s\n",
+            errno ? strerror(errno) : "I/O error");
+    return 2;
+  }
   return failed ? 1 : 0;
 }

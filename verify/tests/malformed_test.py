@@ -248,7 +248,8 @@ def cases():
                           ("--dw-factor", "2x", "expected a finite number >= 0"),
                           ("--dx-min-frac", "", "expected a finite number >= 0")):
         add(f"{opt} {val!r}", ok, f"{opt} '?{re.escape(val) if val else ''}'?: {why}", [f"{opt}={val}"])
-    add("option without value", ok, r"--mode needs a value", ["--mode"])
+    add("option without value", ok, r"--mode needs a value",
+        ["--report=" + os.path.join(T, "report.json"), "--mode"])
     add("fault: unknown record", ok, r"no record named 'r999999'", ["--inject-fault", "y:r999999:0:0:1"])
     add("fault: row outside", ok, r"record r000000 is 16 x 32; row 16 col 0 is outside it",
         ["--inject-fault", "dx:r000000:16:0:1"])
