@@ -320,8 +320,11 @@ def test_compiled_graph_has_one_fused_op_per_add():
 
 
 def test_compile_fullgraph_inductor():
-    """Inductor (C++ codegen on CPU) over the fused model: no graph break, the eager result."""
-    for qk in ("fusednorm", "inductor-when-compiled"):
+    """Inductor (C++ codegen on CPU) over the fused model: no graph break, the eager result.
+    One compile (they take minutes on 2 cores): Qwen3 with the q/k norms left to Inductor, so the
+    fused adds and the stock q/k formula both go through Inductor; the q/k norm op under Inductor
+    is test_compile.py's."""
+    for qk in ("inductor-when-compiled",):
         base = make_model("qwen3").to(torch.bfloat16)
         ids = torch.randint(0, base.config.vocab_size, (2, 16), device=DEVICE)
         eager_model, _ = fused_copy(base, qk_norm=qk)

@@ -76,12 +76,14 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=Tr
     Returns a PatchReport (len() = number replaced). RMSNorm-like modules of other classes are
     left alone, listed in report.unknown and, with warn_unknown, named in a warning.
     `mode` forces a kernel mode for every replacement (None: the heuristic).
-    fuse_residual: also fuse each residual add into the next norm (fusednorm.hf_fused.fuse_residual;
-    its report is report.fused). qk_norm: "fusednorm" or "inductor-when-compiled" (hf_fused.set_qk_norm).
+    fuse_residual: also fuse each residual add into the next norm (hf_fused.fuse_residual; its
+    report is report.fused, None when off). qk_norm: "fusednorm" or "inductor-when-compiled"
+    (hf_fused.set_qk_norm: the per-head q/k norms run as plain torch ops under torch.compile).
     """
     from . import hf_fused
     if qk_norm not in hf_fused.QK_NORM_MODES:  # before any change to the model
-        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, got {qk_norm!r}")
+        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, "
+                         f"got {qk_norm!r}")
     report = PatchReport()
     swaps = []
     for parent_name, parent in model.named_modules():
