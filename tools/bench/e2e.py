@@ -505,8 +505,9 @@ def plot(doc, path):
     models = [m for m in MODELS if any(r["model"] == m for r in rows)]
     if not models:
         return False
-    fig, axes = plt.subplots(1, len(MODES), figsize=(6 * len(MODES), 4), squeeze=False)
-    for ax, mode in zip(axes[0], MODES):
+    modes = [m for m in MODES if any(r["mode"] == m for r in rows)]
+    fig, axes = plt.subplots(1, len(modes), figsize=(6 * len(modes), 4), squeeze=False)
+    for ax, mode in zip(axes[0], modes):
         provs = [p for p in PROVIDERS if any(r["provider"] == p and r["mode"] == mode for r in rows)]
         width = 0.8 / max(1, len(provs))
         for j, p in enumerate(provs):
@@ -529,7 +530,8 @@ def plot(doc, path):
         ax.set_xticks([i + 0.4 - width / 2 for i in range(len(models))])
         ax.set_xticklabels(models)
         ax.set_title(f"{mode}: speed-up over stock {mode} (median; bars: min..max)")
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7)
     fig.suptitle(f"{doc['env'].get('device')} {doc['date']}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
