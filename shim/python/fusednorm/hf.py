@@ -396,12 +396,14 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=Tr
     warn_unknown, named in a warning. `mode` forces a kernel mode (None: the heuristic).
     Idempotent: modules already on fusednorm are skipped.
     fuse_residual: also fuse each decoder layer's residual add into the next norm
-    (fusednorm.hf_fused.fuse_residual; its report is report.fused). qk_norm: "fusednorm" or
-    "inductor-when-compiled" (fusednorm.hf_fused.set_qk_norm).
+    (hf_fused.fuse_residual; its report is report.fused, None when off). qk_norm: "fusednorm" or
+    "inductor-when-compiled" (hf_fused.set_qk_norm: the per-head q/k norms run as plain torch ops
+    under torch.compile).
     """
     from . import hf_fused
     if qk_norm not in hf_fused.QK_NORM_MODES:  # before any change to the model
-        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, got {qk_norm!r}")
+        raise ValueError(f"fusednorm: qk_norm must be one of {hf_fused.QK_NORM_MODES}, "
+                         f"got {qk_norm!r}")
     report = PatchReport()
     gen = torch.Generator().manual_seed(0x5eed)
     found = {}  # probe key -> (config, reason)

@@ -249,7 +249,7 @@ def _records_output(layer):
 
 
 def _check_checkpointing(layer):
-    if layer.gradient_checkpointing and layer.training:
+    if getattr(layer, "gradient_checkpointing", False) and layer.training:
         f = getattr(layer, "_gradient_checkpointing_func", None)
         if getattr(f, "keywords", {}).get("use_reentrant", False):
             raise RuntimeError(
