@@ -80,16 +80,24 @@ class BenchHarness(unittest.TestCase):
         rc, js = self.run_bench("--shapes", "8x64,3x300", "--dtypes", "bf16,fp32")
         self.assertEqual(rc, 0)
         rows = [r for r in js["results"] if r["provider"] == "torch"]
-        self.assertEqual(len(rows), 2 * 2 * 4)
+        self.assertEqual(len(rows), 2 * 2 * 4 * 2)  # shapes x dtypes x ops x input modes
+        for mode in ("cold", "hot"):
+            self.assertEqual(sum(1 for r in rows if r["inputs"] == mode), 16, mode)
         for r in rows:
             self.assertEqual(r["status"], "ok", r)
             self.assertTrue(r["check_ok"], r)
             self.assertGreater(r["gbps"], 0)
             self.assertEqual(r["bytes"], bench.bytes_moved(r["op"], r["M"], r["N"], 2 if r["dtype"] == "bf16" else 4))
+            self.assertEqual(r["nsets"], 1 if r["inputs"] == "hot" else 2, r)
         self.assertIn("fusednorm", js["meta"]["notes"])
-        self.assertEqual(len(js["copy"]), 4)
+        self.assertIn("quack", js["meta"]["notes"])  # needs CUDA: noted, not an error
+        self.assertEqual(js["meta"]["inputs"], ["cold", "hot"])
+        self.assertEqual(sorted(c["inputs"] for c in js["copy"]), ["cold"] * 4 + ["hot"] * 4)
         for f in ("bench.md", "bench.png"):
             self.assertGreater(os.path.getsize(os.path.join(self.tmp, f)), 0, f)
+        with open(os.path.join(self.tmp, "bench.md")) as f:
+            md = f.read()
+        self.assertLess(md.index("## cold inputs"), md.index("## hot inputs"))
 
     def test_planted_bug_is_flagged_and_unsupported_is_not(self):
         sys.modules["fusednorm"] = fake_fusednorm(scale_mode="wide")
