@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
 """fusednorm benchmark: RMSNorm kernel time and GB/s against its peers, in one run.
 
-A program, not a test (run on a GPU machine). One run measures, for every (dtype, shape, op):
+A program, not a test (run on a GPU machine). One run measures, for every (dtype, shape, op) and
+input mode (cold, hot):
   providers  fusednorm:auto and fusednorm:<mode> for each forced mode (fusednorm.rms_norm(..., mode=)),
              torch (eager F.rms_norm; fused add = eager `x + r` then F.rms_norm),
              compile (torch.compile of exactly those eager functions, dynamic=False, one per shape),
              liger (liger_kernel LigerRMSNormFunction / LigerFusedAddRMSNormFunction, when importable),
+             quack (quack-kernels' quack.rmsnorm.rmsnorm, CuTe DSL, when importable; fused add =
+               rmsnorm(x, w, residual=r, prenorm=True); a shape it cannot compile or run is declined
+               with its reason, not a failure; README.md says how to carry it to the GPU machine),
              copy (device-to-device copy of an M x N tensor: the bandwidth ceiling of this run).
   ops        fwd      y = rms_norm(x, w)                        (inputs require grad: the training forward)
              bwd      dx, dw = autograd.grad(y, (x, w), dy)     on a saved forward: backward kernels only
              add_fwd  y, s = fused_add_rms_norm(x, r, w)
              add_bwd  dx(=dr), dw = autograd.grad((y, s), (x, r, w), (dy, ds))
+  inputs     cold  rotating buffers (below): inputs come from HBM
+             hot   one input set whose fresh inputs (fwd x; add_fwd r, x; bwd dy; add_bwd ds, dy) a
+                   kernel rewrites in place (a sign flip) just before each timed call, outside its
+                   window: they sit in L2 as a training step's previous op leaves them
+             --inputs cold|hot|both (default both); every row and table says which.
 
 Bytes (kernels/README.md "Measuring speed"; e = element size, weight in the activation dtype):
   fwd      (2*M*N + N) * e        read x, write y, read w
@@ -19,34 +28,43 @@ Bytes (kernels/README.md "Measuring speed"; e = element size, weight in the acti
   add_bwd  4*M*N * e              read s, dy, ds, write dx
   copy     2*M*N * e              read + write of an M x N tensor
 GB/s = bytes / median kernel time (1 GB = 1e9 bytes). "%copy" = GB/s over the copy's GB/s at the same
-shape and dtype, measured in the same run.
+shape, dtype and input mode, measured in the same run. Problems under 1 MB also get a latency column:
+median microseconds per call of AUTO and of the best peer (GB/s says little there).
 
 Timing (why it is done this way):
   * Kernel time, not launch overhead: the GPU is first parked on a spin kernel (torch.cuda._sleep) long
     enough for the CPU to enqueue every timed iteration, so the iterations run back to back; one CUDA
-    event between consecutive iterations gives a per-iteration time; we report the median. If the spin
-    ran out before the CPU finished enqueueing, the spin is made 4x longer and the measurement redone
-    (twice at most); if it still runs out the row is flagged "launch-bound" (time includes CPU gaps).
-  * Rotating buffers: each measurement cycles over enough independent input sets (and keeps each set's
-    outputs alive until its next turn) that the bytes touched between two uses of a set exceed 4x the
-    L2 size, so inputs come from HBM unless one iteration's own working set fits in L2.
+    event between consecutive iterations (cold), or one after the hot writer and one after the call
+    (hot), gives a per-iteration time; we report the median. If the spin ran out before the CPU
+    finished enqueueing, the spin is made 4x longer and the measurement redone (twice at most); if it
+    still runs out the row is flagged "launch-bound" (time includes CPU gaps).
+  * Rotating buffers (cold): each measurement cycles over enough independent input sets (and keeps each
+    set's outputs alive until its next turn) that the bytes touched between two uses of a set exceed
+    4x the L2 size, so inputs come from HBM unless one iteration's own working set fits in L2.
   * Backward: the forward of every set is run once (outside the timed region) and autograd.grad is timed
     with retain_graph=True, so only the backward kernels (dx, dw and its reduction) are in the window.
-  * Every provider's first output is checked, and a failure marks the row BAD and the run exits 1:
-    fusednorm's outputs by the C float64 reference and accuracy rules that the tests and verify/ use
-    (fusednorm.reference -> kernels/ref/fusednorm_ref.c: y/rstd/residual_out, dx, dw with their ulp and
-    naive-fp32 rules), on the first rows up to --check-elems elements (rows are independent for y and
-    dx; dw sums every row, so it is judged by the C rule only when the whole tensor fits, else by the
-    relative-L2 gate below). The peers (torch, compile, liger) keep a relative-L2 sanity gate against a
-    float64 evaluation of the contract's formula. Each row's "gate" says which one judged it.
+  * Every provider's first output (before any hot rewrite) is checked, in each input mode, and a
+    failure marks the row BAD and the run exits 1: fusednorm's outputs by the C float64 reference and
+    accuracy rules that the tests and verify/ use (fusednorm.reference -> kernels/ref/fusednorm_ref.c:
+    y/rstd/residual_out, dx, dw with their ulp and naive-fp32 rules), on the first rows up to
+    --check-elems elements (rows are independent for y and dx; dw sums every row, so it is judged by
+    the C rule only when the whole tensor fits, else by the relative-L2 gate below). The peers (torch,
+    compile, liger, quack) keep a relative-L2 sanity gate against a float64 evaluation of the
+    contract's formula (dx relative to the larger of |dx| and |rstd*dy*w|, the terms it is the
+    cancellation of when N is tiny). Each row's "gate" says which one judged it.
 
-Modes: --quick (bf16, 6 shapes; 44 s on an H200), default (full suite; ~3.5 min), --dry-run (CPU, tiny
-shapes, torch peers + fusednorm's CPU backend when importable: checks the harness end to end, timings
-meaningless). Outputs (--out DIR): bench.json (written after every case, so a killed run keeps what it
-measured), bench.md (tables, targets), bench.png (GB/s per shape sorted by N, per provider, a row of
-plots per dtype, a column per op).
-The summary table is printed last. Exit: 0 ok, 1 a provider failed its accuracy check or errored,
-2 bad usage.
+Runs: --quick (bf16, 6 shapes; 44 s cold only on an H200), default (full suite; ~3.5 min cold only),
+--sweep K (K random cases instead of the suite: M and N log-uniform integers in [1, 2^20], odd widths
+included, M*N capped by the device's free memory (sweep_cap), dtype and op uniform; case i depends
+only on (--seed, i, cap), so --sweep-range A:B measures a slice, and --merge a.json,b.json joins the
+slices into one report; every case is ranked by AUTO / the best peer, the worst last),
+--dry-run (CPU, tiny shapes, torch peers + fusednorm's CPU backend when importable: checks the
+harness end to end, timings meaningless; combines with --sweep and --inputs). Outputs (--out DIR):
+bench.json (written after every case, so a killed run keeps what it measured), bench.md (tables and
+targets per input mode, declined shapes with reasons), bench.png (suite: GB/s per shape sorted by N,
+per provider, a row of plots per input mode and dtype, a column per op; sweep: AUTO / best peer
+against bytes moved). The summary tables are printed last. Exit: 0 ok, 1 a provider failed its
+accuracy check or errored, 2 bad usage. README.md: how to run it on the GPU machine.
 """
 import argparse
 import datetime
@@ -688,7 +706,7 @@ def summary_table(results, providers, copy_rows):
         forced = [rows[p] for p in fn_modes if usable(rows.get(p))]
         if forced:
             bm = min(forced, key=lambda r: r["median_us"])
-            cells.append(f"{bm['provider'].split(':')[1]} ({bm['gbps']:.0f})")
+            cells.append(f"{bm['provider'].split(':')[1]} ({fmt_gbps(bm['gbps'])})")
             cells.append(("yes" if auto["median_us"] <= 1.03 * bm["median_us"] else "NO") if auto_ok else "-")
         else:
             cells += ["-", "-"]
@@ -1040,9 +1058,10 @@ def parse_args(argv):
     ap.add_argument("--time-budget", type=float,
                     help="seconds; cases not started by then are skipped (quick 165, full 470, sweep 480, "
                          "dry 300)")
-    ap.add_argument("--check-elems", type=int, default=1 << 22,
+    ap.add_argument("--check-elems", type=int,
                     help="fusednorm outputs: rows judged by the C rules, in elements (0: all; the serial "
-                         "C reference costs ~0.1 us per element; default 4M)")
+                         "C reference costs ~0.1 us per element, per provider and input mode; default 4M, "
+                         "sweep 1M)")
     ap.add_argument("--out", default=os.environ.get("BENCH_OUT", "bench_out"), help="output folder")
     ap.add_argument("--with-compile", action="store_true", help="dry run: also torch.compile (slow on CPU)")
     a = ap.parse_args(argv)
@@ -1382,6 +1401,8 @@ def main(argv=None):
         log("bench: no CUDA device visible (use --dry-run for the CPU check of the harness)")
         return 2
     fast = a.quick or a.sweep is not None
+    if a.check_elems is None:
+        a.check_elems = 1 << 20 if a.sweep else 1 << 22
     cfg = {"check_elems": a.check_elems, "iters": a.iters or (5 if a.dry_run else 30 if fast else 50),
            "warmup": a.warmup if a.warmup is not None else (1 if a.dry_run else 3 if fast else 5)}
     # A CPU has no L2 worth defeating: two sets prove the rotation code path.
