@@ -882,7 +882,8 @@ def peer_targets(results):
 
 def sweep_table(results, cases):
     """One line per sweep case of one input mode, sorted by AUTO / best peer descending: the worst
-    last. Cases without a ratio (AUTO or every peer missing) come first with the reason."""
+    last. Cases without a ratio (AUTO or every peer declined, failed or missing) come first; their
+    cells say why (n/a, ERR, !)."""
     g = group_results(results)
     ranked, unranked = [], []
     for c in cases:
