@@ -6,6 +6,8 @@ with a planted numeric bug must be flagged BAD (exit 1), a forced mode that decl
 'unsupported' (not a failure), and the target table must say MISSED when a target is missed.
 A stand-in `fusednorm` module is injected so these run without the built op library.
 """
+import contextlib
+import io
 import json
 import os
 import sys
@@ -240,8 +242,12 @@ class BenchHarness(unittest.TestCase):
     def test_sweep_dry_run_split_and_merge(self):
         sys.modules["fusednorm"] = fake_fusednorm()
         common = ["--sweep", "8", "--providers", "fusednorm:auto,torch", "--inputs", "cold"]
-        rc, whole = self.run_bench(*common)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc, whole = self.run_bench(*common)
         self.assertEqual(rc, 0)
+        # the seed and cap are printed as the command line that draws the same cases
+        self.assertIn("reproduce with --sweep 8 --seed 123 --sweep-max-elems 16384", buf.getvalue())
         sw = whole["meta"]["sweep"]
         self.assertEqual((whole["meta"]["seed"], sw["k"], sw["max_elems"]), (123, 8, bench.DRY_SWEEP_MAX_ELEMS))
         self.assertEqual(sw["cases"], bench.sweep_cases(8, 123, bench.DRY_SWEEP_MAX_ELEMS))
