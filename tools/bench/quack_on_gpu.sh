@@ -31,7 +31,9 @@ mkdir -p "$parts"
 shopt -s nullglob
 staged=0
 for f in .quack/quack_site.tar.xz.part-* .quack/SHA256SUMS; do
-  cp -f "$f" "$parts/" && staged=$((staged + 1))
+  [ -f "$f" ] || continue
+  cp -f "$f" "$parts/"
+  staged=$((staged + 1))
 done
 say "staged $staged file(s) from .quack/ into $parts: $(cd "$parts" && ls | tr '\n' ' ')"
 [ "${1:-}" = --stage ] && exit 0
