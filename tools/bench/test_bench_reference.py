@@ -31,7 +31,7 @@ class BenchCReference(unittest.TestCase):
                                 "--providers", "fusednorm:auto,torch", "--check-elems", "10000")
         self.assertEqual(rc, 0)
         rows = [r for r in js["results"] if r["provider"] == "fusednorm:auto"]
-        self.assertEqual(len(rows), 16)
+        self.assertEqual(len(rows), 16 * 2)  # cold and hot inputs
         for r in rows:
             self.assertTrue(r["check_ok"], r)
             self.assertTrue(r["gate"].startswith("C rules"), r["gate"])
@@ -60,11 +60,12 @@ class BenchCReference(unittest.TestCase):
         finally:
             fusednorm.rms_norm = real
         self.assertEqual(rc, 1)
-        (r,) = [r for r in js["results"] if r["provider"] == "fusednorm:auto"]
-        self.assertFalse(r["check_ok"], r)
-        self.assertIn("beyond 1 ulp", r["check"]["y"])
-        (t,) = [r for r in js["results"] if r["provider"] == "torch"]
-        self.assertTrue(t["check_ok"], t)
+        for mode in ("cold", "hot"):
+            (r,) = [r for r in js["results"] if r["provider"] == "fusednorm:auto" and r["inputs"] == mode]
+            self.assertFalse(r["check_ok"], r)
+            self.assertIn("beyond 1 ulp", r["check"]["y"])
+            (t,) = [r for r in js["results"] if r["provider"] == "torch" and r["inputs"] == mode]
+            self.assertTrue(t["check_ok"], t)
 
 
 if __name__ == "__main__":
