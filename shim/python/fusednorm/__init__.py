@@ -18,7 +18,9 @@ from .ops import CASTINGS, MODES, fused_add_rms_norm, rms_norm  # noqa: E402
 from .nn import RMSNorm  # noqa: E402
 from .hf import HF_RMSNORM_CLASSES, PatchReport, patch_hf  # noqa: E402
 
-__version__ = "0.1.0"
+# The one place the version is written: VERSION (the wheel builder and Bazel read it too).
+with open(__import__("os").path.join(__path__[0], "VERSION")) as _f:
+    __version__ = _f.read().strip()
 library_path = _library.library_path
 
 __all__ = ["rms_norm", "fused_add_rms_norm", "RMSNorm", "patch_hf", "capture", "PatchReport",
