@@ -5,7 +5,7 @@
 #   * the manylinux tag holds: no GLIBC symbol version newer than the tag's (objdump, checked
 #     independently of build_wheel.py), no CUDA toolkit library needed (static CUDA runtime);
 #   * `pip install fusednorm-*.whl` into a fresh venv resolves its requirements against the torch
-#     that is installed (--system-site-packages, --no-index: never the network), with no Bazel and
+#     that is installed (PYTHON's site directories, --no-index: never the network), with no Bazel and
 #     no CUDA toolkit on PATH; `import fusednorm` from an unrelated directory with no
 #     FUSEDNORM_LIBRARY finds both libraries inside the package, and the ops give the right answer.
 # usage: test_wheel.sh PYTHON WHEEL [--device cuda]
@@ -83,11 +83,16 @@ readelf -d "$tmp/libs/libfusednorm_ops.so" | grep -E 'RUNPATH|RPATH' | grep -qE 
   { echo "test_wheel: FAIL: the op library has no \$ORIGIN RUNPATH" >&2; exit 1; }
 
 # A fresh venv that sees the installed torch; pip resolves the wheel's requirements against it
-# (--no-index: a missing or too old torch/numpy is an error here, not a download).
-"$py" -m venv --system-site-packages --without-pip "$tmp/venv"
+# (--no-index: a missing or too old torch/numpy is an error here, not a download). The torch is
+# the one PYTHON imports, which may itself live in a venv (--system-site-packages would then see
+# the base interpreter's packages instead): a .pth file puts PYTHON's site directories on the new
+# venv's path, after its own.
+"$py" -m venv --without-pip "$tmp/venv"
+vsite="$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+"$py" -c 'import site, sys; print("\n".join(p for p in site.getsitepackages() + [site.getusersitepackages()] if p))' > "$vsite/outer_site.pth"
 "$py" -m pip --python "$tmp/venv/bin/python" install --no-index --no-compile "$whl" > "$tmp/pip.log" 2>&1 ||
   { cat "$tmp/pip.log"; echo "test_wheel: FAIL: pip install $whl into a fresh venv" >&2; exit 1; }
-grep -E 'Successfully installed|already satisfied' "$tmp/pip.log" | sed 's/^/pip: /'
+grep -E 'Successfully installed|satisfied: (torch|numpy)[>= ]' "$tmp/pip.log" | sed 's/^/pip: /'
 site="$("$tmp/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')"
 cd "$tmp/elsewhere"
 "$tmp/venv/bin/python" - "$site" "$device" <<'EOF'
