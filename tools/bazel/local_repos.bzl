@@ -273,8 +273,24 @@ torch_repository = repository_rule(
     local = True,
 )
 
+def _version_impl(rctx):
+    v = rctx.read(rctx.path(rctx.attr.src)).strip()
+    parts = v.split(".")
+    if len(parts) != 3 or not all([p.isdigit() for p in parts]):
+        fail("%s: '%s' is not a version MAJOR.MINOR.PATCH" % (rctx.attr.src, v))
+    rctx.file("BUILD", "")
+    rctx.file("defs.bzl", '"""From %s (the one place the version is written)."""\n\nFUSEDNORM_VERSION = "%s"\n' % (rctx.attr.src, v))
+
+# @fusednorm_version//:defs.bzl: FUSEDNORM_VERSION, read from the package's VERSION file (which the
+# Python package and the wheel builder read too). Re-read whenever the file changes.
+version_repository = repository_rule(
+    implementation = _version_impl,
+    attrs = {"src": attr.label(allow_single_file = True)},
+)
+
 def fusednorm_local_repositories():
     cuda_repository(name = "cuda")
     mpi_repository(name = "mpi")
     hdf5_repository(name = "hdf5")
     torch_repository(name = "torch")
+    version_repository(name = "fusednorm_version", src = "//shim:python/fusednorm/VERSION")

@@ -6,20 +6,31 @@
 #   bazel build //... && bash tools/gpu/collect.sh        (from the repo root)
 #
 # gpu_bundle/
-#   bin/       every cc_test / cc_binary of the workspace (static links of our code; they need only
-#              libc, libstdc++, libgomp, libmpi.so.40, libhdf5_serial.so.103 and the driver)
-#   lib/       every linkshared .so (the torch op library libfusednorm_ops.so)
+#   bin/       every cc_test / cc_binary of the workspace; the kernels are not inside them: they
+#              load lib/libfusednorm.so through RUNPATH $ORIGIN/../lib (else they need only libc,
+#              libstdc++, libgomp, libmpi.so.40, libhdf5_serial.so.103 and the driver)
+#   lib/       every linkshared .so: libfusednorm.so (kernels + C API + reference, the one copy of
+#              the GPU code) and the torch op library libfusednorm_ops.so (finds it via $ORIGIN)
+#   cuda_archs.txt  the architectures the build compiled for (//tools/bazel:cuda_archs)
 #   python/    the fusednorm package (shim/python/fusednorm); common.sh sets FUSEDNORM_LIBRARY
 #              to lib/libfusednorm_ops.so and PYTHONPATH to python/
 #   wheel/     the wheel, if //shim:wheel was built
 #   data/      data/ (sample captures)
 #   tools/gpu/ the suite sections (suite_*.sh) and common.sh
-#   MANIFEST.txt  commit, date, GPU archs, every file with size and sha256
-# Symlinks are dereferenced. Fails if a target was not built or the bundle exceeds 60 MB (the
-# device tool carries at most 64 MiB in all, the working tree included).
+#   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
+#              and sha256
+# Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
+# could not find it from the bundle, the fatbin does not hold the listed architectures, or the
+# bundle exceeds 60 MB (the device tool carries at most 64 MiB in all, the working tree included).
+#
+#   BUNDLE=gpu_bundle_ptx80 bash tools/gpu/collect.sh    another directory (a variant build, e.g.
+#              --define=cuda_archs=compute_80, collected next to the default one); run_suite.sh
+#              takes the same BUNDLE=...
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-B=gpu_bundle
+B="${BUNDLE:-gpu_bundle}"
+B="${B%/}"
+case "$B" in */*|.|..|"") echo "collect: BUNDLE must be a directory name in the repo root, got '$B'" >&2; exit 2 ;; esac
 LIMIT_MB=60
 
 rm -rf "$B"
@@ -68,6 +79,32 @@ if [ -n "$wheels" ]; then
   cp -L $wheels "$B/wheel/"
 fi
 [ -d data ] && cp -rL data "$B/data"
+
+# The architectures this build compiled for; the fatbin of libfusednorm.so must hold exactly them.
+archs_file="$BIN/tools/bazel/cuda_archs.txt"
+if [ ! -f "$archs_file" ]; then
+  echo "collect: $archs_file not built (run \`bazel build //...\` first)" >&2
+  exit 1
+fi
+cp -L "$archs_file" "$B/cuda_archs.txt"
+mkdir -p "$B/tools/bazel"
+cp -L tools/bazel/fatbin.py "$B/tools/bazel/"
+if ! python3 tools/bazel/fatbin.py "$B/lib/libfusednorm.so" --expect "$B/cuda_archs.txt" > "$B/fatbin.txt"; then
+  cat "$B/fatbin.txt" >&2
+  echo "collect: $B/lib/libfusednorm.so does not hold exactly $(paste -sd, "$B/cuda_archs.txt")" >&2
+  exit 1
+fi
+
+# Every ELF file that needs libfusednorm.so finds it from where it lies in the bundle
+# (bin/ -> $ORIGIN/../lib, lib/ -> $ORIGIN), not from a Bazel path.
+for f in "$B"/bin/* "$B"/lib/*.so; do
+  readelf -d "$f" 2>/dev/null | grep -q 'NEEDED.*\[libfusednorm.so\]' || continue
+  case "$f" in */bin/*) want='$ORIGIN/../lib' ;; *) want='$ORIGIN' ;; esac
+  if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF "$want"; then
+    echo "collect: $f needs libfusednorm.so but its RUNPATH lacks $want" >&2
+    exit 1
+  fi
+done
 cp -L tools/gpu/common.sh "$B/tools/gpu/"
 for s in tools/gpu/suite_*.sh; do
   [ -e "$s" ] && cp -L "$s" "$B/tools/gpu/"
@@ -77,15 +114,18 @@ done
   echo "fusednorm gpu_bundle"
   echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' + local changes')"
   echo "collected: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
-  echo "cuda_archs: see the nvcc lines of the build; default tools/bazel/cuda.bzl DEFAULT_CUDA_ARCHS"
+  echo "cuda_archs: $(paste -sd, "$B/cuda_archs.txt")"
+  echo
+  cat "$B/fatbin.txt"
   echo
   (cd "$B" && find . -type f ! -name MANIFEST.txt | sort | while read -r f; do
      printf '%10d  %s  %s\n' "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-16)" "$f"
    done)
 } > "$B/MANIFEST.txt"
 
+rm -f "$B/fatbin.txt"
 mb=$(( ($(du -sb "$B" | cut -f1) + 1048575) / 1048576 ))
-echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections"
+echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections; archs $(paste -sd, "$B/cuda_archs.txt"); libfusednorm.so $(stat -c %s "$B/lib/libfusednorm.so") bytes"
 if [ "$mb" -gt "$LIMIT_MB" ]; then
   echo "collect: $B/ is over ${LIMIT_MB} MB; the device tool carries 64 MiB with the working tree" >&2
   du -sh "$B"/* >&2

@@ -25,7 +25,9 @@ from . import functional  # noqa: E402
 from . import distributed  # noqa: E402,F401  (DTensor sharding strategies of the ops)
 from .hf_fused import fuse_residual, set_qk_norm, unfuse_residual  # noqa: E402
 
-__version__ = "0.1.0"
+# The one place the version is written: VERSION (the wheel builder and Bazel read it too).
+with open(__import__("os").path.join(__path__[0], "VERSION")) as _f:
+    __version__ = _f.read().strip()
 library_path = _library.library_path
 
 __all__ = ["rms_norm", "fused_add_rms_norm", "RMSNorm", "patch_hf", "patch_hf_classes",
