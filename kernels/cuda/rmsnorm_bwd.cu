@@ -1,10 +1,13 @@
 /*
- * rmsnorm_bwd.cu — the RMSNorm backward family and the deterministic dw reduction.
+ * rmsnorm_bwd.cu — the RMSNorm backward's generic kernel, its row-pipelined row-packed kernel and
+ * the deterministic dw reduction (the lean persistent kernel is rmsnorm_bwd_row.cu, the split-row
+ * kernel rmsnorm_bwd_wide.cu; which runs is the plan's decision, kernels/src/select.c, table in
+ * kernels/cuda/README.md).
  *
- * Same decomposition and mode table as rmsnorm_fwd.cu (one template rms_norm_bwd<T, CACHE>);
- * the difference is the grid: every backward launch is bounded (persistent: one wave; the
- * multi-wave modes: a few waves) because each row-processing unit (CTA, or cluster in the wide
- * mode) owns one fp32 row of partial dw in the workspace: P = units rows of n floats.
+ * The generic kernel rms_norm_bwd<T, CACHE> runs one team per CTA on a persistent grid, or a row
+ * split over a thread-block cluster (compute capability >= 9.0). Every backward grid is bounded
+ * (one wave) because each row-processing unit (CTA, or cluster) owns one fp32 row of partial dw
+ * in the workspace: P = units rows of n floats.
  *
  * Per row, with rstd from the forward, h_j = s_j*rstd (the true point, every casting),
  * n_j = h_j (LLAMA: RN_T(h_j), as the forward used it) and g_j = dy_j*(w_j+offset) (no weight: g = dy):
@@ -209,7 +212,7 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
       combine_team_dw<N, C>(dwc, pl, col0, step, dyn_smem, wsrow);
     }
   }
-  if (p.cluster > 1) cg::this_cluster().sync();
+  if (p.cluster > 1) cluster_sync();
 }
 
 template <typename T, int CACHE>
@@ -338,14 +341,13 @@ __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
   }
 }
 
+/* FN_BWD_GENERIC_CACHES (launch_config.h). */
 template <typename T>
 static const void *bwd_kernel_for(int cache) {
   switch (cache) {
-    case 0: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 0>);
     case 1: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 1>);
     case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_c2<T>);
     case 4: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 4>);
-    case 8: return reinterpret_cast<const void *>(&rms_norm_bwd<T, 8>);
   }
   return nullptr;
 }

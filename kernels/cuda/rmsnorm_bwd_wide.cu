@@ -1,5 +1,6 @@
 /*
- * rmsnorm_bwd_wide.cu — the split-row backward of the WIDE mode (rows too wide for one CTA).
+ * rmsnorm_bwd_wide.cu — the split-row backward (the WIDE family with a weight: rows too wide for
+ * one CTA). Needs no thread-block cluster: it runs on every architecture (cp.async: sm_80).
  *
  * Geometry (fn_split_bwd, launch_config.h): a cooperative grid of gc x gr CTAs, at most one per
  * SM. CTA (g, c) handles the columns [c*chunk, (c+1)*chunk) of rows g, g+gr, g+2gr, ... ("its
@@ -29,10 +30,11 @@
  * Speed (H200, kernels/RESULTS.md): ~1.2-1.4 TB/s at every width, i.e. about 2.6 us per row per
  * CTA whatever the chunk: bound by the per-row latency chain (warp 0 waits for the partials'
  * loads and the CTA for warp 0), not by bytes. It replaces the cluster kernel from AUTO only where
- * that one fell off (FN_SPLIT_AUTO_MIN_SLOTS). Moving step 3 into a dedicated "sync warp" whose
- * lanes poll several rows independently took 1024x65536 from 1219 to 1305 GB/s (1563 with
- * 1024-slot chunks) but hung in test_cuda (divergent spin loops inside one warp are the prime
- * suspect; commit a73bc62 on branch wide-bwd), so it is not here.
+ * that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and runs wherever clusters do not exist
+ * (compute capability < 9.0). Moving step 3 into a dedicated "sync warp" whose lanes poll several
+ * rows independently took 1024x65536 from 1219 to 1305 GB/s (1563 with 1024-slot chunks) but
+ * hung in test_cuda (divergent spin loops inside one warp are the prime suspect), so it is not
+ * here.
  */
 #include "kernels/cuda/rmsnorm_bwd_slot.cuh"
 #include "kernels/cuda/rmsnorm_common.cuh"

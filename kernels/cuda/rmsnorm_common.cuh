@@ -8,7 +8,11 @@
  *   team  = `team` consecutive threads normalizing one row chunk (team <= 32: a sub-warp, several
  *           rows per CTA = row-packed; team == blockDim.x: one row per CTA);
  *   chunk = the columns [c0, c1) of the row that this CTA handles (the whole row unless a
- *           cluster of `cluster` CTAs splits it = wide mode);
+ *           thread-block cluster of `cluster` CTAs splits it: the generic backward's wide launch);
+ *
+ * Thread-block clusters and distributed shared memory exist from compute capability 9.0: their
+ * code is compiled only there (FN_HAS_CLUSTERS); elsewhere a cluster branch traps, and the plan
+ * never launches a cluster on such a device (kernels/src/select.c, bwd_cluster).
  *   slot  = 16 bytes of x; thread `lane` of a team owns slots lane, lane+team, lane+2*team, ...
  *           of the chunk: the first CACHE of them live in registers, the rest are streamed.
  */
@@ -26,9 +30,25 @@
 #include "kernels/cuda/launch_config.h"
 #include "kernels/include/fusednorm.h"
 
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define FN_HAS_CLUSTERS 0
+#else
+#define FN_HAS_CLUSTERS 1 /* sm_90+ device code, and the host pass (which compiles no device code) */
+#endif
+
 namespace fn {
 
 namespace cg = cooperative_groups;
+
+/* Every thread of a cluster arrives before any leaves (no CTA may exit while a peer can still
+ * read its shared memory). */
+__device__ __forceinline__ void cluster_sync() {
+#if FN_HAS_CLUSTERS
+  cg::this_cluster().sync();
+#else
+  __trap();
+#endif
+}
 
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
@@ -77,11 +97,6 @@ template <typename T>
 __device__ __forceinline__ void from_floats(Vec<T> &v, const float (&f)[Vec<T>::N]) {
 #pragma unroll
   for (int i = 0; i < Vec<T>::N / 2; ++i) set_pair(v, i, f[2 * i], f[2 * i + 1]);
-}
-template <typename T>
-__device__ __forceinline__ void to_floats(float (&f)[Vec<T>::N], const Vec<T> &v) {
-#pragma unroll
-  for (int e = 0; e < Vec<T>::N; ++e) f[e] = elem_f(v, e);
 }
 
 /* Load the slot starting at column `col` of `row` (elements col..col+N-1, those >= lim read as 0).
@@ -214,7 +229,7 @@ template <typename T> __device__ __forceinline__ float add_squares(const Vec<T> 
   return ss;
 }
 
-/* rstd of a row from its sum of squares (DESIGN.md): 1/sqrt(ss/n + eps) with a true division and
+/* rstd of a row from its sum of squares (kernels/README.md): 1/sqrt(ss/n + eps) with a true division and
  * sqrtf, both correctly rounded (rsqrtf is ~2 ulp). */
 __device__ __forceinline__ float rstd_of(float ss, int n, float eps) { return 1.0f / sqrtf(ss / (float)n + eps); }
 
@@ -233,31 +248,14 @@ __device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, con
   from_floats(yv, f);
 }
 
-/* Row pipelining (the forward's `stages` argument; 0 = off): rows of a CTA that processes
- * several are prefetched `stages - 1` rows ahead into dynamic shared memory with cp.async, so
- * that the CTA has its next row's bytes in flight while it reduces, waits at its barrier and
- * writes the current one. It pays only where few CTAs share an SM (forward 4096 x 16384 bf16,
- * one 512-thread CTA per SM: 2013 -> 2471 GB/s); with more resident CTAs, and in the backward,
- * it cost more instructions than it hid latency (fusednorm_cuda.cu, pipeline_stages). Each
- * thread copies exactly the 16-byte slots it later reads, so cp.async.wait_group orders the copy
- * before the read without a barrier; a buffer is refilled only after the reads of the row that
- * used it were consumed by the same thread. The launcher enables it only for one row per CTA, no
- * cluster, 16-byte aligned rows, n a multiple of the vector width and every slot in the register
- * cache. */
+/* cp.async (sm_80+; the split-row backward's ring, rmsnorm_bwd_wide.cu): each thread copies
+ * exactly the 16-byte slots it later reads, so cp.async.wait_group orders the copy before the read
+ * without a barrier. */
 __device__ __forceinline__ void cp_async16(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
 }
-__device__ __forceinline__ void cp_async4(void *dst, const void *src) {
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
-}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-/* Wait until the oldest of the `stages - 1` groups in flight (the current row's) has landed. */
-__device__ __forceinline__ void cp_async_wait_row(int stages) {
-  if (stages >= 3) asm volatile("cp.async.wait_group 2;\n" ::: "memory");
-  else asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-}
 
 /* Shared memory of the reductions: warp partials and the CTA's value for the cluster exchange,
  * double-buffered by row parity so that one barrier per row suffices (a CTA writing the buffer of
@@ -283,11 +281,16 @@ __device__ __forceinline__ float team_sum(float v, int team, int cluster, int pa
     float s = 0.0f;
     for (int i = 0; i < nwarps; ++i) s += sm.warp[parity][i];
     if (threadIdx.x == 0) sm.cta[parity] = s;
+#if FN_HAS_CLUSTERS
     cg::cluster_group cl = cg::this_cluster();
     cl.sync(); /* also a CTA barrier */
     float t = 0.0f;
     for (int r = 0; r < cluster; ++r) t += *cl.map_shared_rank(&sm.cta[parity], r);
     return t;
+#else
+    __trap();
+    return v;
+#endif
   }
   __syncthreads();
   float s = 0.0f;
@@ -359,7 +362,11 @@ __device__ __forceinline__ Place make_place(int team, int cluster, int chunk, in
   pl.lane = threadIdx.x - pl.team_idx * team;
   pl.teams = blockDim.x / team;
   if (cluster > 1) {
+#if FN_HAS_CLUSTERS
     pl.crank = (int)cg::this_cluster().block_rank();
+#else
+    __trap();
+#endif
     pl.unit = blockIdx.x / cluster;
     pl.units = gridDim.x / cluster;
   } else {

@@ -1,31 +1,23 @@
 /*
- * rmsnorm_fwd.cu — the RMSNorm forward family (plain and fused residual add).
+ * rmsnorm_fwd.cu — the RMSNorm forward's row-pipelined kernel and its generic kernel (plain and
+ * fused residual add); the lean one-CTA-per-row kernel is rmsnorm_fwd_row.cu. Which one runs,
+ * with which launch, is the plan's decision (kernels/src/select.c; the table of families:
+ * kernels/cuda/README.md).
  *
- * One kernel template, rms_norm_fwd<T, CACHE>, runs every mode; the mode is the launch shape
- * (chosen by fusednorm_select_launch in kernels/src/select.c):
+ *   rms_norm_fwd_pipe<T, S, FUSED>  the whole row in S = 1, 2, 4 register slots per thread, the
+ *       next row's loads in flight while the current row is reduced and written; teams of <= 32
+ *       lanes (row-packed, several rows per CTA) or one team per CTA (persistent).
+ *   rms_norm_fwd<T, CACHE>  any alignment and width: CACHE slots per thread kept in registers, the
+ *       rest of the row streamed (read, then re-read from L2); CACHE = 0 reads the whole row twice
+ *       (one CTA per row, the reload launch). One team per CTA.
  *
- *   mode                team (threads/row)    CTAs per row   grid                     CACHE
- *   persistent          CTA, slots/4 threads  1              SMs x resident CTAs      fits the row*
- *   multi_wave_cached   CTA, slots/4 threads  1              one CTA per row          fits the row*
- *   multi_wave_reload   CTA, slots/4 threads  1              one CTA per row          0 (read twice)
- *   row_packed          1..32 lanes           1              SMs x resident CTAs      fits the row
- *   wide                CTA                   2..8 (cluster) clusters x cluster size  fits the slice*
- *   (* up to 2048 slots per CTA; beyond, the rest of the row is streamed: read, then re-read.)
- *
- * The persistent and row-packed modes run rms_norm_fwd_pipe<T, S, FUSED> instead (below) where
- * the whole row fits 1, 2 or 4 register slots per thread and two CTAs fit an SM
- * (fn_fwd_pipelined, launch_config.h): the same per-row arithmetic with the next row's loads in
- * flight during the current row.
- *
- * Where each mode wins on an H200 and why AUTO picks it: kernels/RESULTS.md, kernels/src/select.c.
- *
- * Contract per row (DESIGN.md): s = RN(x + r) (fused add; written to residual_out), rstd =
+ * Contract per row (kernels/README.md): s = RN(x + r) (fused add; written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
  * rsqrtf's ~2 ulp), y = RN(s*rstd*(w+offset)) or, LLAMA, RN(RN_T(s*rstd)*(w+offset)).
  * Rows are visited grid-stride with 64-bit row offsets; columns are int (n < 2^31 - 2^16).
- * The weight is read per row through the read-only cache (n elements, L1/L2-resident): holding it
- * in registers across rows doubled the registers of the cached instances and halved their
- * occupancy, which cost more than the L1 reads (kernels/RESULTS.md, runs 1 and 2).
+ * The generic kernel reads the weight per row through the read-only cache (n elements,
+ * L1/L2-resident): holding it in registers across rows doubled the registers of the cached
+ * instances and halved their occupancy, which cost more than the L1 reads (kernels/RESULTS.md).
  * No allocation, no host synchronization: graph-capturable.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
@@ -53,36 +45,12 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   constexpr int N = V::N;
   constexpr int C = CACHE > 0 ? CACHE : 1; /* array extents must be > 0 */
   __shared__ ReduceSmem red;
-  const Place pl = make_place(p.team, p.cluster, p.chunk, p.n);
+  const Place pl = make_place(p.team, 1, p.n, p.n);
   const bool al = p.aligned != 0;
   const int step = pl.team * N;            /* columns between one thread's consecutive slots */
-  const int col0 = pl.c0 + pl.lane * N;    /* this thread's first slot */
+  const int col0 = pl.lane * N;            /* this thread's first slot */
 
-  /* Row pipelining (rmsnorm_common.cuh): stage b holds x (and r) of one row. */
-  extern __shared__ float dyn_smem[];
-  const int stages = CACHE > 0 ? p.stages : 0;
-  const int ntens = p.fused ? 2 : 1;
-  T *const pbuf = reinterpret_cast<T *>(dyn_smem);
-  const int64_t rstep = pl.units * pl.teams;
-  auto prefetch = [&](int64_t row, int b) {
-    if (row < p.rows) {
-      const T *src[2] = {static_cast<const T *>(p.x) + row * p.x_stride,
-                         static_cast<const T *>(p.r) + row * p.r_stride};
-#pragma unroll
-      for (int k = 0; k < C; ++k) {
-        const int col = col0 + k * step;
-        if (col < pl.c1)
-#pragma unroll
-          for (int t = 0; t < 2; ++t) /* constant bounds: src stays in registers */
-            if (t < ntens) cp_async16(pbuf + (b * ntens + t) * p.n + col, src[t] + col);
-      }
-    }
-    cp_async_commit(); /* empty groups past the last row keep the group count uniform */
-  };
-  if (stages > 0)
-    for (int i = 0; i < stages - 1; ++i) prefetch(pl.unit * pl.teams + i * rstep, i);
-
-  int parity = 0, stage = 0;
+  int parity = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
     const int64_t row = base + pl.team_idx;
     const bool active = row < p.rows;
@@ -90,16 +58,6 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
     T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
     T *yr = static_cast<T *>(p.y) + row * p.y_stride;
-    const T *xin = xr, *rin = rr; /* where pass 1 reads x and r */
-    if (stages > 0) {
-      const int cur = stage;
-      /* The buffer of the previous row (its values were consumed) takes row + stages - 1. */
-      prefetch(row + (stages - 1) * rstep, cur == 0 ? stages - 1 : cur - 1);
-      if (++stage == stages) stage = 0;
-      cp_async_wait_row(stages);
-      xin = pbuf + (cur * ntens + 0) * p.n; /* col indexes the buffer as it indexes the row */
-      rin = pbuf + (cur * ntens + 1) * p.n;
-    }
 
     V cache[C];
     float ss = 0.0f;
@@ -108,7 +66,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
         const int col = col0 + k * step;
-        if (col < pl.c1) load_s(cache[k], p, xin, rin, ror, col, pl.c1, al);
+        if (col < pl.c1) load_s(cache[k], p, xr, rr, ror, col, pl.c1, al);
       }
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
@@ -120,10 +78,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
         ss = add_squares(sv, ss);
       }
     }
-    ss = team_sum(ss, pl.team, p.cluster, parity, red);
+    ss = team_sum(ss, pl.team, 1, parity, red);
     const float rstd = rstd_of(ss, p.n, p.eps);
     if (!active) continue;
-    if (p.rstd != nullptr && pl.crank == 0 && pl.lane == 0) p.rstd[row] = rstd;
+    if (p.rstd != nullptr && pl.lane == 0) p.rstd[row] = rstd;
 
     /* Pass 2: y from the cached slots ... */
     const T *sr = p.fused ? ror : xr;
@@ -151,17 +109,16 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
       }
     });
   }
-  /* No CTA may exit while a peer can still read its shared memory. */
-  if (p.cluster > 1) cg::this_cluster().sync();
 }
 
-/* Row-pipelined forward (the persistent and row-packed modes with the whole row in registers):
+/* Row-pipelined forward (the persistent and row-packed launches with the whole row in registers):
  * while a team reduces, waits at its barrier and writes row i, the loads of its next row are
- * already in flight in a second register set. The plain kernel above issues a row's loads only
+ * already in flight in a second register set. The generic kernel above issues a row's loads only
  * after the previous row's stores, so per row the CTA pays the full memory latency once with
  * nothing else in flight. That latency bounded the narrow rows (row-packed bf16 1048576 x 128:
  * 2513 -> 3512 GB/s with this kernel); on large rows the instructions per row bound it as well,
- * so there it only matches the reload kernel (ncu evidence: kernels/RESULTS.md, session 2).
+ * so there it only matches the reload kernel (ncu evidence: kernels/RESULTS.md,
+ * kernels/results/ncu_fwd_h200_2026-11-22.txt).
  * Two register sets are S x 16 bytes (x 2 with the residual) more per
  * thread; FUSED is a template flag so that the plain instance does not carry the residual's.
  * Same per-row arithmetic, in the same order, as rms_norm_fwd with CACHE = S. */
@@ -276,14 +233,13 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
   return nullptr;
 }
 
+/* FN_FWD_GENERIC_CACHES (launch_config.h). */
 template <typename T>
 static const void *fwd_kernel_for(int cache) {
   switch (cache) {
     case 0: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 0>);
-    case 1: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 1>);
     case 2: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 2>);
     case 4: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 4>);
-    case 8: return reinterpret_cast<const void *>(&rms_norm_fwd<T, 8>);
   }
   return nullptr;
 }

@@ -11,7 +11,7 @@
 
 namespace fn {
 
-/* Forward: everything a kernel instance needs at run time (passed by value, ~150 bytes). */
+/* Forward: everything a kernel instance needs at run time (passed by value, 136 bytes). */
 struct FwdParams {
   const void *x, *r, *w;
   void *y, *ro;
@@ -21,16 +21,20 @@ struct FwdParams {
   int n, w_dtype;
   float offset, eps;
   int team;                    /* threads per row: <= 32 (row-packed) or blockDim.x */
-  int cluster;                 /* CTAs per row (wide), else 1 */
-  int chunk;                   /* columns per CTA of a cluster (n when cluster == 1) */
+  int reserved_a_, reserved_b_; /* (see reserved_end_) */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama, fused;
-  int stages;                  /* row pipelining depth (rmsnorm_common.cuh), 0 = off; buffers:
-                                  stages x (1 + fused) x n elements of dynamic shared memory */
+  int reserved_end_;           /* The reserved ints keep this block's layout (136 bytes, these
+                                  offsets, plain int members): nvcc reads a by-value parameter
+                                  block differently for another layout (a 120- or 128-byte block
+                                  field by field rather than through its address; an int[2] there
+                                  changes which neighbouring fields are loaded together: PTX
+                                  compared), which would change the row-pipelined and lean
+                                  kernels' machine code, the code that was measured. Never read. */
 };
 
 /* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
- * unit u (a CTA, or a cluster in the wide mode) of dy * n, for every column. */
+ * unit u (a CTA, or a cluster) of dy * n, for every column. */
 struct BwdParams {
   const void *dy, *s, *ds, *w;
   const float *rstd;
@@ -47,7 +51,7 @@ struct BwdParams {
                                   dynamic shared memory (round_up(chunk, vec) floats) */
 };
 
-/* Split-row wide backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */
+/* Split-row backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */
 struct SplitParams {
   const void *dy, *s, *ds, *w;
   const float *rstd;
@@ -62,13 +66,14 @@ struct SplitParams {
   int gc, gr, chunk, stages, lookahead, aligned, llama;
 };
 
-/* Kernel instance for (x dtype, cache size in {0,1,2,4,8}); NULL if none. */
+/* The generic forward (rmsnorm_fwd.cu) for cache sizes FN_FWD_GENERIC_CACHES; NULL otherwise. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
+/* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4; NULL otherwise. */
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds);

@@ -50,7 +50,8 @@ typedef enum {
   FUSEDNORM_ERR_BAD_OFFSET = 8,        /* offset NaN or infinite */
   FUSEDNORM_ERR_MISSING_OUTPUT = 9,    /* fused add without residual_out, backward without rstd, ... */
   FUSEDNORM_ERR_WORKSPACE_TOO_SMALL = 10, /* workspace_bytes < fusednorm_*_workspace_size() */
-  FUSEDNORM_ERR_MODE_UNSUPPORTED = 11, /* a forced mode cannot run this shape (e.g. row-packed, n > 1024) */
+  FUSEDNORM_ERR_MODE_UNSUPPORTED = 11, /* a forced mode's kernel family cannot run this problem (see
+                                          fusednorm_mode), or n >= 2^31 - 2^16 on the GPU */
   FUSEDNORM_ERR_CUDA = 12,             /* a CUDA runtime call or launch failed (see fusednorm_cuda_error_string) */
   FUSEDNORM_ERR_NO_DEVICE = 13,        /* CUDA function called with no usable device */
   FUSEDNORM_ERR_ALIASING = 14,         /* an output overlaps an input in an unsupported way */
@@ -72,13 +73,28 @@ typedef enum {
   FUSEDNORM_CAST_GEMMA = 2   /* HF Gemma: fp32 math with (offset + w); same formula as FP32 */
 } fusednorm_casting;
 
+/* A forced mode names one kernel family (kernels/cuda/README.md has the table: what each family
+ * is for, when AUTO picks it, its template instances and the measurements behind it). Where the
+ * family cannot run a problem, the CUDA entry points return FUSEDNORM_ERR_MODE_UNSUPPORTED (never
+ * another kernel); the CPU backend has one implementation and accepts every mode. */
 typedef enum {
-  FUSEDNORM_MODE_AUTO = 0,               /* fusednorm_select_mode() decides */
-  FUSEDNORM_MODE_PERSISTENT = 1,         /* grid = SMs x occupancy, grid-stride over rows */
-  FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* one CTA per row, row re-read (L2) to normalize */
-  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* one CTA per row, row kept in registers */
-  FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per warp, n <= 1024 */
-  FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs (two-phase reduction) */
+  FUSEDNORM_MODE_AUTO = 0,               /* the plan picks (fusednorm_select_launch) */
+  FUSEDNORM_MODE_PERSISTENT = 1,         /* one row per CTA at a time, grid = resident CTAs, the row in
+                                            registers: forward row-pipelined (<= 4 slots per thread),
+                                            backward lean (16-byte aligned rows, a weight) */
+  FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* the general kernels: any alignment and width; forward one CTA
+                                            per row reading it twice (L2) up to 1792/2048 slots, beyond
+                                            (and always in the backward) a persistent grid with the
+                                            slots beyond the register cache re-read */
+  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers, 16-byte
+                                            aligned rows and n a multiple of 16 bytes */
+  FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
+                                            forward 16-bit n <= 1024 / f32 n <= 512, backward 16-bit
+                                            n <= 256 / f32 n <= 128 */
+  FUSEDNORM_MODE_WIDE = 5,               /* backward only: a row split over several CTAs: the split-row
+                                            kernel (a weight; the row in <= SMs chunks of <= 4 slots
+                                            per thread, a ring of >= 2 rows in shared memory), else a
+                                            thread-block cluster (compute capability >= 9.0) */
   FUSEDNORM_MODE_COUNT_ = 6
 } fusednorm_mode;
 
@@ -132,8 +148,9 @@ fusednorm_status fusednorm_backward_workspace_size_cpu(const fusednorm_problem *
 fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusednorm_bwd_args *a);
 
 /* ---- CUDA backend (all pointers on the current device; `stream` may be 0) ---- */
-/* Workspace bytes for the backward on `device` (-1: the current device). Depends on the mode the
- * backward will pick, the SM count and the shape; query with the same problem you run. */
+/* Workspace bytes for the backward on `device` (-1: the current device): the workspace_bytes of
+ * the backward's plan (fusednorm_select_launch) for 16-byte aligned rows, which no layout changes
+ * (test_select checks it). 0 for rows == 0. Query with the same problem you run. */
 fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem *p, int device,
                                                         size_t *bytes);
 fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -145,32 +162,83 @@ const char *fusednorm_cuda_error_string(void);
 /* 1 if this build has CUDA kernels and a device is visible, else 0. */
 int fusednorm_cuda_available(void);
 
-/* ---- Mode selection (pure; CPU-testable) ---- */
-typedef struct {
-  fusednorm_mode mode;
-  int block_threads;     /* threads per CTA */
-  int rows_per_cta;      /* row-packed: rows per CTA; else 1 */
-  int ctas_per_row;      /* wide: CTAs splitting one row; else 1 */
-  int64_t grid;          /* CTAs launched; the backward workspace holds grid / ctas_per_row
-                            partial rows of n floats (+16 bytes for alignment): always query
-                            fusednorm_backward_workspace_size_cuda rather than computing it */
-  int vec_elems;         /* elements per vector access */
-} fusednorm_launch;
+/* ---- Launch plan (pure; CPU-testable) ----
+ * One function decides everything a CUDA launch does: fusednorm_select_launch(problem, device,
+ * layout) -> plan. The CUDA entry points run exactly the plan it returns (a switch on
+ * plan.kernel), and the backward's workspace query returns its workspace_bytes. */
 
+/* Kernel families (kernels/cuda/README.md: the table with instances and evidence). */
+typedef enum {
+  FUSEDNORM_KERNEL_FWD_PIPE = 0,    /* rms_norm_fwd_pipe: whole row in 1/2/4 register slots per
+                                       thread, the next row's loads in flight (row-packed, persistent) */
+  FUSEDNORM_KERNEL_FWD_ROW = 1,     /* rms_norm_fwd_row: one CTA per row, aligned rows (multi-wave cached) */
+  FUSEDNORM_KERNEL_FWD_GENERIC = 2, /* rms_norm_fwd: any layout and width (multi-wave reload) */
+  FUSEDNORM_KERNEL_BWD_PIPE = 3,    /* rms_norm_bwd_pipe: row-packed, one slot per lane */
+  FUSEDNORM_KERNEL_BWD_ROW = 4,     /* rms_norm_bwd_row: persistent, aligned rows, weight in smem */
+  FUSEDNORM_KERNEL_BWD_GENERIC = 5, /* rms_norm_bwd: any layout and width; also the cluster kernel */
+  FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
+  FUSEDNORM_KERNEL_COUNT_ = 7
+} fusednorm_kernel;
+
+const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */
+
+/* What the plan needs to know about the device. fusednorm_cuda_device_info fills it from
+ * cudaDeviceGetAttribute; tests fill it from published figures. */
 typedef struct {
-  int sm_count;          /* multiprocessors */
-  int cc_major, cc_minor;/* compute capability */
-  int max_threads_per_sm;
-  int regs_per_sm;
-  size_t smem_per_sm;
+  int sm_count;               /* multiprocessors */
+  int cc_major, cc_minor;     /* compute capability (clusters: >= 9.0) */
+  int max_threads_per_sm;     /* >= 1024 */
+  int regs_per_sm;            /* >= 65536 */
+  size_t smem_per_sm;         /* shared memory per multiprocessor, bytes */
+  size_t smem_per_block_optin;/* largest dynamic + static shared memory one CTA may opt into */
+  size_t l2_bytes;            /* L2 cache */
 } fusednorm_device_info;
 
-/* Decide mode + launch configuration for `p` (forward if backward == 0) on `dev`, for 16-byte
- * aligned rows (contiguous tensors with n a multiple of 8; the CUDA entry points check the actual
- * pointers and strides, and AUTO may pick differently for misaligned ones). A forced mode in
- * p->mode is honoured or FUSEDNORM_ERR_MODE_UNSUPPORTED is returned. */
+/* The tensors' layout, as far as the plan depends on it. aligned16: every row start of every
+ * tensor the launch reads or writes (x/residual/y/residual_out, or dy/s/ds/dx) and the weight
+ * are 16-byte aligned; the fusednorm_*_layout functions below compute it from the arguments, the
+ * same way for both directions. */
+typedef struct {
+  int aligned16;
+} fusednorm_layout;
+
+fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
+                                          fusednorm_layout *out);
+fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fusednorm_bwd_args *a,
+                                           fusednorm_layout *out);
+
+/* A launch plan: every knob of the launch that will run. */
+typedef struct {
+  fusednorm_mode mode;       /* the family's mode (AUTO resolved; see fusednorm_mode) */
+  fusednorm_kernel kernel;   /* the kernel family that runs */
+  int block_threads;         /* threads per CTA */
+  int rows_per_cta;          /* row-packed: rows (teams) per CTA; else 1 */
+  int ctas_per_row;          /* CTAs sharing a row: the cluster size or the split-row kernel's
+                                column chunks; else 1 */
+  int cluster;               /* thread-block cluster size (1: none; > 1 needs cc >= 9.0) */
+  int64_t grid;              /* CTAs launched */
+  int vec_elems;             /* elements per 16-byte vector slot */
+  int slots_per_thread;      /* register-cache slots per thread of the instance (0: none, the
+                                generic forward's pure reload) */
+  int64_t chunk;             /* columns per CTA (n unless ctas_per_row > 1) */
+  size_t smem_bytes;         /* dynamic shared memory per CTA */
+  int stages, lookahead;     /* split-row backward: row ring depth and dot lookahead; else 0 */
+  int weight_smem;           /* 1: the fp32 effective weight is staged in shared memory */
+  int dw_smem;               /* generic backward, columns beyond the register cache: their dw in
+                                shared memory (1) or in the CTA's workspace row (0) */
+  int64_t partial_rows;      /* backward with weight: rows of n fp32 partial dw in the workspace */
+  size_t workspace_bytes;    /* backward: bytes the workspace must have (0 without weight or rows) */
+} fusednorm_launch;
+
+/* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured
+ * or FUSEDNORM_ERR_MODE_UNSUPPORTED is returned; FUSEDNORM_ERR_NO_DEVICE for a device
+ * description below the limits above; the problem is validated as by the entry points. */
 fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,
-                                         const fusednorm_device_info *dev, fusednorm_launch *out);
+                                         const fusednorm_device_info *dev,
+                                         const fusednorm_layout *layout, fusednorm_launch *out);
+
+/* The device description of `device` (-1: the current one), queried once per device. */
+fusednorm_status fusednorm_cuda_device_info(int device, fusednorm_device_info *out);
 
 #ifdef __cplusplus
 }

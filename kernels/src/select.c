@@ -1,14 +1,20 @@
 /*
- * select.c — fusednorm_select_launch: one pure function (no CUDA, no globals) from
- * (rows, n, dtypes, direction, SM count, architecture) to a mode and its launch configuration.
- * The CUDA launchers call it, kernels/tests/test_select.c pins its decisions on a table of
- * shapes, and the bench prints what it picked. The facts about the compiled kernels it relies on
- * (cache sizes, launch bounds, register estimates) live in kernels/cuda/launch_config.h.
+ * select.c — the launch plan: fusednorm_select_launch(problem, device, layout) -> plan, one pure
+ * function (no CUDA, no globals) that decides every knob of a CUDA launch: kernel family, threads,
+ * rows per CTA, cluster / column split, grid, register-cache slots per thread, shared memory,
+ * weight and dw staging, ring stages, partial-dw rows and workspace bytes. The CUDA launcher
+ * (kernels/cuda/fusednorm_cuda.cu) runs exactly this plan; kernels/tests/test_select.c pins whole
+ * plans on a table of real devices. The facts about the compiled kernels it relies on (launch
+ * bounds, registers, instances, the split-row geometry) are in kernels/cuda/launch_config.h; the
+ * families and when AUTO picks each: kernels/cuda/README.md.
  *
- * Every threshold below carries the measurement behind it (kernels/RESULTS.md has the tables).
+ * Every threshold below carries the measurement behind it (H200; kernels/RESULTS.md has the
+ * tables). Only the device's own figures scale them: SM count, compute capability, threads,
+ * registers and shared memory per SM, the per-block shared-memory limit and the L2 size.
  */
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "kernels/cuda/launch_config.h"
 #include "kernels/include/fusednorm.h"
@@ -17,18 +23,10 @@
 /* Slots per thread of the one-CTA-per-row modes: 4 (threads = slots / 4, at least 64). H200 bf16,
  * fwd 16384 x 4096: 128 threads x 4 slots (reload) 3090 GB/s vs 512 threads x 1 slot 1667 GB/s;
  * small CTAs with several loads in flight per thread beat wide CTAs whose every row pays a
- * 16-warp barrier (kernels/RESULTS.md, runs 1 and 2). */
+ * 16-warp barrier (kernels/RESULTS.md). The lean forward (rmsnorm_fwd_row.cu) takes the same 4:
+ * 4 slots per thread rather than 2 (H200, 2026-11-22 04:23 UTC, bench_modes): 32768 x 2880 3980
+ * vs 3331, 16384 x 8192 4032 vs 3163 GB/s. */
 #define FN_TARGET_CACHE 4
-#ifndef FN_TARGET_CACHE_FWD /* dev builds may override it to compare (kernels/cuda/dev/build.sh) */
-#define FN_TARGET_CACHE_FWD FN_TARGET_CACHE
-#endif
-/* Slots per thread of the multi-wave cached forward (the lean kernel, rmsnorm_fwd_row.cu). */
-#ifndef FN_TARGET_CACHE_FWD_ROW
-#define FN_TARGET_CACHE_FWD_ROW FN_TARGET_CACHE
-#endif
-/* Slots one CTA of the wide mode holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster 2 of
- * 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
-#define FN_WIDE_SLOTS_PER_CTA 2048
 /* AUTO: rows of at most this many slots are row-packed (a team of <= 32 lanes per row, several
  * rows per CTA). Forward up to 64 slots (16-bit n <= 512, f32 n <= 256), backward up to 32
  * (16-bit n <= 256, f32 n <= 128). H200, 2026-11-22 01:08 UTC, tools/bench full run (bench.json,
@@ -38,8 +36,8 @@
  * (3194 vs reload 2359 / persistent 2322; fused add 3810 vs reload 3731) but loses the backward
  * (2372 vs persistent 2929, fused add 2388 vs 3157); at 128 slots (65536 x 1024) it loses both
  * (fwd 2300 / 2336 vs persistent 3127 / 3155, bwd 2182 / 2218 vs 2828 / 2830; fused add fwd
- * 2590 vs reload 4007). Earlier runs (kernels/RESULTS.md, runs 2-3) had row-packed ahead at
- * 128 slots too; the persistent and reload kernels have improved since. */
+ * 2590 vs reload 4007). (Row-packed had been ahead at 128 slots with
+ * the earlier persistent and reload kernels, kernels/RESULTS.md.) */
 /* With the row-pipelined forward (rmsnorm_fwd.cu rms_norm_fwd_pipe; H200, 2026-11-22 02:41 and
  * 02:53 UTC, bench_modes --fwd-only, two runs) row-packed stays far ahead up to 32 slots (bf16
  * 1048576 x 128 3600 vs persistent 958, 262144 x 256 3445 vs 1814; fused add 3841 / 3740 vs
@@ -59,23 +57,22 @@
 #define FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED 64
 /* AUTO forward: one CTA per row, row re-read from L2, up to this many slots (bf16 n <= 8192):
  * H200 bf16 fwd, reload vs persistent (cached): n=2880 3047/2984, 4096 3090/2530, 5120 3071/2845,
- * 7168 2884/2697, 8192 2962/1805 GB/s (run 1). Beyond it the 1024-thread persistent CTA (partly
+ * 7168 2884/2697, 8192 2962/1805 GB/s. Beyond it the 1024-thread persistent CTA (partly
  * cached, the rest streamed) beats the wide mode: 4096 x 16384 2227 vs 1198, 1024 x 65536 2420
- * vs 591, 256 x 1048576 2355 vs 1354 GB/s (run 2). Rechecked after the run-6 kernels (persistent
- * forward pipelined where <= 3 CTAs share an SM): reload vs persistent 32768 x 2880 3019/1918,
+ * vs 591, 256 x 1048576 2355 vs 1354 GB/s. Rechecked with the current generic kernels: reload vs persistent 32768 x 2880 3019/1918,
  * 16384 x 4096 3077/2781, 8192 x 8192 2930/2681; 4096 x 16384 reload 2408 vs persistent 2811. */
-/* Raised from 1024 slots by the full bench run (H200, 2026-11-22 01:08 UTC, reload vs persistent
+/* The full bench run (H200, 2026-11-22 01:08 UTC, reload vs persistent
  * GB/s): plain f32 16384 x 7168 (1792 slots) 3630 vs 3385, but bf16 8192 x 16384 (2048 slots)
  * 2763 persistent vs 2564 reload: plain forward reload up to 1792 slots. Fused add: f32
  * 16384 x 7168 4068 vs 3815, bf16 8192 x 16384 (2048 slots) 3531 vs 3345, bf16 4096 x 32768
  * (4096 slots) 3028 vs 3214 persistent: fused-add forward reload up to 2048 slots. */
 #define FN_AUTO_FWD_RELOAD_SLOTS 1792
 #define FN_AUTO_FWD_RELOAD_SLOTS_FUSED 2048
-/* AUTO forward with 16-byte aligned rows and weight and n a multiple of the vector width (the
- * launcher's run-time check; fn_fwd_row in launch_config.h): from just above row-packed (fused
+/* AUTO forward with 16-byte aligned rows and weight (fusednorm_layout.aligned16) and n a multiple
+ * of the vector width: from just above row-packed (fused
  * add) or persistent (plain) up to the whole row in one CTA's registers at 4 slots per thread
  * (16-bit n <= 32768 plain with a 16-bit weight, else 16384), the lean multi-wave cached kernel
- * (rmsnorm_fwd_row.cu). H200, 2026-11-22 04:23 UTC, kernels/cuda/dev/compare.sh --fwd-only, forced modes in
+ * (rmsnorm_fwd_row.cu). H200, 2026-11-22 04:23 UTC, bench_modes --fwd-only, forced modes in
  * one run, GB/s lean cached vs the best other mode: bf16 65536 x 1024 3694 vs persistent 3178,
  * 32768 x 2880 3980 vs 3048, 32768 x 4096 3999 vs reload 3307, 16384 x 5120 3872 vs 3081,
  * 16384 x 7168 3863 vs 2881, 16384 x 8192 4032 vs 3153, 8192 x 16384 3759 vs persistent 2751;
@@ -83,27 +80,33 @@
  * 8192 x 8192 3958 vs 3492; fused add bf16 131072 x 512 4009 vs persistent 3818, 65536 x 1024
  * 3999 vs reload 3944, 32768 x 4096 4043 vs 3987, 8192 x 16384 4006 vs persistent 3620. At 64
  * slots the plain forward keeps the pipelined persistent kernel: 131072 x 512 3391 vs 3116.
- * (4 slots per thread rather than 2, same run: 32768 x 2880 3980 vs 3331, 16384 x 8192 4032 vs
- * 3163.) Misaligned rows keep the rules below (the generic cached kernel is slower than reload). */
+ * Misaligned rows keep the rules below (the generic cached kernel is slower than reload). */
 #define FN_AUTO_FWD_ROW_MIN_SLOTS 65
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
  * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
  * multi-wave cached (4 waves): the multi-wave P = 2112 partial rows of 4096 floats add 69 MB of
- * workspace traffic to a 403 MB backward (16384 x 4096 bf16, 1703 GB/s in run 3); run 1's
- * persistent numbers were taken with a register estimate that left it one CTA per SM. Rechecked
- * after the run-6 kernels (weight staged in shared memory): persistent vs multi-wave cached vs
- * wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
+ * workspace traffic to a 403 MB backward (16384 x 4096 bf16, 1703 GB/s). With the weight staged
+ * in shared memory: persistent vs multi-wave cached vs wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
  * 2599/2006/2317, 4096 x 16384 2432/1787/2204 GB/s. */
 #define FN_AUTO_BWD_CACHED_SLOTS 2048
-/* (A rule sent the f32 fused-add backward of >= 16384 rows of >= 1024 slots to the reload kernel,
- * which beat the generic persistent kernel there: bench.py, H200 2026-11-22 04:53 UTC, 32768 x
- * 4096 3439 vs 3260 GB/s. The lean persistent backward (rmsnorm_bwd_row.cu) loads ds with dy and
- * s and reverses it: bench_modes with ds, 05:19 UTC, 4216 vs 3386, 16384 x 7168 4208 vs 3178. So
- * the rule is gone.) */
-/* Grid of the multi-wave backward, in waves: bounded because each CTA owns a partial-dw row. */
-#define FN_BWD_MULTI_WAVES 4
+/* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
+ * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
+ * 16384 x 7168 4208 vs 3178). */
+/* The generic forward reads a row twice up to the reload width (one CTA per row, the second read
+ * from L2) only while the rows in flight (one per resident CTA, x and for the fused add r) fit the
+ * L2; beyond, the second read would come from HBM, and the persistent, register-cached launch is
+ * taken instead. Not a measured threshold: the reload kernel's premise, made explicit so that a
+ * small-L2 device (A10: 6 MB) does not run it against its design. On the H200 the rows in flight
+ * of the reload range take at most 35 MB of its 60 MB (f32 fused add, 64-thread CTAs). */
+
+/* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
+ * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
+#define FN_DW_SMEM_MAX (96 * 1024)
+
+/* Columns are int inside the kernels. */
+#define FN_MAX_N ((int64_t)INT32_MAX - 65536)
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 static int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
@@ -115,37 +118,66 @@ static int pow2_ceil(int64_t v) {
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-/* CTA threads of the lean forward (rmsnorm_fwd_row.cu, its own launch bounds) holding a row of
- * `slots` vector slots at FN_TARGET_CACHE_FWD_ROW slots per thread; 0 where it cannot. */
-static int lean_fwd_threads(const fusednorm_problem *p, int64_t slots) {
-  const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32, xs = (int)fusednorm_dtype_size(p->x_dtype);
-  const int64_t t = max64(64, round_up(ceil_div(slots, FN_TARGET_CACHE_FWD_ROW), 32));
-  return t <= 1024 && fn_fwd_row_cache(slots, (int)t, p->has_residual, w32, xs) > 0 ? (int)t : 0;
+const char *fusednorm_kernel_name(fusednorm_kernel k) {
+  switch (k) {
+    case FUSEDNORM_KERNEL_FWD_PIPE: return "fwd_pipe";
+    case FUSEDNORM_KERNEL_FWD_ROW: return "fwd_row";
+    case FUSEDNORM_KERNEL_FWD_GENERIC: return "fwd_generic";
+    case FUSEDNORM_KERNEL_BWD_PIPE: return "bwd_pipe";
+    case FUSEDNORM_KERNEL_BWD_ROW: return "bwd_row";
+    case FUSEDNORM_KERNEL_BWD_GENERIC: return "bwd_generic";
+    case FUSEDNORM_KERNEL_BWD_SPLIT: return "bwd_split";
+    case FUSEDNORM_KERNEL_COUNT_: break;
+  }
+  return NULL;
 }
 
-/* CTA threads for a chunk of `slots` vector slots held by one CTA. */
-static int cta_threads(int64_t slots, int backward, fusednorm_mode mode) {
-  int64_t t;
-  if (mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) {
-    /* Streaming: as many threads as the cached modes would use, nothing kept. */
-    t = round_up(ceil_div(slots, FN_TARGET_CACHE), 32);
-    return (int)max64(64, min64(t, 1024));
-  }
-  if (slots > FN_MAX_CACHED_SLOTS) return 1024; /* partly streamed: widest team */
-  {
-    const int target = backward ? FN_TARGET_CACHE : FN_TARGET_CACHE_FWD;
-    t = round_up(ceil_div(slots, target), 32);
-    t = max64(64, t);
-    if (t > fn_max_threads(backward, target)) t = 1024;
-  }
-  return (int)t;
+/* ---- layout ---- */
+
+static int aligned16(const void *ptr, int64_t stride, size_t elem) {
+  return ptr == NULL || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
 }
 
-/* Resident CTAs per SM of `threads`-thread CTAs of the instance with cache size `cache`. */
-static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per_thread, int64_t smem) {
-  int by_threads = d->max_threads_per_sm / threads;
-  int regs = (regs_per_thread + 7) / 8 * 8;
-  int by_regs = d->regs_per_sm / (regs * threads);
+fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
+                                          fusednorm_layout *out) {
+  size_t xs;
+  if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
+  xs = fusednorm_dtype_size(p->x_dtype);
+  out->aligned16 = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
+                   (!p->has_residual || (aligned16(a->residual, a->residual_stride, xs) &&
+                                         aligned16(a->residual_out, a->residual_out_stride, xs))) &&
+                   aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  return FUSEDNORM_OK;
+}
+
+fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fusednorm_bwd_args *a,
+                                           fusednorm_layout *out) {
+  size_t xs;
+  const void *ds;
+  if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
+  xs = fusednorm_dtype_size(p->x_dtype);
+  ds = p->has_residual ? a->ds : NULL;
+  out->aligned16 = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
+                   aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
+                   aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  return FUSEDNORM_OK;
+}
+
+/* ---- plan ---- */
+
+typedef struct {
+  const fusednorm_problem *p;
+  const fusednorm_device_info *d;
+  int backward, aligned, fused, w32, xs, vec;
+  int64_t slots; /* vector slots of a row */
+} ctx;
+
+/* Resident CTAs per SM of `threads`-thread CTAs with `regs` registers per thread and `smem`
+ * bytes of dynamic shared memory. */
+static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, int64_t smem) {
+  const int by_threads = d->max_threads_per_sm / threads;
+  const int r = (regs + 7) / 8 * 8;
+  const int by_regs = d->regs_per_sm / (r * threads);
   int c = by_threads < by_regs ? by_threads : by_regs;
   if (smem > 0 && (int64_t)c * (smem + FN_SMEM_RESERVE_PER_CTA) > (int64_t)d->smem_per_sm)
     c = (int)((int64_t)d->smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA));
@@ -153,130 +185,340 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs_per
   return c < 1 ? 1 : c;
 }
 
-static fusednorm_status fill(const fusednorm_problem *p, int backward, const fusednorm_device_info *d,
-                             fusednorm_mode mode, int cluster, int aligned, fusednorm_launch *out) {
-  const int vec = fn_vec_elems(p->x_dtype);
-  const int64_t slots = ceil_div(p->n, vec);
-  int64_t units, grid_cap;
-  int threads, teams = 1, team, cache, occ;
+/* Dynamic shared memory one CTA may use (with our static buffers, within the opt-in limit). */
+static int smem_ok(const ctx *c, int64_t bytes) {
+  return bytes + FN_STATIC_SMEM_MAX <= (int64_t)c->d->smem_per_block_optin;
+}
 
-  if (mode == FUSEDNORM_MODE_WIDE && backward) {
-    /* The split-row backward (rmsnorm_bwd_wide.cu; geometry and its reasons: fn_split_bwd in
-     * launch_config.h): gc CTAs per row, gr row groups, one CTA per SM, cooperative. Without a
-     * weight (no workspace for its partial dots), beyond its geometry, or from AUTO for rows of
-     * <= FN_SPLIT_AUTO_MIN_SLOTS slots (measurements there): the cluster kernel. */
-    fn_split_geom g;
-    if (fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
-                     d->sm_count, d->smem_per_sm, &g)) {
-      out->mode = mode;
-      out->block_threads = g.threads;
-      out->rows_per_cta = 1;
-      out->ctas_per_row = g.gc;
-      out->grid = (int64_t)g.gc * g.gr;
-      out->vec_elems = vec;
-      return FUSEDNORM_OK;
-    }
-  }
-  if (mode == FUSEDNORM_MODE_ROW_PACKED) {
-    if (p->n > FN_ROW_PACKED_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-    /* One slot per lane; capped at a warp (f32 n = 1024: 32 lanes x CACHE 8). */
-    team = pow2_ceil(slots);
-    if (team > 32) team = 32;
-    threads = FN_ROW_PACKED_THREADS;
-    teams = threads / team;
-    cluster = 1;
-    cache = fn_cache_for(mode, backward, slots, team);
-  } else {
-    int64_t chunk_slots = slots;
-    if (mode == FUSEDNORM_MODE_WIDE) {
-      chunk_slots = ceil_div(fn_cluster_chunk(p->n, cluster, vec), vec);
-    } else {
-      cluster = 1;
-    }
-    threads = !backward && mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED && aligned && p->n % vec == 0
-                  ? lean_fwd_threads(p, chunk_slots)
-                  : 0;
-    if (threads == 0) threads = cta_threads(chunk_slots, backward, mode);
-    team = threads;
-    cache = fn_cache_for(mode, backward, chunk_slots, team);
+/* Threads of a CTA holding a chunk of `slots` slots at FN_TARGET_CACHE slots per thread (at least
+ * 64); for chunks beyond what one CTA caches, the widest team (the rest is streamed). */
+static int cached_threads(int64_t slots, int backward) {
+  int64_t t;
+  if (slots > FN_MAX_CACHED_SLOTS) return 1024;
+  t = max64(64, round_up(ceil_div(slots, FN_TARGET_CACHE), 32));
+  if (t > fn_max_threads(backward, FN_TARGET_CACHE)) t = 1024;
+  return (int)t;
+}
+
+/* The generic kernels' register cache for a chunk of `slots` over `team` threads: the smallest
+ * instance that holds it within its launch bound, else the largest the team size allows (the
+ * rest is streamed). */
+static int generic_cache(int backward, int64_t slots, int team) {
+  static const int fwd[FN_NUM_GENERIC_CACHES] = FN_FWD_GENERIC_CACHES;
+  static const int bwd[FN_NUM_GENERIC_CACHES] = FN_BWD_GENERIC_CACHES;
+  const int *tab = backward ? bwd : fwd;
+  const int64_t per_thread = ceil_div(slots, team);
+  int i;
+  for (i = 0; i < FN_NUM_GENERIC_CACHES; ++i)
+    if (tab[i] > 0 && per_thread <= tab[i] && team <= fn_max_threads(backward, tab[i])) return tab[i];
+  for (i = FN_NUM_GENERIC_CACHES - 1; i >= 0; --i)
+    if (tab[i] > 0 && team <= fn_max_threads(backward, tab[i])) return tab[i];
+  return 0;
+}
+
+static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fusednorm_kernel k, int threads) {
+  l->mode = mode;
+  l->kernel = k;
+  l->block_threads = threads;
+  l->rows_per_cta = 1;
+  l->ctas_per_row = 1;
+  l->cluster = 1;
+  l->grid = 1;
+  l->vec_elems = c->vec;
+  l->slots_per_thread = 0;
+  l->chunk = c->p->n;
+  l->smem_bytes = 0;
+  l->stages = 0;
+  l->lookahead = 0;
+  l->weight_smem = 0;
+  l->dw_smem = 0;
+  l->partial_rows = 0;
+  l->workspace_bytes = 0;
+}
+
+/* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
+static int64_t grid_of(int64_t units, int64_t cap) {
+  int64_t g = min64(units, cap);
+  g = min64(g, INT_MAX);
+  return g < 1 ? 1 : g;
+}
+
+/* Forward, row-packed: teams of <= 32 lanes (one slot per lane up to 32 slots, then up to 4),
+ * FN_ROW_PACKED_THREADS per CTA, the row-pipelined kernel. */
+static int fwd_packed(const ctx *c, fusednorm_launch *l) {
+  const int team = pow2_ceil(c->slots) > 32 ? 32 : pow2_ceil(c->slots);
+  const int cache = (int)ceil_div(c->slots, team);
+  const int s = cache <= 1 ? 1 : cache <= 2 ? 2 : 4;
+  const int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
+  if (cache > 4 || !fn_fwd_pipe_fits(s, team, c->slots, c->fused, c->xs) || !smem_ok(c, smem)) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS);
+  l->rows_per_cta = FN_ROW_PACKED_THREADS / team;
+  l->slots_per_thread = s;
+  l->smem_bytes = (size_t)smem;
+  l->weight_smem = 1;
+  l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
+                    (int64_t)c->d->sm_count *
+                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
+  return 1;
+}
+
+/* The row-pipelined forward's slots per thread for a row over `team` threads: the smallest of 1,
+ * 2, 4 that holds the row within the generic forward's bound (the same CTA shape), else 0. */
+static int pipe_cache(int64_t slots, int team) {
+  const int64_t per_thread = ceil_div(slots, team);
+  int s;
+  for (s = 1; s <= 4; s *= 2)
+    if (per_thread <= s && team <= fn_max_threads(0, s)) return s;
+  return 0;
+}
+
+/* Forward, persistent: one row per CTA at a time, the row-pipelined kernel. */
+static int fwd_persistent(const ctx *c, fusednorm_launch *l) {
+  const int threads = cached_threads(c->slots, 0);
+  const int cache = pipe_cache(c->slots, threads);
+  const int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
+  if (!fn_fwd_pipe_fits(cache, threads, c->slots, c->fused, c->xs) || !smem_ok(c, smem)) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_FWD_PIPE, threads);
+  l->slots_per_thread = cache;
+  l->smem_bytes = (size_t)smem;
+  l->weight_smem = 1;
+  l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count *
+                                    ctas_per_sm(c->d, threads, fn_regs_estimate_fwd_pipe(cache, c->xs, c->fused), smem));
+  return 1;
+}
+
+/* Forward, multi-wave cached: the lean kernel, one CTA per row, aligned rows, the whole row in
+ * FN_TARGET_CACHE slots per thread (fewer where the row is narrow). */
+static int fwd_row(const ctx *c, fusednorm_launch *l) {
+  const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
+  int s;
+  if (!c->aligned || c->p->n % c->vec != 0 || t > 1024) return 0;
+  s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs);
+  if (s == 0) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_CACHED, FUSEDNORM_KERNEL_FWD_ROW, (int)t);
+  l->slots_per_thread = s;
+  l->grid = grid_of(c->p->rows, INT_MAX);
+  return 1;
+}
+
+/* Rows in flight of the generic reload forward fit the L2 (see above). */
+static int reload_fits_l2(const ctx *c, int threads) {
+  const int occ = ctas_per_sm(c->d, threads, fn_regs_estimate(0, 0, c->xs), 0);
+  const int64_t bytes = (int64_t)c->d->sm_count * occ * c->p->n * c->xs * (c->fused ? 2 : 1);
+  return bytes <= (int64_t)c->d->l2_bytes;
+}
+
+/* Forward, the generic kernel: up to the reload width, one CTA per row reading it twice
+ * (nothing cached); beyond, a persistent grid with FN_TARGET_CACHE slots per thread cached and
+ * the rest streamed. `reload`: -1 = by the width and the L2 (AUTO and forced), 0 = persistent. */
+static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
+  const int64_t reload_slots = c->fused ? FN_AUTO_FWD_RELOAD_SLOTS_FUSED : FN_AUTO_FWD_RELOAD_SLOTS;
+  const int rthreads = (int)max64(64, min64(round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32), 1024));
+  if (reload && c->slots <= reload_slots && reload_fits_l2(c, rthreads)) {
+    plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_FWD_GENERIC, rthreads);
+    l->slots_per_thread = 0;
+    l->grid = grid_of(c->p->rows, INT_MAX);
+    return 1;
   }
   {
-    /* (The pipelined kernels never run the wide mode, so `slots`, the whole row, is right here.) */
-    int64_t smem;
-    const int regs = fn_launch_regs(backward, mode, cluster, cache, team, slots, p->n, p->x_dtype,
-                                    p->has_residual, &smem);
-    occ = ctas_per_sm(d, threads, regs, smem);
+    const int threads = cached_threads(c->slots, 0);
+    const int cache = generic_cache(0, c->slots, threads);
+    plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_FWD_GENERIC, threads);
+    l->slots_per_thread = cache;
+    l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(0, cache, c->xs), 0));
   }
-  units = ceil_div(p->rows, teams); /* row-processing units with one row per team */
-  if (mode == FUSEDNORM_MODE_PERSISTENT || mode == FUSEDNORM_MODE_ROW_PACKED ||
-      mode == FUSEDNORM_MODE_WIDE) {
-    grid_cap = max64(1, (int64_t)d->sm_count * occ / cluster);
-  } else if (backward) {
-    grid_cap = (int64_t)FN_BWD_MULTI_WAVES * d->sm_count * occ; /* bounded partial-dw rows */
+  return 1;
+}
+
+static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
+  const int64_t slots = c->slots;
+  switch (c->p->mode) {
+    case FUSEDNORM_MODE_ROW_PACKED: return fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_WIDE: return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* a forward row never spans CTAs */
+    default: break;
+  }
+  /* AUTO. */
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
+  if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
+    return FUSEDNORM_OK;
+  if (slots <= (c->fused ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
+    return fwd_persistent(c, l) || fwd_generic(c, l, 0) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  if (fwd_generic(c, l, -1) && l->slots_per_thread == 0) return FUSEDNORM_OK; /* reload */
+  /* Wider (or the L2 too small to reload): persistent, row-pipelined where it fits. */
+  return fwd_persistent(c, l) || fwd_generic(c, l, 0) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+}
+
+/* Backward workspace: `partial_rows` rows of n fp32 partial dw, plus `extra` bytes, plus 16 so
+ * that a misaligned workspace can be aligned up. */
+static void set_workspace(const ctx *c, fusednorm_launch *l, int64_t partial_rows, int64_t extra) {
+  if (!c->p->has_weight || c->p->rows == 0) return;
+  l->partial_rows = partial_rows;
+  l->workspace_bytes = (size_t)partial_rows * (size_t)c->p->n * sizeof(float) + (size_t)extra + 16;
+}
+
+/* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots), the
+ * row-pipelined kernel; each CTA sums its teams' dw in shared memory (sums + compensations). */
+static int bwd_packed(const ctx *c, fusednorm_launch *l) {
+  const int team = pow2_ceil(c->slots);
+  if (c->slots > 32) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_PIPE, FN_ROW_PACKED_THREADS);
+  l->rows_per_cta = FN_ROW_PACKED_THREADS / team;
+  l->slots_per_thread = 1;
+  l->smem_bytes = c->p->has_weight ? 2 * (size_t)c->p->n * sizeof(float) : 0;
+  l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
+                    (int64_t)c->d->sm_count *
+                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_bwd_pipe(c->xs, c->fused), 0));
+  set_workspace(c, l, l->grid, 0);
+  return 1;
+}
+
+/* Resident CTAs per SM that a generic-sized backward launch really has (its grid may not fill
+ * every SM). */
+static int64_t bwd_resident(const ctx *c, const fusednorm_launch *l, int cache) {
+  const int64_t per_sm = ceil_div(l->grid, c->d->sm_count);
+  const int occ = ctas_per_sm(c->d, l->block_threads, fn_regs_estimate(1, cache, c->xs), 0);
+  return min64(occ, max64(per_sm, 1));
+}
+
+/* Shared memory of a generic-sized backward CTA over a chunk of `chunk` columns: the streamed
+ * columns' dw (up to FN_DW_SMEM_MAX), or, where the whole chunk is cached, the fp32 effective
+ * weight if it costs no residency. */
+static void bwd_smem(const ctx *c, fusednorm_launch *l, int cache) {
+  const int64_t cached_cols = (int64_t)cache * l->block_threads * c->vec;
+  if (!c->p->has_weight) return; /* (dw_smem is moot without a weight) */
+  if (cached_cols < l->chunk) {
+    const int64_t bytes = (l->chunk - cached_cols) * (int64_t)sizeof(float);
+    l->dw_smem = bytes <= FN_DW_SMEM_MAX && smem_ok(c, bytes);
+    l->smem_bytes = l->dw_smem ? (size_t)bytes : 0;
   } else {
-    grid_cap = INT_MAX; /* one CTA per row (grid-stride beyond 2^31-1) */
+    const int64_t bytes = round_up(l->chunk, c->vec) * (int64_t)sizeof(float);
+    const int64_t resident = bwd_resident(c, l, cache);
+    l->dw_smem = 1;
+    if (resident * (bytes + FN_SMEM_RESERVE_PER_CTA) <= (int64_t)c->d->smem_per_sm && smem_ok(c, bytes)) {
+      l->weight_smem = 1;
+      l->smem_bytes = (size_t)bytes;
+    }
   }
-  units = min64(units, grid_cap);
-  units = min64(units, (INT_MAX / cluster));
+}
+
+/* Backward with a persistent grid, one row per CTA at a time, FN_TARGET_CACHE slots per thread
+ * cached (the rest streamed): the lean kernel where it can run (lean != 0: aligned rows, n a
+ * multiple of the vector width, a weight staged in shared memory, the whole row in 1, 2 or 4
+ * slots), else the generic one. `want`: the family asked for (FUSEDNORM_KERNEL_COUNT_: either,
+ * as AUTO). */
+static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel want) {
+  const int threads = cached_threads(c->slots, 1);
+  const int cache = generic_cache(1, c->slots, threads);
+  int lean;
+  plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_BWD_GENERIC, threads);
+  l->slots_per_thread = cache;
+  l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0));
+  bwd_smem(c, l, cache);
+  lean = l->weight_smem && c->aligned && c->p->n % c->vec == 0;
+  if (want == FUSEDNORM_KERNEL_BWD_ROW && !lean) return 0;
+  if (lean && want != FUSEDNORM_KERNEL_BWD_GENERIC) {
+    l->mode = FUSEDNORM_MODE_PERSISTENT;
+    l->kernel = FUSEDNORM_KERNEL_BWD_ROW;
+  }
+  set_workspace(c, l, l->grid, 0);
+  return 1;
+}
+
+/* Backward, the split-row kernel (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd). */
+static int bwd_split(const ctx *c, fusednorm_launch *l) {
+  fn_split_geom g;
+  if (!fn_split_bwd(c->p->rows, c->p->n, c->p->x_dtype, c->p->has_weight, c->fused,
+                    c->p->mode == FUSEDNORM_MODE_AUTO, c->d, &g))
+    return 0;
+  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_BWD_SPLIT, g.threads);
+  l->ctas_per_row = g.gc;
+  l->grid = (int64_t)g.gc * g.gr;
+  l->slots_per_thread = g.spt;
+  l->chunk = g.chunk;
+  l->smem_bytes = g.smem;
+  l->stages = g.stages;
+  l->lookahead = g.lookahead;
+  set_workspace(c, l, g.gr, fn_split_extra_bytes(c->p->rows, &g));
+  return 1;
+}
+
+/* Slots one CTA of the cluster backward holds: 512 threads x CACHE 4. bwd 2048 x 32768: cluster
+ * 2 of 2048 slots 1710 GB/s vs cluster 4 of 1024 slots (1024 x CACHE 1) 806 GB/s. */
+#define FN_WIDE_SLOTS_PER_CTA 2048
+
+/* Backward, the generic kernel in a thread-block cluster (compute capability >= 9.0): enough CTAs
+ * per row that each slice fits one CTA's register cache, at least 2, at most FN_MAX_CLUSTER
+ * (slices beyond the cache are streamed); the CTAs' partial sums meet in distributed shared
+ * memory. */
+static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
+  int cl = pow2_ceil(ceil_div(c->slots, FN_WIDE_SLOTS_PER_CTA)), threads, cache;
+  int64_t chunk_slots, units;
+  if (c->d->cc_major < 9) return 0;
+  if (cl < 2) cl = 2;
+  if (cl > FN_MAX_CLUSTER) cl = FN_MAX_CLUSTER;
+  while (cl > 1 && c->slots < cl) cl >>= 1; /* every CTA gets at least one slot */
+  if (cl < 2) return 0;
+  chunk_slots = ceil_div(fn_cluster_chunk(c->p->n, cl, c->vec), c->vec);
+  threads = cached_threads(chunk_slots, 1);
+  cache = generic_cache(1, chunk_slots, threads);
+  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_BWD_GENERIC, threads);
+  l->ctas_per_row = cl;
+  l->cluster = cl;
+  l->chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+  l->slots_per_thread = cache;
+  units = max64(1, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0) / cl);
+  units = min64(min64(c->p->rows, units), INT_MAX / cl);
   if (units < 1) units = 1;
-
-  out->mode = mode;
-  out->block_threads = threads;
-  out->rows_per_cta = teams;
-  out->ctas_per_row = cluster;
-  out->grid = units * cluster;
-  out->vec_elems = vec;
-  return FUSEDNORM_OK;
+  l->grid = units * cl;
+  bwd_smem(c, l, cache);
+  set_workspace(c, l, units, 0);
+  return 1;
 }
 
-/* Cluster size of the wide mode: enough CTAs that each slice fits one CTA's register cache,
- * at least 2, at most FN_MAX_CLUSTER (slices beyond the cache are streamed). */
-static int wide_cluster(const fusednorm_problem *p) {
-  const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
-  int c = pow2_ceil(ceil_div(slots, FN_WIDE_SLOTS_PER_CTA));
-  if (c < 2) c = 2;
-  if (c > FN_MAX_CLUSTER) c = FN_MAX_CLUSTER;
-  while (c > 1 && slots < c) c >>= 1; /* every CTA gets at least one slot */
-  return c;
-}
-
-static fusednorm_mode auto_mode(const fusednorm_problem *p, int backward, int aligned,
-                                const fusednorm_device_info *d) {
-  const int64_t slots = ceil_div(p->n, fn_vec_elems(p->x_dtype));
-  if (slots <= (backward ? FN_AUTO_ROW_PACKED_BWD_SLOTS : FN_AUTO_ROW_PACKED_FWD_SLOTS))
-    return FUSEDNORM_MODE_ROW_PACKED;
-  if (!backward && aligned && p->n % fn_vec_elems(p->x_dtype) == 0 &&
-      slots >= (p->has_residual ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) &&
-      lean_fwd_threads(p, slots) > 0)
-    return FUSEDNORM_MODE_MULTI_WAVE_CACHED;
-  if (!backward) {
-    if (slots <= (p->has_residual ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
-      return FUSEDNORM_MODE_PERSISTENT;
-    return slots <= (p->has_residual ? FN_AUTO_FWD_RELOAD_SLOTS_FUSED : FN_AUTO_FWD_RELOAD_SLOTS)
-               ? FUSEDNORM_MODE_MULTI_WAVE_RELOAD
-               : FUSEDNORM_MODE_PERSISTENT;
+static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
+  switch (c->p->mode) {
+    case FUSEDNORM_MODE_ROW_PACKED: return bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_PERSISTENT:
+      return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_ROW) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_MULTI_WAVE_RELOAD:
+      return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* forward only */
+    case FUSEDNORM_MODE_WIDE:
+      return bwd_split(c, l) || bwd_cluster(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    default: break;
   }
-  if (slots <= FN_AUTO_BWD_CACHED_SLOTS) return FUSEDNORM_MODE_PERSISTENT;
-  /* Thread-block clusters need sm_90. */
-  return d->cc_major >= 9 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_PERSISTENT;
+  /* AUTO. */
+  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && bwd_packed(c, l)) return FUSEDNORM_OK;
+  if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS) return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
+   * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel
+   * with the columns beyond its registers streamed. */
+  if (bwd_split(c, l) || bwd_cluster(c, l)) return FUSEDNORM_OK;
+  return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
 }
 
-fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward,
-                                         const fusednorm_device_info *dev, fusednorm_launch *out) {
-  return fn_select_launch(p, backward, dev, 1, out);
-}
-
-fusednorm_status fn_select_launch(const fusednorm_problem *p, int backward, const fusednorm_device_info *dev,
-                                  int aligned, fusednorm_launch *out) {
+fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backward, const fusednorm_device_info *dev,
+                                         const fusednorm_layout *layout, fusednorm_launch *out) {
   fusednorm_status st;
-  fusednorm_mode mode;
-  if (p == NULL || dev == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
+  ctx c;
+  if (p == NULL || dev == NULL || layout == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   st = fn_validate_problem(p);
   if (st != FUSEDNORM_OK) return st;
-  if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->regs_per_sm < 65536)
+  if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->regs_per_sm < 65536 ||
+      dev->smem_per_block_optin < 48 * 1024 || dev->smem_per_sm < dev->smem_per_block_optin)
     return FUSEDNORM_ERR_NO_DEVICE;
-  mode = p->mode == FUSEDNORM_MODE_AUTO ? auto_mode(p, backward, aligned, dev) : p->mode;
-  /* Thread-block clusters need sm_90 (Hopper). */
-  if (mode == FUSEDNORM_MODE_WIDE && dev->cc_major < 9) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  return fill(p, backward, dev, mode, mode == FUSEDNORM_MODE_WIDE ? wide_cluster(p) : 1, aligned, out);
+  if (p->n > FN_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  c.p = p;
+  c.d = dev;
+  c.backward = backward != 0;
+  c.aligned = layout->aligned16 != 0;
+  c.fused = p->has_residual != 0;
+  c.w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
+  c.xs = (int)fusednorm_dtype_size(p->x_dtype);
+  c.vec = fn_vec_elems(p->x_dtype);
+  c.slots = ceil_div(p->n, c.vec);
+  return c.backward ? plan_backward(&c, out) : plan_forward(&c, out);
 }

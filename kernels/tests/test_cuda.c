@@ -8,8 +8,10 @@
  * the engine's sentinel, so writes into padding are caught), runs on a non-default stream and
  * copies everything back. The workspace is poisoned too: stale partials must never reach dw.
  *
- * Forced row-packed cannot run n > 1024 (the header's documented limit; test_select checks the
- * status): the adapter then runs the case in AUTO and counts it, and the count is printed.
+ * A forced mode names one kernel family, which cannot run every problem (fusednorm.h documents the
+ * limits, test_select pins them): where the plan for the real device and layout says so, the
+ * adapter checks that the entry point returns FUSEDNORM_ERR_MODE_UNSUPPORTED, runs the case in
+ * AUTO and counts it; the count is printed per mode.
  *
  * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
@@ -37,7 +39,8 @@
 typedef struct {
   cudaStream_t stream;
   int misalign;         /* 1: every device tensor pointer one element past a 16-byte boundary */
-  int fallbacks;        /* forced row-packed cases run in AUTO (documented n > 1024 limit) */
+  int fallbacks;        /* forced-mode cases the family cannot run, run in AUTO */
+  int bad_status;       /* such cases where the entry point did not say MODE_UNSUPPORTED */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -104,15 +107,17 @@ static fusednorm_status dev_back(void *host, const dbuf *b, cuda_ctx *c) {
   return FUSEDNORM_OK;
 }
 
-/* Documented limit of a forced mode: run it in AUTO instead and count it. */
-static int documented_unsupported(const fusednorm_problem *p) {
-  return p->mode == FUSEDNORM_MODE_ROW_PACKED && p->n > 1024;
+/* Does the plan for this device and layout say the forced mode's family cannot run the problem? */
+static int plan_unsupported(const fusednorm_problem *p, int backward, const fusednorm_layout *lay) {
+  fusednorm_device_info dev;
+  fusednorm_launch l;
+  if (p->mode == FUSEDNORM_MODE_AUTO || fusednorm_cuda_device_info(-1, &dev) != FUSEDNORM_OK) return 0;
+  return fusednorm_select_launch(p, backward, &dev, lay, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED;
 }
 
 static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, const fusednorm_fwd_args *a) {
   cuda_ctx *c = (cuda_ctx *)ctx;
   fusednorm_problem p = *p0;
-  if (documented_unsupported(&p)) p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
   const size_t xs = fusednorm_dtype_size(p.x_dtype), ws = fusednorm_dtype_size(p.w_dtype);
   const int64_t M = p.rows, N = p.n;
   dbuf x, r, w, y, ro, rstd;
@@ -131,6 +136,11 @@ static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, con
     d.x = x.ptr, d.residual = r.ptr, d.weight = w.ptr, d.y = y.ptr, d.residual_out = ro.ptr;
     d.rstd = (float *)rstd.ptr;
     if (M == 0) d.x = a->x, d.y = a->y; /* zero rows: the API must not touch them */
+    fusednorm_layout lay;
+    if (M > 0 && fusednorm_forward_layout(&p, &d, &lay) == FUSEDNORM_OK && plan_unsupported(&p, 0, &lay)) {
+      if (fusednorm_forward_cuda(&p, &d, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
+      p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
+    }
     st = fusednorm_forward_cuda(&p, &d, c->stream);
     if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
     cudaError_t e = cudaStreamSynchronize(c->stream);
@@ -147,13 +157,18 @@ static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, con
 
 static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, const fusednorm_bwd_args *a) {
   cuda_ctx *c = (cuda_ctx *)ctx;
-  fusednorm_problem p = *p0;
-  if (documented_unsupported(&p)) p.mode = FUSEDNORM_MODE_AUTO; /* counted by the forward */
+  fusednorm_problem p = *p0, pa = *p0;
+  pa.mode = FUSEDNORM_MODE_AUTO;
   const size_t xs = fusednorm_dtype_size(p.x_dtype), wsz = fusednorm_dtype_size(p.w_dtype);
   const int64_t M = p.rows, N = p.n;
-  size_t ws_bytes = 0;
-  fusednorm_status st = fusednorm_backward_workspace_size_cuda(&p, -1, &ws_bytes);
+  /* Room for the forced plan's workspace and for AUTO's, which runs where the family cannot. */
+  size_t ws_bytes = 0, ws_auto = 0;
+  fusednorm_status st = fusednorm_backward_workspace_size_cuda(&pa, -1, &ws_auto);
   if (st != FUSEDNORM_OK) return st;
+  st = fusednorm_backward_workspace_size_cuda(&p, -1, &ws_bytes);
+  if (st == FUSEDNORM_ERR_MODE_UNSUPPORTED && p.mode != FUSEDNORM_MODE_AUTO) st = FUSEDNORM_OK, ws_bytes = 0;
+  if (st != FUSEDNORM_OK) return st;
+  if (ws_auto > ws_bytes) ws_bytes = ws_auto;
   dbuf dy, s, ds, w, rstd, dx, dw, wsb;
   memset(&wsb, 0, sizeof wsb);
   const size_t mats = extent(M, N, a->dy_stride, xs) + extent(M, N, a->s_stride, xs) +
@@ -175,6 +190,11 @@ static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, co
     fusednorm_bwd_args d = *a;
     d.dy = dy.ptr, d.s = s.ptr, d.ds = ds.ptr, d.weight = w.ptr, d.rstd = (const float *)rstd.ptr;
     d.dx = dx.ptr, d.dw = dw.ptr, d.workspace = wsb.ptr, d.workspace_bytes = ws_bytes;
+    fusednorm_layout lay;
+    if (M > 0 && fusednorm_backward_layout(&p, &d, &lay) == FUSEDNORM_OK && plan_unsupported(&p, 1, &lay)) {
+      if (fusednorm_backward_cuda(&p, &d, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
+      p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
+    }
     st = fusednorm_backward_cuda(&p, &d, c->stream);
     if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
     cudaError_t e = cudaStreamSynchronize(c->stream);
@@ -304,7 +324,7 @@ int main(int argc, char **argv) {
   printf("test_cuda: device %d: %s, %d SMs, cc %d.%d\n", dev, prop.name, prop.multiProcessorCount,
          prop.major, prop.minor);
 
-  cuda_ctx c = {0, 0, 0, NULL, 0, 0};
+  cuda_ctx c = {0, 0, 0, 0, NULL, 0, 0};
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
     printf("test_cuda: FAILED: cannot create a stream\n");
     return 1;
@@ -328,12 +348,15 @@ int main(int argc, char **argv) {
       if (sliced) om.quick = 1, om.filter = kForcedSlices[sl];
       snprintf(names[m], sizeof names[m], "cuda/%s", fusednorm_mode_name((fusednorm_mode)m));
       b.name = names[m];
-      c.fallbacks = 0;
+      c.fallbacks = c.bad_status = 0;
       if (sliced) printf("[%s] cases matching '%s' of the quick matrix\n", b.name, om.filter);
       int f = fn_engine_run_matrix(&b, &om);
       if (c.fallbacks)
-        printf("[%s] %d forward cases with n > 1024 ran in AUTO (row-packed's documented limit)\n",
-               b.name, c.fallbacks);
+        printf("[%s] %d calls outside the family's documented limits ran in AUTO\n", b.name, c.fallbacks);
+      if (c.bad_status) {
+        printf("FAIL [%s] %d of them did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b.name, c.bad_status);
+        ++failed;
+      }
       failed += f != 0, ++runs;
     }
   }
@@ -355,7 +378,8 @@ int main(int argc, char **argv) {
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   uint64_t gseed = o.seed ? o.seed : 0x5eed;
   int gf = graph_check(c.stream, 4096, 4096, FUSEDNORM_MODE_AUTO, gseed);
-  gf += graph_check(c.stream, 199, 1000, FUSEDNORM_MODE_ROW_PACKED, gseed);
+  gf += graph_check(c.stream, 199, 256, FUSEDNORM_MODE_ROW_PACKED, gseed);
+  gf += graph_check(c.stream, 199, 1000, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, gseed);
   gf += graph_check(c.stream, 64, 262144, FUSEDNORM_MODE_WIDE, gseed);
   failed += gf != 0, ++runs;
   cudaStreamDestroy(c.stream);

@@ -1,13 +1,19 @@
 /*
- * test_select.c — CPU test of the pure mode heuristic fusednorm_select_launch (kernels/src/select.c).
+ * test_select.c — CPU test of the launch plan fusednorm_select_launch (kernels/src/select.c).
  *
- * 1. Pins AUTO's decisions on a table of shapes for an H200 (132 SMs, sm_90): a change of the
- *    heuristic must change this table deliberately, with the measurement in kernels/RESULTS.md.
- * 2. Every forced mode is honoured, or reports FUSEDNORM_ERR_MODE_UNSUPPORTED exactly where the
- *    header documents a limit (row-packed with n > 1024; wide without clusters, cc < 9).
- * 3. Invariants of every configuration the launchers rely on: launch bounds respected, grid a
- *    multiple of the cluster size and <= 2^31-1, teams tile the CTA, a row-packed backward team
- *    holds its whole row in registers (its dw is combined in shared memory).
+ * 1. Whole plans pinned for a table of real devices (published figures: SMs, compute capability,
+ *    shared memory per SM and per block, L2, registers and threads per SM) and representative
+ *    shapes: a change of the plan must change this table deliberately, with its measurement in
+ *    kernels/RESULTS.md (kPinned below; each line is the plan's every field).
+ * 2. Every plan for every device over a grid of shapes, layouts and flags is valid on that device:
+ *    the instance exists, the CTA is within its launch bound and the device's limits, the shared
+ *    memory within the per-block opt-in limit, no cluster before compute capability 9.0, the grid
+ *    sized from the device's SMs, the split-row grid co-resident, the workspace holds the partial
+ *    rows, and the backward's workspace does not depend on the layout (the workspace query plans
+ *    for aligned rows).
+ * 3. Every forced mode runs its family or reports FUSEDNORM_ERR_MODE_UNSUPPORTED exactly where
+ *    fusednorm.h documents the family's limits.
+ * 4. Bad arguments give their status.
  * Exit 0 when all pass, 1 otherwise (prints each failure).
  */
 #include <limits.h>
@@ -16,7 +22,6 @@
 
 #include "kernels/cuda/launch_config.h"
 #include "kernels/include/fusednorm.h"
-#include "kernels/src/common.h"
 
 static int failures = 0;
 #define CHECK(cond, ...)                                              \
@@ -29,8 +34,28 @@ static int failures = 0;
     }                                                                 \
   } while (0)
 
-static const fusednorm_device_info kH200 = {132, 9, 0, 2048, 65536, 233472};
-static const fusednorm_device_info kA100 = {108, 8, 0, 2048, 65536, 167936};
+/* Published figures (vendor datasheets and the CUDA programming guide's per-compute-capability
+ * limits): SMs, cc, max threads / SM, registers / SM, shared memory / SM, opt-in shared memory
+ * per block, L2 bytes. The H200's L2 is what its driver reports (60 MiB; bench_modes logs in
+ * kernels/results/). */
+typedef struct {
+  const char *name;
+  fusednorm_device_info d;
+} device;
+#define KB 1024
+#define MB (1024 * 1024)
+static const device kDevices[] = {
+    {"A100-80GB", {108, 8, 0, 2048, 65536, 164 * KB, 163 * KB, 40 * MB}},
+    {"A10", {72, 8, 6, 1536, 65536, 100 * KB, 99 * KB, 6 * MB}},
+    {"L40S", {142, 8, 9, 1536, 65536, 100 * KB, 99 * KB, 96 * MB}},
+    {"RTX4090", {128, 8, 9, 1536, 65536, 100 * KB, 99 * KB, 72 * MB}},
+    {"H100-SXM", {132, 9, 0, 2048, 65536, 228 * KB, 227 * KB, 50 * MB}},
+    {"H200", {132, 9, 0, 2048, 65536, 228 * KB, 227 * KB, 60 * MB}},
+    {"B200", {148, 10, 0, 2048, 65536, 228 * KB, 227 * KB, 126 * MB}},
+    {"RTX5090", {170, 12, 0, 1536, 65536, 100 * KB, 99 * KB, 96 * MB}},
+};
+#define NDEV ((int)(sizeof kDevices / sizeof kDevices[0]))
+static const fusednorm_layout kAligned = {1}, kMisaligned = {0};
 
 static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusednorm_mode mode) {
   fusednorm_problem p = fusednorm_problem_init(rows, n, x, x);
@@ -38,323 +63,675 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
   return p;
 }
 
-/* Invariants of a split-row wide backward (rmsnorm_bwd_wide.cu): the geometry launch_config.h
- * gives is what select.c returned; the grid is co-resident (one CTA per SM at most: the CTAs of a
- * row wait for each other); the chunks cover the row with no empty chunk; the threads hold the
- * chunk within the instance's launch bound; the ring fits the shared memory with >= 2 stages and
- * at least one row of lookahead between a row's dot and its dx. */
-static void check_split(const fusednorm_problem *p, const fusednorm_launch *l, const fn_split_geom *g,
-                        const fusednorm_device_info *d, const char *what) {
-  const int vec = fn_vec_elems(p->x_dtype);
-  CHECK(l->ctas_per_row == g->gc && l->grid == (int64_t)g->gc * g->gr, "%s grid %lld vs geometry %d x %d", what,
-        (long long)l->grid, g->gc, g->gr);
-  CHECK(l->block_threads == g->threads && l->rows_per_cta == 1, "%s threads %d", what, l->block_threads);
-  CHECK(l->grid <= d->sm_count, "%s grid %lld > %d SMs: not co-resident", what, (long long)l->grid, d->sm_count);
-  CHECK(g->gr >= 1 && g->gr <= p->rows, "%s gr %d", what, g->gr);
-  CHECK(g->chunk % vec == 0 && (int64_t)g->gc * g->chunk >= p->n && (int64_t)(g->gc - 1) * g->chunk < p->n,
-        "%s chunk %lld x %d vs n %lld", what, (long long)g->chunk, g->gc, (long long)p->n);
-  CHECK(g->spt == 1 || g->spt == 2 || g->spt == 4, "%s spt %d", what, g->spt);
-  CHECK(l->block_threads % 32 == 0 && l->block_threads <= FN_SPLIT_MAX_THREADS(g->spt, p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
-            (int64_t)l->block_threads * g->spt * vec >= g->chunk,
-        "%s %d threads x %d slots do not hold %lld columns", what, l->block_threads, g->spt, (long long)g->chunk);
-  CHECK(g->stages >= 2 && g->stages <= FN_SPLIT_MAX_STAGES && g->lookahead >= 1 && g->lookahead < g->stages,
-        "%s stages %d lookahead %d", what, g->stages, g->lookahead);
-  CHECK(g->smem == (size_t)g->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) * (size_t)g->chunk *
-                       (size_t)(p->x_dtype == FUSEDNORM_F32 ? 4 : 2) &&
-            g->smem + 4096 <= d->smem_per_sm && g->smem <= 227 * 1024,
-        "%s ring %zu bytes", what, g->smem);
-  CHECK(fn_partial_rows(l) == g->gr, "%s partial rows", what);
+/* The plan in one line (every field), for pinning and for failure messages. */
+static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu",
+           fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
+           l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
+           l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes);
 }
 
-/* Invariants of one selected configuration. */
-static void check_invariants(const fusednorm_problem *p, int bwd, const fusednorm_launch *l,
-                             const fusednorm_device_info *d, const char *what) {
-  const int vec = fn_vec_elems(p->x_dtype);
-  fn_split_geom g;
-  if (bwd && l->mode == FUSEDNORM_MODE_WIDE &&
-      fn_split_bwd(p->rows, p->n, p->x_dtype, p->has_weight, p->has_residual, p->mode == FUSEDNORM_MODE_AUTO,
-                   d->sm_count, d->smem_per_sm, &g)) {
-    check_split(p, l, &g, d, what);
-    return;
-  }
-  CHECK(!(bwd && l->mode == FUSEDNORM_MODE_WIDE && p->has_weight && p->n <= 1048576 &&
-          !(p->mode == FUSEDNORM_MODE_AUTO && (p->n + vec - 1) / vec <= FN_SPLIT_AUTO_MIN_SLOTS)),
-        "%s: no split-row geometry for a wide backward with weight, n <= 2^20", what);
-  const int team = l->block_threads / l->rows_per_cta;
-  const int64_t chunk = l->ctas_per_row > 1 ? fn_cluster_chunk(p->n, l->ctas_per_row, vec) : p->n;
-  const int64_t slots = (chunk + vec - 1) / vec;
-  const int cache = fn_cache_for(l->mode, bwd, slots, team);
-  CHECK(l->vec_elems == vec, "%s", what);
-  CHECK(l->block_threads >= 32 && l->block_threads % 32 == 0, "%s threads %d", what, l->block_threads);
-  CHECK(l->block_threads <= fn_max_threads(bwd, cache), "%s threads %d > bound for cache %d", what,
-        l->block_threads, cache);
-  CHECK(team * l->rows_per_cta == l->block_threads, "%s teams do not tile the CTA", what);
-  CHECK(team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0), "%s team %d", what, team);
-  CHECK(l->ctas_per_row >= 1 && l->ctas_per_row <= FN_MAX_CLUSTER, "%s cluster %d", what, l->ctas_per_row);
-  CHECK(l->grid >= 1 && l->grid <= INT_MAX && l->grid % l->ctas_per_row == 0, "%s grid %lld", what,
-        (long long)l->grid);
-  CHECK(l->ctas_per_row == 1 || l->mode == FUSEDNORM_MODE_WIDE, "%s cluster outside wide", what);
-  if (l->rows_per_cta > 1) {
-    CHECK(l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s", what);
-    CHECK((int64_t)cache * team * vec >= p->n, "%s row-packed team does not cache its row", what);
-  }
-  if (l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) CHECK(cache == 0, "%s reload caches", what);
-  /* AUTO's cached forward is the lean kernel on aligned rows (never the generic cached one). */
-  if (!bwd && p->mode == FUSEDNORM_MODE_AUTO && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED)
-    CHECK(fn_fwd_row(l->mode, l->ctas_per_row, l->rows_per_cta, team, p->n, vec, p->has_residual,
-                     p->has_weight && p->w_dtype == FUSEDNORM_F32, 1),
-          "%s: AUTO's cached forward is not the lean kernel", what);
-  if (bwd) {
-    /* Bounded partial-dw workspace: at most a few waves of CTAs whatever the row count. */
-    CHECK(fn_partial_rows(l) <= 4 * 132 * 32, "%s %lld partial rows", what, (long long)fn_partial_rows(l));
+static int in_set(int v, const int *set, int n) {
+  int i;
+  for (i = 0; i < n; ++i)
+    if (set[i] == v) return 1;
+  return 0;
+}
+
+/* Launch bound of the instance a plan names (the kernels' __launch_bounds__ macros). */
+static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
+  const int s = l->slots_per_thread, fused = p->has_residual != 0, xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
+  switch (l->kernel) {
+    case FUSEDNORM_KERNEL_FWD_PIPE: return FN_FWD_PIPE_MAX_THREADS(s, fused);
+    case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_MAX_THREADS(s, fused, w32, xs);
+    case FUSEDNORM_KERNEL_FWD_GENERIC: return FN_MAX_THREADS(0, s);
+    case FUSEDNORM_KERNEL_BWD_PIPE: return FN_ROW_PACKED_THREADS;
+    case FUSEDNORM_KERNEL_BWD_ROW: return FN_MAX_THREADS(1, s);
+    case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
+    case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
+    default: return 0;
   }
 }
+
+/* Every property of a plan the launcher and the kernels rely on, on device `d`. */
+static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layout *lay, const fusednorm_launch *l,
+                       const fusednorm_device_info *d, const char *what) {
+  static const int k124[] = {1, 2, 4}, kfwdgen[] = FN_FWD_GENERIC_CACHES, kbwdgen[] = FN_BWD_GENERIC_CACHES;
+  const int vec = fn_vec_elems(p->x_dtype), xs = (int)fusednorm_dtype_size(p->x_dtype);
+  const int team = l->rows_per_cta > 0 ? l->block_threads / l->rows_per_cta : 0;
+  const int64_t whole = (int64_t)l->slots_per_thread * team * vec; /* columns a team caches */
+  char s[256];
+  int inst = 0;
+  plan_str(l, s, sizeof s);
+  /* direction, mode <-> family */
+  switch (l->kernel) {
+    case FUSEDNORM_KERNEL_FWD_PIPE:
+      CHECK(!bwd && l->mode == (l->rows_per_cta > 1 ? FUSEDNORM_MODE_ROW_PACKED : FUSEDNORM_MODE_PERSISTENT), "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, k124, 3);
+      break;
+    case FUSEDNORM_KERNEL_FWD_ROW:
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED, "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, k124, 3);
+      break;
+    case FUSEDNORM_KERNEL_FWD_GENERIC:
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD, "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, kfwdgen, FN_NUM_GENERIC_CACHES);
+      break;
+    case FUSEDNORM_KERNEL_BWD_PIPE:
+      CHECK(bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s: %s", what, s);
+      inst = l->slots_per_thread == 1;
+      break;
+    case FUSEDNORM_KERNEL_BWD_ROW:
+      CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, k124, 3);
+      break;
+    case FUSEDNORM_KERNEL_BWD_GENERIC:
+      CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, kbwdgen, FN_NUM_GENERIC_CACHES);
+      break;
+    case FUSEDNORM_KERNEL_BWD_SPLIT:
+      CHECK(bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, k124, 3);
+      break;
+    default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
+  }
+  if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
+  CHECK(inst, "%s: no such instance: %s", what, s);
+  /* the CTA */
+  CHECK(l->vec_elems == vec, "%s: %s", what, s);
+  CHECK(l->block_threads >= 32 && l->block_threads % 32 == 0 && l->block_threads <= launch_bound(p, l) &&
+            l->block_threads <= d->max_threads_per_sm,
+        "%s: threads beyond the launch bound %d: %s", what, launch_bound(p, l), s);
+  CHECK(l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
+            (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0)),
+        "%s: teams do not tile the CTA: %s", what, s);
+  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE,
+        "%s: %s", what, s);
+  CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
+            l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
+        "%s: shared memory beyond the device: %s", what, s);
+  /* rows split over CTAs */
+  CHECK(l->cluster >= 1 && l->cluster <= FN_MAX_CLUSTER && l->grid % l->cluster == 0, "%s: %s", what, s);
+  CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && l->ctas_per_row == l->cluster),
+        "%s: a cluster before compute capability 9.0 or outside the generic backward: %s", what, s);
+  CHECK(l->ctas_per_row == 1 || l->cluster > 1 || l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT, "%s: %s", what, s);
+  CHECK(l->chunk % vec == 0 || l->ctas_per_row == 1, "%s: %s", what, s);
+  CHECK((int64_t)l->ctas_per_row * l->chunk >= p->n && (int64_t)(l->ctas_per_row - 1) * l->chunk < p->n,
+        "%s: chunks do not cover the row: %s", what, s);
+  /* the grid, from this device's SMs */
+  CHECK(l->grid >= 1 && l->grid <= INT_MAX, "%s: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
+    CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
+  } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
+               (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
+    CHECK(l->grid <= (int64_t)d->sm_count * 32 && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
+                                                   l->grid % d->sm_count == 0 || l->grid / l->cluster < p->rows),
+          "%s: persistent grid not sized from %d SMs: %s", what, d->sm_count, s);
+  } else {
+    CHECK(l->grid == (p->rows < INT_MAX ? (p->rows > 0 ? p->rows : 1) : INT_MAX), "%s: one CTA per row: %s", what, s);
+  }
+  /* what the family needs */
+  if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
+      l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
+    CHECK(whole >= p->n, "%s: the row is not in registers: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
+    CHECK(lay->aligned16 && p->n % vec == 0, "%s: lean kernel on a misaligned layout: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
+    CHECK(l->weight_smem && l->smem_bytes == (size_t)((p->n + vec - 1) / vec * vec * 4), "%s: %s", what, s);
+  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE)
+    CHECK(l->smem_bytes == (size_t)((l->chunk + vec - 1) / vec * vec * 4) && whole >= l->chunk, "%s: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
+    CHECK(l->dw_smem ? l->smem_bytes == (size_t)(l->chunk - whole) * 4 : l->smem_bytes == 0, "%s: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
+    CHECK(l->stages >= 2 && l->stages <= FN_SPLIT_MAX_STAGES && l->lookahead >= 1 && l->lookahead < l->stages,
+          "%s: %s", what, s);
+    CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) * (size_t)l->chunk * (size_t)xs &&
+              (int64_t)l->block_threads * l->slots_per_thread * vec >= l->chunk,
+          "%s: %s", what, s);
+  } else {
+    CHECK(l->stages == 0 && l->lookahead == 0, "%s: %s", what, s);
+  }
+  /* the workspace */
+  if (bwd && p->has_weight && p->rows > 0) {
+    const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row : l->grid / l->cluster;
+    const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)p->rows * (size_t)l->ctas_per_row * 4 : 0;
+    CHECK(l->partial_rows == units && l->workspace_bytes == (size_t)units * (size_t)p->n * 4 + extra + 16,
+          "%s: workspace: %s", what, s);
+  } else {
+    CHECK(l->partial_rows == 0 && l->workspace_bytes == 0, "%s: %s", what, s);
+  }
+}
+
+/* ---- 1. pinned plans ---- */
 
 typedef struct {
+  const char *dev;
   int64_t rows, n;
   fusednorm_dtype x;
-  int bwd;
-  fusednorm_mode mode;   /* expected AUTO decision */
-  int threads, rows_per_cta, cluster;
-  int fused; /* has_residual (0 where omitted) */
+  int bwd, fused, aligned, weight;
+  const char *plan;
 } pinned;
 
-/* AUTO on an H200. Thresholds and their evidence: select.c / kernels/RESULTS.md. */
-#define RP FUSEDNORM_MODE_ROW_PACKED
-#define RELOAD FUSEDNORM_MODE_MULTI_WAVE_RELOAD
-#define PERS FUSEDNORM_MODE_PERSISTENT
-#define WIDE FUSEDNORM_MODE_WIDE
-#define MWC FUSEDNORM_MODE_MULTI_WAVE_CACHED
-static const pinned kPinned[] = {
+#define BF FUSEDNORM_BF16
+#define F32 FUSEDNORM_F32
+/* Representative shapes: QK-norm rows, hidden sizes, misaligned rows, rows wider than a CTA,
+ * without weight. Reasons and measurements per threshold: select.c. */
+static const struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int bwd, fused, aligned, weight;
+} kShapes[] = {
+    {1048576, 128, BF, 0, 0, 1, 1}, {1048576, 128, BF, 1, 0, 1, 1}, {131072, 512, BF, 0, 0, 1, 1},
+    {131072, 512, BF, 0, 1, 1, 1},  {131072, 512, BF, 1, 1, 1, 1},  {65536, 1024, BF, 0, 0, 0, 1},
+    {16384, 4096, BF, 0, 0, 1, 1},  {16384, 4096, BF, 1, 0, 1, 1},  {16384, 4096, BF, 0, 0, 0, 1},
+    {16384, 4096, BF, 1, 1, 0, 1},  {8192, 8192, F32, 0, 0, 1, 1},  {8192, 8192, F32, 1, 1, 1, 1},
+    {4096, 16384, BF, 0, 1, 0, 1},  {2048, 32768, BF, 0, 0, 1, 1},  {2048, 32768, BF, 1, 0, 1, 1},
+    {1024, 65536, BF, 1, 1, 1, 1},  {1024, 65536, BF, 1, 0, 1, 0},  {256, 1048576, BF, 0, 0, 1, 1},
+    {256, 1048576, BF, 1, 0, 1, 1},
+};
+#define NSHAPES ((int)(sizeof kShapes / sizeof kShapes[0]))
+
+/* The plans of kShapes on each device of kDevices, in that order (test_select --print). */
+static const char *const kPins[] = {
+    "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g3456 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g1728 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g432 s4 ch4096 sm16384 st0/0 w1 dw1 P432 ws7077904", /* A100-80GB auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g432 s4 ch4096 sm16384 st0/0 w1 dw1 P432 ws7077904", /* A100-80GB auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g108 s4 ch8192 sm32768 st0/0 w1 dw1 P108 ws3538960", /* A100-80GB auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 2048x32768 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch32768 sm98304 st0/0 w0 dw1 P108 ws14155792", /* A100-80GB auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g96 s1 ch4096 sm147456 st6/3 w0 dw0 P6 ws1638416", /* A100-80GB auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g288 s4 ch4096 sm16384 st0/0 w1 dw1 P288 ws4718608", /* A10 auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g288 s4 ch4096 sm16384 st0/0 w1 dw1 P288 ws4718608", /* A10 auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g72 s4 ch8192 sm32768 st0/0 w1 dw1 P72 ws2359312", /* A10 auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g72 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 2048x32768 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch32768 sm98304 st0/0 w0 dw1 P72 ws9437200", /* A10 auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st4/2 w0 dw0 P4 ws1114128", /* A10 auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 256x1048576 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch1048576 sm0 st0/0 w0 dw0 P72 ws301989904", /* A10 auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g3408 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2272 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g568 s4 ch4096 sm16384 st0/0 w1 dw1 P568 ws9306128", /* L40S auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g568 s4 ch4096 sm16384 st0/0 w1 dw1 P568 ws9306128", /* L40S auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g142 s4 ch8192 sm32768 st0/0 w1 dw1 P142 ws4653072", /* L40S auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 2048x32768 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch32768 sm98304 st0/0 w0 dw1 P142 ws18612240", /* L40S auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* L40S auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/1 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g3072 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2048 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g512 s4 ch4096 sm16384 st0/0 w1 dw1 P512 ws8388624", /* RTX4090 auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g512 s4 ch4096 sm16384 st0/0 w1 dw1 P512 ws8388624", /* RTX4090 auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g128 s4 ch8192 sm32768 st0/0 w1 dw1 P128 ws4194320", /* RTX4090 auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 2048x32768 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch32768 sm98304 st0/0 w0 dw1 P128 ws16777232", /* RTX4090 auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* RTX4090 auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/1 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H100-SXM auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H100-SXM auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H100-SXM auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
+    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704", /* H100-SXM auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H200 auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H200 auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H200 auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
+    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704", /* H200 auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g4736 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2368 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g592 s4 ch4096 sm16384 st0/0 w1 dw1 P592 ws9699344", /* B200 auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g592 s4 ch4096 sm16384 st0/0 w1 dw1 P592 ws9699344", /* B200 auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8192 sm32768 st0/0 w1 dw1 P148 ws4849680", /* B200 auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
+    "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g144 s1 ch4096 sm196608 st8/4 w0 dw0 P9 ws2424848", /* B200 auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g2720 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 65536x1024 bf16 */
+    "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 16384x4096 bf16 */
+    "bwd_row/persistent t128 r1 c1 k1 g680 s4 ch4096 sm16384 st0/0 w1 dw1 P680 ws11141136", /* RTX5090 auto bwd 16384x4096 bf16 */
+    "fwd_generic/multi_wave_reload t128 r1 c1 k1 g16384 s0 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 16384x4096 bf16 */
+    "bwd_generic/multi_wave_reload t128 r1 c1 k1 g680 s4 ch4096 sm16384 st0/0 w1 dw1 P680 ws11141136", /* RTX5090 auto fused bwd misaligned 16384x4096 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 8192x8192 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g170 s4 ch8192 sm32768 st0/0 w1 dw1 P170 ws5570576", /* RTX5090 auto fused bwd 8192x8192 f32 */
+    "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd misaligned 4096x16384 bf16 */
+    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 2048x32768 bf16 */
+    "bwd_generic/wide t512 r1 c2 k2 g170 s4 ch16384 sm65536 st0/0 w1 dw1 P85 ws11141136", /* RTX5090 auto bwd 2048x32768 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st4/2 w0 dw0 P10 ws2686992", /* RTX5090 auto fused bwd 1024x65536 bf16 */
+    "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
+    "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/1 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
+};
+
+/* AUTO on the H200 (aligned rows) at the widths where its thresholds switch: each threshold and
+ * its measurement are in select.c / launch_config.h (FN_AUTO_*, FN_SPLIT_AUTO_MIN_SLOTS). */
+static const struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int bwd, fused;
+  const char *plan;
+} kH200[] = {
     /* QK-norm, head_dim 128, millions of rows: 16 lanes x 1 slot per row, 16 rows per CTA */
-    {1048576, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
-    {1048576, 128, FUSEDNORM_BF16, 1, RP, 256, 16, 1},
-    {65536, 128, FUSEDNORM_BF16, 0, RP, 256, 16, 1},
-    {65536, 64, FUSEDNORM_F32, 0, RP, 256, 16, 1},
+    {1048576, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352"},
+    {65536, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {65536, 64, F32, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch64 sm256 st0/0 w1 dw0 P0 ws0"},
     /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
      * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
-    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1},  /* 32 slots: the last row-packed width */
-    {262144, 256, FUSEDNORM_BF16, 1, RP, 256, 8, 1, 1},
-    {262144, 256, FUSEDNORM_BF16, 0, RP, 256, 8, 1},
-    {131072, 512, FUSEDNORM_BF16, 0, PERS, 64, 1, 1},  /* 64 slots: persistent (pipelined) */
-    {131072, 512, FUSEDNORM_BF16, 0, MWC, 64, 1, 1, 1}, /* fused add: lean cached from 33 slots */
-    {65536, 128, FUSEDNORM_F32, 0, RP, 256, 8, 1},
-    {65536, 256, FUSEDNORM_F32, 0, PERS, 64, 1, 1},
-    {65536, 256, FUSEDNORM_F32, 1, PERS, 64, 1, 1},
-    {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1},
-    {262144, 512, FUSEDNORM_BF16, 1, PERS, 64, 1, 1, 1},
-    {4096, 1024, FUSEDNORM_BF16, 0, MWC, 64, 1, 1},  /* plain fwd from 65 slots: lean cached */
-    {65536, 1024, FUSEDNORM_BF16, 0, MWC, 64, 1, 1, 1},
-    {4096, 1000, FUSEDNORM_F16, 1, PERS, 64, 1, 1},
-    {4096, 1024, FUSEDNORM_F32, 1, PERS, 64, 1, 1},   /* 256 slots: one CTA per row */
-    {65536, 1024, FUSEDNORM_F32, 0, MWC, 64, 1, 1},
+    {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm2048 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
+    {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
+    {262144, 256, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {131072, 512, BF, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots: persistent (pipelined) */
+    {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
+    {65536, 128, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {65536, 256, F32, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
+    {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
+    {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
+    {4096, 1024, BF, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g4096 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain fwd from 65 slots: lean cached */
+    {65536, 1024, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 1000, FUSEDNORM_F16, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g1320 s2 ch1000 sm4000 st0/0 w1 dw1 P1320 ws5280016"},
+    {4096, 1024, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g1056 s4 ch1024 sm4096 st0/0 w1 dw1 P1056 ws4325392"}, /* 256 slots: one CTA per row */
+    {65536, 1024, F32, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s4 ch1024 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Hidden sizes: forward one CTA per row, 4 slots per thread (the lean kernel), backward keeps
      * the row in registers (one wave). */
-    {16384, 4096, FUSEDNORM_BF16, 0, MWC, 128, 1, 1},
-    {16384, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1},
-    {8192, 2880, FUSEDNORM_BF16, 0, MWC, 96, 1, 1},
-    {4096, 7168, FUSEDNORM_F16, 1, PERS, 224, 1, 1},
-    {8192, 8192, FUSEDNORM_BF16, 0, MWC, 256, 1, 1},
-    {16384, 8192, FUSEDNORM_BF16, 1, PERS, 256, 1, 1},
-    {8, 8192, FUSEDNORM_BF16, 0, MWC, 256, 1, 1},
-    {8192, 16384, FUSEDNORM_BF16, 1, PERS, 512, 1, 1},
+    {16384, 4096, BF, 0, 0, "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
+    {16384, 4096, BF, 1, 0, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
+    {8192, 2880, BF, 0, 0, "fwd_row/multi_wave_cached t96 r1 c1 k1 g8192 s4 ch2880 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 7168, FUSEDNORM_F16, 1, 0, "bwd_row/persistent t224 r1 c1 k1 g264 s4 ch7168 sm28672 st0/0 w1 dw1 P264 ws7569424"},
+    {8192, 8192, BF, 0, 0, "fwd_row/multi_wave_cached t256 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
+    {16384, 8192, BF, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch8192 sm32768 st0/0 w1 dw1 P264 ws8650768"},
+    {8, 8192, BF, 0, 0, "fwd_row/multi_wave_cached t256 r1 c1 k1 g8 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
+    {8192, 16384, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     /* Wider: forward one CTA per row (lean cached to 2048 slots, then cached + streamed),
      * backward clusters. */
-    {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1},
-    {8192, 16384, FUSEDNORM_BF16, 0, MWC, 512, 1, 1, 1},
-    {4096, 32768, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1, 1},
-    {4096, 32768, FUSEDNORM_BF16, 0, MWC, 1024, 1, 1},  /* plain, 16-bit weight: lean to 4096 slots */
-    {4096, 16384, FUSEDNORM_F32, 0, MWC, 1024, 1, 1},
-    {2048, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
-    {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1},
-    {16384, 7168, FUSEDNORM_F32, 0, MWC, 448, 1, 1, 1},
-    {8192, 8192, FUSEDNORM_F32, 0, MWC, 512, 1, 1},
+    {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 32768, BF, 0, 1, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots */
+    {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
+    {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
+    {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
     /* f32 fused-add backward: persistent (the lean kernel) at every width up to 2048 slots */
-    {32768, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1, 1},
-    {16384, 7168, FUSEDNORM_F32, 1, PERS, 448, 1, 1, 1},
-    {4096, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1, 1},
-    {32768, 4096, FUSEDNORM_F32, 1, PERS, 256, 1, 1},
-    {32768, 4096, FUSEDNORM_BF16, 1, PERS, 128, 1, 1, 1},
-    {1024, 65536, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
-    {256, 1048576, FUSEDNORM_BF16, 0, PERS, 1024, 1, 1},
+    {32768, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
+    {16384, 7168, F32, 1, 1, "bwd_row/persistent t448 r1 c1 k1 g132 s4 ch7168 sm28672 st0/0 w1 dw1 P132 ws3784720"},
+    {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
+    {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
+    {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
+    {1024, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    {256, 1048576, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
      * the cluster column, 512 threads (FN_SPLIT_THREADS), one CTA per SM). Evidence:
      * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
-    {2048, 32768, FUSEDNORM_BF16, 1, WIDE, 512, 1, 2},
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 16},   /* 8192 slots: split */
-    {1024, 65536, FUSEDNORM_BF16, 1, WIDE, 512, 1, 16, 1},
-    {4096, 32768, FUSEDNORM_F32, 1, WIDE, 512, 1, 16},
-    {4096, 16384, FUSEDNORM_F32, 1, WIDE, 512, 1, 2},
-    {512, 131072, FUSEDNORM_BF16, 1, WIDE, 512, 1, 32},
-    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 512, 1, 64},   /* 32768 slots: split */
-    {512, 262144, FUSEDNORM_BF16, 1, WIDE, 512, 1, 64, 1},
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 512, 1, 132}, /* 993 slots per CTA: 512 x 2 */
-    {256, 1048576, FUSEDNORM_BF16, 1, WIDE, 512, 1, 132, 1},
-    {256, 1048576, FUSEDNORM_F32, 1, WIDE, 512, 1, 132},  /* 1986 slots per CTA: 512 x 4 */
-    {512, 131072, FUSEDNORM_F32, 1, WIDE, 512, 1, 64},    /* f32: 32768 slots, split */
+    {2048, 32768, BF, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768"},
+    {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P8 ws2162704"}, /* 8192 slots: split */
+    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704"},
+    {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch2048 sm131072 st8/4 w0 dw0 P8 ws1310736"},
+    {4096, 16384, F32, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P66 ws4325392"},
+    {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P4 ws2162704"},
+    {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P2 ws2228240"}, /* 32768 slots: split */
+    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P2 ws2228240"},
+    {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488"}, /* 993 slots per CTA: 512 x 2 */
+    {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm190656 st4/2 w0 dw0 P1 ws4329488"},
+    {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/1 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4 */
+    {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch2048 sm131072 st8/4 w0 dw0 P2 ws1179664"}, /* f32: 32768 slots, split */
 };
 
-static void test_pinned(void) {
+static void test_h200(int print) {
   size_t i;
-  for (i = 0; i < sizeof kPinned / sizeof kPinned[0]; ++i) {
-    const pinned *t = &kPinned[i];
-    fusednorm_problem p = prob(t->rows, t->n, t->x, FUSEDNORM_MODE_AUTO);
+  for (i = 0; i < sizeof kH200 / sizeof kH200[0]; ++i) {
+    fusednorm_problem p = prob(kH200[i].rows, kH200[i].n, kH200[i].x, FUSEDNORM_MODE_AUTO);
     fusednorm_launch l;
-    char what[128];
+    char what[128], s[256];
     fusednorm_status st;
-    p.has_residual = t->fused;
-    st = fusednorm_select_launch(&p, t->bwd, &kH200, &l);
-    snprintf(what, sizeof what, "auto %s%s %lldx%lld %s", t->fused ? "fused " : "", t->bwd ? "bwd" : "fwd",
-             (long long)t->rows, (long long)t->n, fusednorm_dtype_name(t->x));
-    CHECK(st == FUSEDNORM_OK, "%s status %d", what, st);
+    p.has_residual = kH200[i].fused;
+    st = fusednorm_select_launch(&p, kH200[i].bwd, &kDevices[5].d, &kAligned, &l);
+    snprintf(what, sizeof what, "H200 auto %s%s %lldx%lld %s", kH200[i].fused ? "fused " : "", kH200[i].bwd ? "bwd" : "fwd",
+             (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
+    CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
     if (st != FUSEDNORM_OK) continue;
-    CHECK(l.mode == t->mode, "%s picked %s, pinned %s", what, fusednorm_mode_name(l.mode),
-          fusednorm_mode_name(t->mode));
-    CHECK(l.block_threads == t->threads, "%s threads %d, pinned %d", what, l.block_threads, t->threads);
-    CHECK(l.rows_per_cta == t->rows_per_cta, "%s rows/cta %d, pinned %d", what, l.rows_per_cta,
-          t->rows_per_cta);
-    CHECK(l.ctas_per_row == t->cluster, "%s cluster %d, pinned %d", what, l.ctas_per_row, t->cluster);
-    check_invariants(&p, t->bwd, &l, &kH200, what);
+    plan_str(&l, s, sizeof s);
+    if (print) printf("%s\n", s);
+    CHECK(!strcmp(s, kH200[i].plan), "%s:\n   plan   %s\n   pinned %s", what, s, kH200[i].plan);
+    check_plan(&p, kH200[i].bwd, &kAligned, &l, &kDevices[5].d, what);
   }
 }
 
-/* Every forced mode over a grid of shapes: honoured, or unsupported where documented. */
-static void test_forced(void) {
-  static const int64_t rows[] = {1, 7, 199, 4096, 1048576, 2147483647LL};
-  static const int64_t ns[] = {1, 7, 64, 127, 128, 1000, 1024, 1025, 2880, 4096, 8192, 65536, 1048576};
-  static const fusednorm_dtype xs[] = {FUSEDNORM_F32, FUSEDNORM_F16, FUSEDNORM_BF16};
-  const fusednorm_device_info *devs[] = {&kH200, &kA100};
-  int m, r, c, x, bwd, d;
-  for (d = 0; d < 2; ++d)
-    for (m = 0; m < FUSEDNORM_MODE_COUNT_; ++m)
-      for (r = 0; r < (int)(sizeof rows / sizeof rows[0]); ++r)
-        for (c = 0; c < (int)(sizeof ns / sizeof ns[0]); ++c)
-          for (x = 0; x < 3; ++x)
-            for (bwd = 0; bwd < 2; ++bwd) {
-              fusednorm_problem p = prob(rows[r], ns[c], xs[x], (fusednorm_mode)m);
-              fusednorm_launch l;
-              char what[160];
-              fusednorm_status st = fusednorm_select_launch(&p, bwd, devs[d], &l);
-              int documented = (m == FUSEDNORM_MODE_ROW_PACKED && ns[c] > FN_ROW_PACKED_MAX_N) ||
-                               (m == FUSEDNORM_MODE_WIDE && devs[d]->cc_major < 9);
-              snprintf(what, sizeof what, "%s %s %lldx%lld %s cc%d", fusednorm_mode_name((fusednorm_mode)m),
-                       bwd ? "bwd" : "fwd", (long long)rows[r], (long long)ns[c], fusednorm_dtype_name(xs[x]),
-                       devs[d]->cc_major);
-              if (documented) {
-                CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s status %d", what, st);
-                continue;
+static void test_pinned(int print) {
+  int d, i, k = 0;
+  for (d = 0; d < NDEV; ++d)
+    for (i = 0; i < NSHAPES; ++i) {
+      fusednorm_problem p = prob(kShapes[i].rows, kShapes[i].n, kShapes[i].x, FUSEDNORM_MODE_AUTO);
+      fusednorm_launch l;
+      char what[160], s[256];
+      fusednorm_status st;
+      p.has_residual = kShapes[i].fused;
+      p.has_weight = kShapes[i].weight;
+      st = fusednorm_select_launch(&p, kShapes[i].bwd, &kDevices[d].d, kShapes[i].aligned ? &kAligned : &kMisaligned, &l);
+      snprintf(what, sizeof what, "%s auto %s%s%s%s %lldx%lld %s", kDevices[d].name, kShapes[i].fused ? "fused " : "",
+               kShapes[i].bwd ? "bwd" : "fwd", kShapes[i].aligned ? "" : " misaligned", kShapes[i].weight ? "" : " noweight",
+               (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
+      CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
+      if (st != FUSEDNORM_OK) continue;
+      plan_str(&l, s, sizeof s);
+      if (print) printf("    \"%s\", /* %s */\n", s, what);
+      check_plan(&p, kShapes[i].bwd, kShapes[i].aligned ? &kAligned : &kMisaligned, &l, &kDevices[d].d, what);
+      if (k < (int)(sizeof kPins / sizeof kPins[0]))
+        CHECK(!strcmp(s, kPins[k]), "%s:\n   plan   %s\n   pinned %s", what, s, kPins[k]);
+      ++k;
+    }
+  CHECK(k == (int)(sizeof kPins / sizeof kPins[0]), "%d plans, %d pins", k, (int)(sizeof kPins / sizeof kPins[0]));
+}
+
+/* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
+
+static const int64_t kRows[] = {1, 7, 199, 4096, 1048576, 2147483647LL};
+static const int64_t kNs[] = {1, 7, 64, 127, 128, 256, 512, 1000, 1024, 1025, 2880, 4096, 7168, 8192,
+                              16384, 16392, 32768, 65536, 262144, 1048576};
+#define NROWS ((int)(sizeof kRows / sizeof kRows[0]))
+#define NNS ((int)(sizeof kNs / sizeof kNs[0]))
+
+static void test_all_valid(void) {
+  int d, r, c, x, bwd, f, w, a;
+  for (d = 0; d < NDEV; ++d)
+    for (r = 0; r < NROWS; ++r)
+      for (c = 0; c < NNS; ++c)
+        for (x = 0; x < 3; ++x)
+          for (bwd = 0; bwd < 2; ++bwd)
+            for (f = 0; f < 2; ++f)
+              for (w = 0; w < 2; ++w) {
+                fusednorm_launch l[2];
+                for (a = 0; a < 2; ++a) {
+                  fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, FUSEDNORM_MODE_AUTO);
+                  char what[160];
+                  fusednorm_status st;
+                  p.has_residual = f;
+                  p.has_weight = w;
+                  st = fusednorm_select_launch(&p, bwd, &kDevices[d].d, a ? &kAligned : &kMisaligned, &l[a]);
+                  snprintf(what, sizeof what, "%s auto %s%s %lldx%lld %s w%d a%d", kDevices[d].name, f ? "fused " : "",
+                           bwd ? "bwd" : "fwd", (long long)kRows[r], (long long)kNs[c], fusednorm_dtype_name(p.x_dtype), w, a);
+                  CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
+                  if (st != FUSEDNORM_OK) break;
+                  check_plan(&p, bwd, a ? &kAligned : &kMisaligned, &l[a], &kDevices[d].d, what);
+                  if (a == 1 && bwd)
+                    CHECK(l[0].workspace_bytes == l[1].workspace_bytes && l[0].partial_rows == l[1].partial_rows,
+                          "%s: workspace %zu misaligned vs %zu aligned", what, l[0].workspace_bytes, l[1].workspace_bytes);
+                }
               }
-              CHECK(st == FUSEDNORM_OK, "%s status %d", what, st);
-              if (st != FUSEDNORM_OK) continue;
-              if (m != FUSEDNORM_MODE_AUTO) CHECK(l.mode == (fusednorm_mode)m, "%s picked %d", what, l.mode);
-              else CHECK(l.mode != FUSEDNORM_MODE_AUTO, "%s", what);
-              check_invariants(&p, bwd, &l, devs[d], what);
-            }
+}
+
+/* ---- 3. forced modes: the family, or unsupported exactly where documented ---- */
+
+static void test_forced(void) {
+  int d, m, r, c, x, bwd, w, a;
+  for (d = 0; d < NDEV; ++d)
+    for (m = 1; m < FUSEDNORM_MODE_COUNT_; ++m)
+      for (r = 0; r < NROWS; ++r)
+        for (c = 0; c < NNS; ++c)
+          for (x = 0; x < 3; ++x)
+            for (bwd = 0; bwd < 2; ++bwd)
+              for (w = 0; w < 2; ++w)
+                for (a = 0; a < 2; ++a) {
+                  const fusednorm_device_info *dv = &kDevices[d].d;
+                  fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, (fusednorm_mode)m);
+                  const int vec = fn_vec_elems(p.x_dtype);
+                  const int64_t slots = (p.n + vec - 1) / vec;
+                  const int whole_vecs = p.n % vec == 0;
+                  fusednorm_launch l;
+                  char what[160];
+                  fusednorm_status st;
+                  int must_run = 0, must_not = 0;
+                  p.has_weight = w;
+                  st = fusednorm_select_launch(&p, bwd, dv, a ? &kAligned : &kMisaligned, &l);
+                  snprintf(what, sizeof what, "%s %s %s %lldx%lld %s w%d a%d", kDevices[d].name,
+                           fusednorm_mode_name(p.mode), bwd ? "bwd" : "fwd", (long long)p.rows, (long long)p.n,
+                           fusednorm_dtype_name(p.x_dtype), w, a);
+                  /* fusednorm.h's limits of each family */
+                  switch (p.mode) {
+                    case FUSEDNORM_MODE_ROW_PACKED:
+                      must_run = bwd ? slots <= 32 : slots <= 128;
+                      must_not = !must_run;
+                      break;
+                    case FUSEDNORM_MODE_PERSISTENT:
+                      if (bwd) {
+                        must_run = a && w && whole_vecs && slots <= 2048;
+                        must_not = !must_run;
+                      } else {
+                        must_run = slots <= 512; /* the row at <= 4 slots per thread in 128 threads */
+                        must_not = slots > 2048;
+                      }
+                      break;
+                    case FUSEDNORM_MODE_MULTI_WAVE_CACHED:
+                      must_run = !bwd && a && whole_vecs && slots <= 2048;
+                      must_not = bwd || !a || !whole_vecs || slots > 4096;
+                      break;
+                    case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: must_run = 1; break;
+                    case FUSEDNORM_MODE_WIDE: {
+                      fn_split_geom g;
+                      const int split = w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, dv, &g);
+                      must_run = bwd && (split || (dv->cc_major >= 9 && slots >= 2));
+                      must_not = !bwd || (!split && (dv->cc_major < 9 || slots < 2));
+                      break;
+                    }
+                    default: break;
+                  }
+                  if (must_run) CHECK(st == FUSEDNORM_OK, "%s: status %d, documented to run", what, st);
+                  if (must_not) CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s: status %d, documented unsupported", what, st);
+                  CHECK(st == FUSEDNORM_OK || st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s: status %d", what, st);
+                  if (st == FUSEDNORM_OK) check_plan(&p, bwd, a ? &kAligned : &kMisaligned, &l, dv, what);
+                }
 }
 
 /* The wide backward without a weight has no workspace for the split-row kernel's partial dots:
- * the cluster kernel (<= FN_MAX_CLUSTER CTAs per row) runs it. */
+ * the cluster kernel runs it from compute capability 9.0, the persistent generic kernel before. */
 static void test_wide_no_weight(void) {
   static const int64_t ns[] = {32768, 65536, 1048576};
-  int i;
-  for (i = 0; i < 3; ++i) {
-    fusednorm_problem p = prob(1024, ns[i], FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
-    fusednorm_launch l;
-    fn_split_geom g;
-    p.has_weight = 0;
-    CHECK(fusednorm_select_launch(&p, 1, &kH200, &l) == FUSEDNORM_OK, "no weight n %lld", (long long)ns[i]);
-    CHECK(l.mode == FUSEDNORM_MODE_WIDE && l.ctas_per_row >= 2 && l.ctas_per_row <= FN_MAX_CLUSTER,
-          "no weight n %lld: %d CTAs per row", (long long)ns[i], l.ctas_per_row);
-    CHECK(!fn_split_bwd(p.rows, p.n, p.x_dtype, p.has_weight, p.has_residual, 1, kH200.sm_count, kH200.smem_per_sm,
-                        &g),
-          "no weight n %lld: split geometry", (long long)ns[i]);
-  }
+  int i, d;
+  for (d = 0; d < NDEV; ++d)
+    for (i = 0; i < 3; ++i) {
+      fusednorm_problem p = prob(1024, ns[i], FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+      fusednorm_launch l;
+      p.has_weight = 0;
+      CHECK(fusednorm_select_launch(&p, 1, &kDevices[d].d, &kAligned, &l) == FUSEDNORM_OK, "no weight n %lld",
+            (long long)ns[i]);
+      if (kDevices[d].d.cc_major >= 9)
+        CHECK(l.kernel == FUSEDNORM_KERNEL_BWD_GENERIC && l.cluster >= 2 && l.cluster <= FN_MAX_CLUSTER,
+              "%s no weight n %lld: cluster %d", kDevices[d].name, (long long)ns[i], l.cluster);
+      else
+        CHECK(l.kernel == FUSEDNORM_KERNEL_BWD_GENERIC && l.cluster == 1 && l.block_threads == 1024,
+              "%s no weight n %lld: cluster %d", kDevices[d].name, (long long)ns[i], l.cluster);
+    }
 }
 
-/* AUTO's forward takes the lean cached kernel only where the launcher can run it: rows and
- * weight 16-byte aligned (fn_select_launch's `aligned`, the launcher's run-time check) and n a
- * multiple of the vector width; otherwise the reload / persistent rules of before. */
+/* AUTO's forward takes the lean kernel only where it can run: rows and weight 16-byte aligned and
+ * n a multiple of the vector width; otherwise the rules for misaligned rows (H200). */
 static void test_alignment(void) {
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
     int fused, aligned;
-    fusednorm_mode mode;
+    fusednorm_kernel kernel;
+    int slots;
   } cases[] = {
-      {16384, 4096, FUSEDNORM_BF16, 0, 1, MWC},
-      {16384, 4096, FUSEDNORM_BF16, 0, 0, RELOAD},
-      {16384, 4100, FUSEDNORM_BF16, 0, 1, RELOAD}, /* n % 8 != 0 */
-      {8192, 16384, FUSEDNORM_BF16, 0, 0, PERS},
-      {8192, 16384, FUSEDNORM_BF16, 1, 0, RELOAD},
-      {131072, 512, FUSEDNORM_BF16, 1, 0, PERS},
-      {65536, 1024, FUSEDNORM_BF16, 0, 0, PERS},
-      {65536, 1022, FUSEDNORM_F32, 0, 1, RELOAD}, /* n % 4 != 0 */
-      {1048576, 128, FUSEDNORM_BF16, 0, 0, RP},
+      {16384, 4096, BF, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},
+      {16384, 4096, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* reload */
+      {16384, 4100, BF, 0, 1, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* n % 8 != 0 */
+      {8192, 16384, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 4}, /* beyond reload: persistent */
+      {8192, 16384, BF, 1, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0},
+      {131072, 512, BF, 1, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      {65536, 1024, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 2},
+      {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* n % 4 != 0 */
+      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     fusednorm_problem p = prob(cases[i].rows, cases[i].n, cases[i].x, FUSEDNORM_MODE_AUTO);
+    const fusednorm_layout *lay = cases[i].aligned ? &kAligned : &kMisaligned;
     fusednorm_launch l;
-    char what[96];
+    char what[96], s[256];
     p.has_residual = cases[i].fused;
     snprintf(what, sizeof what, "auto%s fwd %lldx%lld %s aligned=%d", cases[i].fused ? " fused" : "",
              (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype), cases[i].aligned);
-    CHECK(fn_select_launch(&p, 0, &kH200, cases[i].aligned, &l) == FUSEDNORM_OK, "%s", what);
-    CHECK(l.mode == cases[i].mode, "%s picked %s, pinned %s", what, fusednorm_mode_name(l.mode),
-          fusednorm_mode_name(cases[i].mode));
-    check_invariants(&p, 0, &l, &kH200, what);
+    CHECK(fusednorm_select_launch(&p, 0, &kDevices[5].d, lay, &l) == FUSEDNORM_OK, "%s", what);
+    plan_str(&l, s, sizeof s);
+    CHECK(l.kernel == cases[i].kernel && l.slots_per_thread == cases[i].slots, "%s: %s", what, s);
+    check_plan(&p, 0, lay, &l, &kDevices[5].d, what);
   }
-}
-
-/* Which launches the lean kernels take (launch_config.h fn_fwd_row / fn_bwd_row): the launchers
- * call exactly these predicates. */
-static void test_lean_predicates(void) {
-  const fusednorm_mode MW = MWC;
-  /* Forward: bf16 n = 4096 (512 slots) over 128 threads at 4 slots; 32768 plain at 1024 threads. */
-  CHECK(fn_fwd_row(MW, 1, 1, 128, 4096, 8, 0, 0, 1), "fwd lean bf16 4096");
-  CHECK(!fn_fwd_row(MW, 1, 1, 128, 4096, 8, 0, 0, 0), "fwd lean needs aligned rows");
-  CHECK(!fn_fwd_row(MW, 1, 1, 128, 4100, 8, 0, 0, 1), "fwd lean needs n %% vec == 0");
-  CHECK(!fn_fwd_row(RELOAD, 1, 1, 128, 4096, 8, 0, 0, 1), "fwd lean is the cached mode only");
-  CHECK(!fn_fwd_row(MW, 1, 1, 64, 4096, 8, 0, 0, 1), "fwd lean needs the whole row cached");
-  CHECK(fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 0, 0, 1), "fwd lean 1024 threads, plain 16-bit weight");
-  CHECK(!fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 1, 0, 1), "fwd lean fused add bound 512 at 4 slots");
-  CHECK(!fn_fwd_row(MW, 1, 1, 1024, 32768, 8, 0, 1, 1), "fwd lean 16-bit x, f32 weight bound 512");
-  CHECK(fn_fwd_row(MW, 1, 1, 1024, 16384, 4, 0, 1, 1), "fwd lean f32 x and weight at 1024 threads");
-  /* Backward: one row per CTA, cache 1/2/4, weight staged, aligned. */
-  CHECK(fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 1, 1), "bwd lean persistent");
-  CHECK(fn_bwd_row(MW, 1, 1, 2, 1024, 8, 1, 1), "bwd lean multi-wave cached");
-  CHECK(!fn_bwd_row(RELOAD, 1, 1, 0, 4096, 8, 1, 1), "bwd lean not reload");
-  CHECK(!fn_bwd_row(RP, 1, 16, 1, 128, 8, 0, 1), "bwd lean not row-packed");
-  CHECK(!fn_bwd_row(PERS, 1, 1, 8, 4096, 8, 1, 1), "bwd lean has no cache 8");
-  CHECK(!fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 0, 1), "bwd lean needs the staged weight");
-  CHECK(!fn_bwd_row(PERS, 1, 1, 4, 4096, 8, 1, 0), "bwd lean needs aligned rows");
-  CHECK(!fn_bwd_row(WIDE, 2, 1, 4, 32768, 8, 1, 1), "bwd lean not clustered");
 }
 
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
-  fusednorm_device_info none = kH200;
-  CHECK(fusednorm_select_launch(NULL, 0, &kH200, &l) == FUSEDNORM_ERR_NULL_POINTER, "null problem");
-  CHECK(fusednorm_select_launch(&p, 0, NULL, &l) == FUSEDNORM_ERR_NULL_POINTER, "null device");
-  CHECK(fusednorm_select_launch(&p, 0, &kH200, NULL) == FUSEDNORM_ERR_NULL_POINTER, "null out");
-  none.sm_count = 0;
-  CHECK(fusednorm_select_launch(&p, 0, &none, &l) == FUSEDNORM_ERR_NO_DEVICE, "no SMs");
+  const fusednorm_device_info *h200 = &kDevices[5].d;
+  fusednorm_device_info bad = *h200;
+  fusednorm_layout lay;
+  fusednorm_fwd_args fa;
+  CHECK(fusednorm_select_launch(NULL, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_NULL_POINTER, "null problem");
+  CHECK(fusednorm_select_launch(&p, 0, NULL, &kAligned, &l) == FUSEDNORM_ERR_NULL_POINTER, "null device");
+  CHECK(fusednorm_select_launch(&p, 0, h200, NULL, &l) == FUSEDNORM_ERR_NULL_POINTER, "null layout");
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, NULL) == FUSEDNORM_ERR_NULL_POINTER, "null out");
+  bad.sm_count = 0;
+  CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "no SMs");
+  bad = *h200;
+  bad.smem_per_block_optin = bad.smem_per_sm + 1;
+  CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "opt-in above the SM");
   p.mode = (fusednorm_mode)99;
-  CHECK(fusednorm_select_launch(&p, 0, &kH200, &l) == FUSEDNORM_ERR_BAD_MODE, "bad mode");
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_BAD_MODE, "bad mode");
   p.mode = FUSEDNORM_MODE_AUTO;
   p.n = 0;
-  CHECK(fusednorm_select_launch(&p, 0, &kH200, &l) == FUSEDNORM_ERR_BAD_SHAPE, "n = 0");
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_BAD_SHAPE, "n = 0");
+  p.n = (int64_t)INT_MAX;
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED, "n >= 2^31 - 2^16");
+  CHECK(fusednorm_kernel_name(FUSEDNORM_KERNEL_COUNT_) == NULL && fusednorm_kernel_name(FUSEDNORM_KERNEL_BWD_SPLIT) != NULL,
+        "kernel names");
+  /* layouts: a pointer or a stride off 16 bytes, the weight included, the same in both directions */
+  p = prob(10, 64, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  memset(&fa, 0, sizeof fa);
+  fa.x = (const void *)(uintptr_t)4096, fa.x_stride = 64, fa.y = (void *)(uintptr_t)8192, fa.y_stride = 64;
+  fa.weight = (const void *)(uintptr_t)16384;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.aligned16 == 1, "aligned forward");
+  fa.y_stride = 65;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.aligned16 == 0, "stride off 16 bytes");
+  fa.y_stride = 64, fa.weight = (const void *)(uintptr_t)16386;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.aligned16 == 0, "weight off 16 bytes");
+  p.has_weight = 0;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.aligned16 == 1, "no weight: not read");
+  {
+    fusednorm_bwd_args ba;
+    memset(&ba, 0, sizeof ba);
+    ba.dy = fa.x, ba.dy_stride = 64, ba.s = fa.x, ba.s_stride = 64, ba.dx = fa.y, ba.dx_stride = 64;
+    ba.ds = (const void *)(uintptr_t)2, ba.ds_stride = 64; /* ignored without the fused add */
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.aligned16 == 1, "aligned backward");
+    p.has_residual = 1;
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.aligned16 == 0, "ds off 16 bytes");
+    CHECK(fusednorm_backward_layout(&p, NULL, &lay) == FUSEDNORM_ERR_NULL_POINTER, "null args");
+  }
 }
 
-int main(void) {
-  test_pinned();
+int main(int argc, char **argv) {
+  /* --print: the current plans in kPins' format, to review and pin a deliberate change. */
+  const int print = argc > 1 && !strcmp(argv[1], "--print");
+  if (argc > 1 && !print) {
+    fprintf(stderr, "usage: %s [--print]\n", argv[0]);
+    return 2;
+  }
+  test_pinned(print);
+  test_h200(print);
+  if (print) return 0;
+  test_all_valid();
   test_forced();
   test_wide_no_weight();
   test_alignment();
-  test_lean_predicates();
   test_bad_args();
   printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;

@@ -437,8 +437,11 @@ def test_forced_modes():
                 continue
             if DEVICE == "cpu":
                 assert bits_equal(y, fusednorm.rms_norm(x, w))
-            check_case(x, make((50, n), torch.bfloat16, False), w, 1e-6, 0.0, "fp32",
-                       f"mode={mode} N={n}", mode=mode)
+            try:  # a family may run the forward but not the backward (e.g. multi_wave_cached)
+                check_case(x, make((50, n), torch.bfloat16, False), w, 1e-6, 0.0, "fp32",
+                           f"mode={mode} N={n}", mode=mode)
+            except RuntimeError as e:
+                assert "forced mode cannot run" in str(e), str(e)
 
 
 def test_autocast():

@@ -1,10 +1,11 @@
 #!/bin/bash
-# kernels/cuda/dev/gpu_pass.sh — developer GPU pass of the CUDA kernels over kernels/cuda/dev/build.sh's
-# gpu_dev/ (run it with the device tool, carry ["gpu_dev"]; not a tools/gpu suite section):
+# tools/kerneldev/gpu_pass.sh — developer GPU pass of the CUDA kernels over the binaries staged in
+# gpu_dev/${BUILD:-new}/ by tools/kerneldev/stage.sh (run it on a GPU machine, carrying gpu_dev/;
+# not a tools/gpu suite section):
 # test_select, test_cuda --quick (every mode), bench_modes (bf16, fused, f32), then
 # compute-sanitizer memcheck over test_cuda --quick restricted to M = 199. Logs go to $OUT.
-cd "$(dirname "$0")/../../.."
-D=gpu_dev; O="${OUT:-/tmp}"
+cd "$(dirname "$0")/../.."
+D=gpu_dev/${BUILD:-new}; O="${OUT:-/tmp}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
 $D/test_select | tail -1
 timeout ${T_TEST:-170} $D/test_cuda --quick > $O/test_cuda.log 2>&1; echo "test_cuda rc=$?"

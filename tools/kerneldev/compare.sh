@@ -1,13 +1,14 @@
 #!/bin/bash
-# kernels/cuda/dev/compare.sh — time several builds of kernels/cuda/dev/build.sh side by side in one
-# GPU run (each under gpu_dev/<name>/, e.g. base = the previous commit, new = the working tree,
-# variants built with DEFS=...), then check the first non-base build with test_cuda --quick.
-#   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash kernels/cuda/dev/compare.sh")
+# tools/kerneldev/compare.sh — time several kernel builds side by side in one GPU run (each staged
+# under gpu_dev/<name>/ by tools/kerneldev/stage.sh: e.g. base = the previous commit, new = the
+# working tree, variants built with --define=kerneldev_set=...), then check the first non-base
+# build with test_cuda --quick.
+#   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash tools/kerneldev/compare.sh")
 # Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
 # --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev; point it at a slim copy
 # of the binaries to stay within the device tool's carry limit). Logs go to $OUT; a table of
 # AUTO's GB/s per build last.
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"; D="${DEV_DIR:-gpu_dev}"
 S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
 S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"

@@ -1,17 +1,20 @@
 /*
  * bench_modes.c — developer timing of every mode (forced, and AUTO) of the CUDA backend over a
  * few shapes: the evidence behind the thresholds in kernels/src/select.c. Not the project's
- * benchmark (that is tools/bench/, with the peers); this one only compares our own modes.
+ * benchmark (that is tools/bench/, with the peers); this one only compares our own families.
  *
- *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N] [--bwd | --fwd-only]
- *               [--modes=auto,persistent,...]   (--bwd / --fwd-only: one direction; --modes: only these modes)
+ *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N]
+ *               [--bwd | --fwd-only] [--modes=auto,persistent,...]
+ *   (every --key=value option also as --key value; a bad value exits 2 with the reason)
  *
  * Kernel time by CUDA events around each launch (median of --iters), inputs rotated over enough
  * buffer sets that every launch reads from HBM (>= 256 MB in flight over the rotation), inputs
- * random (never zeros). GB/s from DESIGN.md's byte formula: forward (2MN + N) elements, fused add
- * 4MN; backward (3MN + 2N), fused add 4MN; the dw reduction's time is included in the backward.
- * Output: one line per (shape, direction, mode) and a copy-bandwidth line.
+ * random (never zeros). GB/s from the bytes each direction must move: forward (2MN + N) elements,
+ * fused add 4MN; backward (3MN + 2N), fused add 4MN (ds read); the dw reduction's time is included
+ * in the backward. Output: one line per (shape, direction, mode) with the plan that ran, and a
+ * copy-bandwidth line. A forced mode whose family cannot run a shape prints "unsupported".
  */
+#include <getopt.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +28,17 @@
     cudaError_t e_ = (call);                                                                  \
     if (e_ != cudaSuccess) {                                                                  \
       fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));   \
+      exit(1);                                                                                \
+    }                                                                                         \
+  } while (0)
+
+/* A fusednorm call that must succeed (device query, layout, plan). */
+#define CKF(call)                                                                             \
+  do {                                                                                        \
+    fusednorm_status s_ = (call);                                                             \
+    if (s_ != FUSEDNORM_OK) {                                                                 \
+      fprintf(stderr, "%s:%d %s: %s %s\n", __FILE__, __LINE__, #call, fusednorm_status_string(s_), \
+              fusednorm_cuda_error_string());                                                 \
       exit(1);                                                                                \
     }                                                                                         \
   } while (0)
@@ -59,6 +73,50 @@ typedef struct {
   float *rstd;
 } set_t;
 
+static void usage(FILE *f, const char *argv0) {
+  fprintf(f,
+          "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N] [--bwd | --fwd-only]\n"
+          "          [--modes=auto,persistent,multi_wave_reload,multi_wave_cached,row_packed,wide]\n",
+          argv0);
+}
+
+/* Comma-separated mode names, each exactly one of fusednorm_mode_name's; 0 on a bad list. */
+static int parse_modes(const char *list, int want[FUSEDNORM_MODE_COUNT_], const char *argv0) {
+  for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 0;
+  if (*list == '\0') {
+    fprintf(stderr, "%s: --modes names no mode\n", argv0);
+    return 0;
+  }
+  for (const char *t = list; *t;) {
+    const size_t k = strcspn(t, ",");
+    int found = 0;
+    for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+      const char *name = fusednorm_mode_name((fusednorm_mode)m);
+      if (strlen(name) == k && !strncmp(t, name, k)) want[m] = found = 1;
+    }
+    if (!found) {
+      fprintf(stderr, "%s: unknown mode '%.*s' in --modes\n", argv0, (int)k, t);
+      return 0;
+    }
+    t += k + (t[k] == ',');
+  }
+  return 1;
+}
+
+/* Every shape MxN (M, N >= 1), comma-separated. */
+static int check_shapes(const char *shapes, const char *argv0) {
+  for (const char *t = shapes;;) {
+    long long M = 0, N = 0;
+    int used = 0;
+    if (sscanf(t, "%lldx%lld%n", &M, &N, &used) != 2 || M < 1 || N < 1 || (t[used] != ',' && t[used] != '\0')) {
+      fprintf(stderr, "%s: bad --shapes '%s': expected MxN[,MxN...] with M, N >= 1\n", argv0, shapes);
+      return 0;
+    }
+    if (t[used] == '\0') return 1;
+    t += used + 1;
+  }
+}
+
 int main(int argc, char **argv) {
   fusednorm_dtype dt = FUSEDNORM_BF16;
   int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0;
@@ -66,60 +124,65 @@ int main(int argc, char **argv) {
   for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 1;
   const char *shapes = "1048576x128,65536x128,262144x512,65536x1024,32768x2880,16384x4096,16384x5120,"
                        "16384x7168,8192x8192,4096x16384,2048x32768,1024x65536,256x262144,256x1048576";
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--dtype=f32")) dt = FUSEDNORM_F32;
-    else if (!strcmp(argv[i], "--dtype=f16")) dt = FUSEDNORM_F16;
-    else if (!strcmp(argv[i], "--dtype=bf16")) dt = FUSEDNORM_BF16;
-    else if (!strcmp(argv[i], "--fused")) fused = 1;
-    else if (!strcmp(argv[i], "--fwd-only")) fwd_only = 1;
-    else if (!strncmp(argv[i], "--shapes=", 9)) shapes = argv[i] + 9;
-    else if (!strncmp(argv[i], "--iters=", 8)) {
-      char *end = NULL;
-      const long v = strtol(argv[i] + 8, &end, 10);
-      if (!argv[i][8] || *end || v < 1 || v > 100000) {
-        fprintf(stderr, "%s: bad --iters '%s': expected an integer in 1..100000\n", argv[0], argv[i] + 8);
-        return 2;
-      }
-      iters = (int)v;
-    }
-    else if (!strcmp(argv[i], "--bwd")) bwd_only = 1;
-    else if (!strncmp(argv[i], "--modes=", 8)) {
-      /* Comma-separated mode names, each exactly one of fusednorm_mode_name's. */
-      for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 0;
-      for (const char *t = argv[i] + 8; *t;) {
-        const size_t k = strcspn(t, ",");
-        int found = 0;
-        for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
-          const char *name = fusednorm_mode_name((fusednorm_mode)m);
-          if (strlen(name) == k && !strncmp(t, name, k)) want[m] = found = 1;
-        }
-        if (!found) {
-          fprintf(stderr, "%s: unknown mode '%.*s' in --modes\n", argv[0], (int)k, t);
+  static const struct option opts[] = {
+      {"dtype", required_argument, NULL, 'd'}, {"fused", no_argument, NULL, 'f'},
+      {"shapes", required_argument, NULL, 's'}, {"iters", required_argument, NULL, 'i'},
+      {"bwd", no_argument, NULL, 'b'},          {"fwd-only", no_argument, NULL, 'F'},
+      {"modes", required_argument, NULL, 'm'},  {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  opterr = 0; /* our own messages */
+  for (;;) {
+    const int c = getopt_long(argc, argv, ":", opts, NULL);
+    if (c == -1) break;
+    switch (c) {
+      case 'd':
+        if (!strcmp(optarg, "f32")) dt = FUSEDNORM_F32;
+        else if (!strcmp(optarg, "f16")) dt = FUSEDNORM_F16;
+        else if (!strcmp(optarg, "bf16")) dt = FUSEDNORM_BF16;
+        else {
+          fprintf(stderr, "%s: bad --dtype '%s': expected bf16, f16 or f32\n", argv[0], optarg);
           return 2;
         }
-        t += k + (t[k] == ',');
+        break;
+      case 'f': fused = 1; break;
+      case 's': shapes = optarg; break;
+      case 'i': {
+        char *end = NULL;
+        const long v = strtol(optarg, &end, 10);
+        if (!*optarg || *end || v < 1 || v > 100000) {
+          fprintf(stderr, "%s: bad --iters '%s': expected an integer in 1..100000\n", argv[0], optarg);
+          return 2;
+        }
+        iters = (int)v;
+        break;
       }
-      if (argv[i][8] == '\0') {
-        fprintf(stderr, "%s: --modes= names no mode\n", argv[0]);
+      case 'b': bwd_only = 1; break;
+      case 'F': fwd_only = 1; break;
+      case 'm':
+        if (!parse_modes(optarg, want, argv[0])) return 2;
+        break;
+      case 'h': usage(stdout, argv[0]); return 0;
+      case ':':
+        fprintf(stderr, "%s: option '%s' needs a value\n", argv[0], argv[optind - 1]);
+        usage(stderr, argv[0]);
         return 2;
-      }
-    }
-    else {
-      fprintf(stderr, "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,...] [--iters=N] [--bwd | --fwd-only] [--modes=a,b]\n", argv[0]);
-      return 2;
+      default:
+        fprintf(stderr, "%s: unknown option, or a value for an option that takes none: '%s'\n", argv[0],
+                argv[optind - 1]);
+        usage(stderr, argv[0]);
+        return 2;
     }
   }
-  /* Every shape MxN (M, N >= 1), comma-separated, before any GPU work. */
-  for (const char *t = shapes;;) {
-    long long M = 0, N = 0;
-    int used = 0;
-    if (sscanf(t, "%lldx%lld%n", &M, &N, &used) != 2 || M < 1 || N < 1 || (t[used] != ',' && t[used] != '\0')) {
-      fprintf(stderr, "%s: bad --shapes '%s': expected MxN[,MxN...] with M, N >= 1\n", argv[0], shapes);
-      return 2;
-    }
-    if (t[used] == '\0') break;
-    t += used + 1;
+  if (optind < argc) {
+    fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+    usage(stderr, argv[0]);
+    return 2;
   }
+  if (bwd_only && fwd_only) {
+    fprintf(stderr, "%s: --bwd and --fwd-only exclude each other\n", argv[0]);
+    return 2;
+  }
+  if (!check_shapes(shapes, argv[0])) return 2; /* before any GPU work */
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s, %d SMs, L2 %d MB; dtype %s%s\n", prop.name, prop.multiProcessorCount,
@@ -181,13 +244,25 @@ int main(int argc, char **argv) {
         p.has_residual = fused;
         p.mode = (fusednorm_mode)m;
         fusednorm_launch l;
-        fusednorm_device_info info = {prop.multiProcessorCount, prop.major, prop.minor,
-                                      prop.maxThreadsPerMultiProcessor, prop.regsPerMultiprocessor,
-                                      prop.sharedMemPerMultiprocessor};
-        if (fusednorm_select_launch(&p, dir, &info, &l) != FUSEDNORM_OK) continue;
+        fusednorm_device_info info;
+        CKF(fusednorm_cuda_device_info(0, &info));
+        /* The plan of the first buffer set's layout (cudaMalloc: aligned; n decides the rest). */
+        fusednorm_layout lay;
+        {
+          fusednorm_fwd_args fa0 = {s[0].x, N, s[0].r, N, w, s[0].y, N, s[0].ro, N, s[0].rstd};
+          fusednorm_bwd_args ba0 = {s[0].dy, N, fused ? s[0].ro : s[0].x, N, fused ? s[0].r : NULL, fused ? N : 0,
+                                    w, s[0].rstd, s[0].dx, N, dw, NULL, 0};
+          CKF(dir ? fusednorm_backward_layout(&p, &ba0, &lay) : fusednorm_forward_layout(&p, &fa0, &lay));
+        }
+        const fusednorm_status pst = fusednorm_select_launch(&p, dir, &info, &lay, &l);
+        if (pst == FUSEDNORM_ERR_MODE_UNSUPPORTED) {
+          printf("%7lldx%-7lld %-4s %-18s unsupported\n", M, N, dir ? "bwd" : "fwd", fusednorm_mode_name((fusednorm_mode)m));
+          continue;
+        }
+        CKF(pst);
         if (dir) {
           size_t need = 0;
-          if (fusednorm_backward_workspace_size_cuda(&p, 0, &need) != FUSEDNORM_OK) continue;
+          CKF(fusednorm_backward_workspace_size_cuda(&p, 0, &need));
           if (need > ws_cap) {
             if (ws) cudaFree(ws);
             CK(cudaMalloc(&ws, need));
@@ -199,8 +274,8 @@ int main(int argc, char **argv) {
           set_t *c = &s[(i + 3) % sets];
           fusednorm_fwd_args fa = {c->x, N, c->r, N, w, c->y, N, c->ro, N, c->rstd};
           /* Fused add: ds (the gradient of residual_out) is read, as in training where the residual
-           * stream feeds the next layer (the buffer of r serves as random ds). Without it the
-           * fused backward moved 3MN, not the 4MN the GB/s assumes (before 2026-11-22 05:05 UTC). */
+           * stream feeds the next layer (the buffer of r serves as random ds); without it the fused
+           * backward would move 3MN, not the 4MN the GB/s assumes. */
           fusednorm_bwd_args ba = {c->dy, N, fused ? c->ro : c->x, N, fused ? c->r : NULL, fused ? N : 0,
                                    w, c->rstd, c->dx, N, dw, ws, ws_cap};
           if (dir && i == -3) { /* rstd (and residual_out) for the backward */
@@ -227,11 +302,10 @@ int main(int argc, char **argv) {
         qsort(times, iters, sizeof(float), cmp_float);
         double ms = times[iters / 2];
         double elems = dir ? (fused ? 4.0 * mn : 3.0 * mn + 2.0 * N) : (fused ? 4.0 * mn : 2.0 * mn + N);
-        printf("%7lldx%-7lld %-4s %-18s %10.1f %9.0f  threads=%d rows/cta=%d cluster=%d grid=%lld%s\n", M, N,
-               dir ? "bwd" : "fwd", fusednorm_mode_name((fusednorm_mode)m), ms * 1e3, elems * es / (ms * 1e6),
-               l.block_threads, l.rows_per_cta, l.ctas_per_row, (long long)l.grid,
-               m == 0 ? (l.mode == 1 ? " ->persistent" : l.mode == 2 ? " ->reload" : l.mode == 3 ? " ->cached"
-                         : l.mode == 4 ? " ->row_packed" : " ->wide") : "");
+        printf("%7lldx%-7lld %-4s %-18s %10.1f %9.0f  %s threads=%d rows/cta=%d ctas/row=%d grid=%lld slots=%d smem=%zu%s%s\n",
+               M, N, dir ? "bwd" : "fwd", fusednorm_mode_name((fusednorm_mode)m), ms * 1e3, elems * es / (ms * 1e6),
+               fusednorm_kernel_name(l.kernel), l.block_threads, l.rows_per_cta, l.ctas_per_row, (long long)l.grid,
+               l.slots_per_thread, l.smem_bytes, m == 0 ? " ->" : "", m == 0 ? fusednorm_mode_name(l.mode) : "");
       }
     }
     for (int k = 0; k < sets; ++k) {

@@ -1,9 +1,9 @@
 #!/bin/bash
-# kernels/cuda/dev/ncu_fwd.sh — Nsight Compute sections (speed of light, warp stalls, memory,
+# tools/kerneldev/ncu_fwd.sh — Nsight Compute sections (speed of light, warp stalls, memory,
 # occupancy) of single forward launches of gpu_dev/${BUILD:-new}/bench_modes, one per mode/config
 # given as "label:bench_modes flags". Text reports in $OUT/ncu_<label>.txt and a summary of the key
 # lines on stdout.
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; B="gpu_dev/${BUILD:-new}/bench_modes"
 for c in "$@"; do
   label="${c%%:*}"; flags="${c#*:}"
