@@ -40,7 +40,8 @@ BIN="$(bazel info bazel-bin 2>/dev/null)"
 missing=()
 
 # Every C/C++ test and binary; a label //pkg:name lands at bazel-bin/pkg/name.
-labels="$(bazel query 'kind("cc_(test|binary) rule", //...)' --output=label 2>/dev/null)"
+# Targets tagged "manual" (kernel variants, long runs) are built only on purpose: not collected.
+labels="$(bazel query 'kind("cc_(test|binary) rule", //...) except attr(tags, "manual", //...)' --output=label 2>/dev/null)"
 for label in $labels; do
   pkg="${label#//}"; pkg="${pkg%%:*}"; name="${label##*:}"
   f="$BIN/$pkg/$name"
