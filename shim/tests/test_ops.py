@@ -338,7 +338,7 @@ def test_every_tensor_on_one_device():
     else:
         xc = x.to(DEVICE)
         raises(lambda: fusednorm.rms_norm(xc, torch.ones(4)), "weight", "cpu")
-        raises(lambda: fusednorm.fused_add_rms_norm(xc, x), "cpu")
+        raises(lambda: fusednorm.fused_add_rms_norm(xc, x.cpu()), "cpu")
         raises(lambda: ops.rms_norm_bwd(xc, xc, None, torch.ones(2), 1e-6, 0.0, "fp32", None),
                "rstd")
     # and the same call with every tensor on one device works
