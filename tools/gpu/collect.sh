@@ -74,6 +74,17 @@ if [ -d shim/python/fusednorm ]; then
   cp -rL shim/python/fusednorm "$B/python/"
   find "$B/python" -name __pycache__ -prune -exec rm -rf {} +
 fi
+# Test dependencies the GPU machine lacks (it has no network): pure-Python packages pinned in
+# tools/requirements.txt, copied from this machine's Python next to the fusednorm package.
+for pkg in liger_kernel; do
+  src="$(python3 -c "import importlib.util as u, os; s = u.find_spec('$pkg'); print(os.path.dirname(s.origin) if s else '')" 2>/dev/null || true)"
+  if [ -z "$src" ]; then
+    echo "collect: test dependency $pkg is not installed here (tools/setup.sh installs it)" >&2
+    exit 1
+  fi
+  cp -rL "$src" "$B/python/$pkg"
+done
+find "$B/python" -name __pycache__ -prune -exec rm -rf {} +
 wheels="$(find -L "$BIN/shim" -maxdepth 2 -name '*.whl' 2>/dev/null || true)"
 if [ -n "$wheels" ]; then
   mkdir -p "$B/wheel"
