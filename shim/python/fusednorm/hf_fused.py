@@ -35,7 +35,9 @@ on every decoder layer that records the layer's output; a layer with that hook r
 hidden state (the add done separately, as stock), so the recorded hidden states are right. Other
 forward hooks on decoder layers see the (mlp_out, residual) pair. Gradient checkpointing works
 with the non-reentrant implementation (transformers' default); the reentrant one does not track
-tensors inside a tuple argument and is refused with an error. unfuse_residual(model) undoes it.
+tensors inside a tuple argument and is refused with an error. fusednorm.capture records the
+layers' norms as the fused_add_rms_norm calls they now are; the final norm, called with the pair,
+is not recorded (capture sees a tuple, not a tensor). unfuse_residual(model) undoes it all.
 
 set_qk_norm(model, "inductor-when-compiled") makes the per-head q/k norms (Qwen3, Gemma3 q_norm /
 k_norm) run the stock formula while torch.compile traces them (torch.compiler.is_compiling()), so
