@@ -16,7 +16,9 @@ Runs, all with the same data order (batches are a function of --data-seed and th
             the reference's own run-to-run spread, the yardstick for long runs.
 Checks and their tolerances: see TOLERANCES below and convergence/README.md.
 Output (rank 0): OUT/<model>_<dtype>.json and .png; exit 0 pass, 1 a check failed (the first
-failing step is named), 2 bad input/usage.
+failing step is named), 2 bad input/usage (every rank prints the reason; arguments, --data and
+--out are checked before training; --dry-run stops after those checks) or no verdict (the stock
+reference itself diverged), 3 a rank failed during the run (it prints why; MPI_Abort ends all).
 """
 
 import argparse

@@ -19,6 +19,8 @@ print(f"seed {SEED}")
 rng = np.random.default_rng(SEED)
 cap = common.load_capture_module()
 T = os.path.join(common.tmpdir(), "malformed")
+# The replay's CPU limit per HDF5 read step (its default is 120 s): the looping input ends sooner.
+os.environ["FUSEDNORM_REPLAY_HDF5_CPU_LIMIT"] = "3"
 shutil.rmtree(T, ignore_errors=True)
 os.makedirs(T)
 
@@ -52,6 +54,15 @@ def replace(g, name, data, dtype_attr):
     del g[name]
     d = g.create_dataset(name, data=data)
     d.attrs["dtype"] = dtype_attr
+
+
+def regression_dir():
+    for base in (os.environ.get("TEST_SRCDIR", ""), common.REPO):
+        for p in (os.path.join(base, "fusednorm", "verify", "fuzz", "regressions"),
+                  os.path.join(base, "verify", "fuzz", "regressions")):
+            if os.path.isdir(p):
+                return p
+    raise FileNotFoundError("verify/fuzz/regressions")
 
 
 def cases():
@@ -222,6 +233,14 @@ def cases():
             replace(g, "dy", dy, "f32")
     add("fp32 dy overflows f16", mutate("f16dy", f16_dy),
         r"input 'dy' is stored as f32 and 1 of its finite values overflow f16, .*row 2, col 3")
+    # Inputs on which HDF5 1.10 itself loops forever or corrupts memory (found by verify/fuzz):
+    # refused with exit 2 on every rank, neither a hang nor a crash.
+    reg = regression_dir()
+    add("HDF5 loops (fuzz input)", os.path.join(reg, "hdf5_global_heap_loop.h5"),
+        r"HDF5 used 3 s of CPU reading the metadata of .*without returning: a corrupt file can make "
+        r"HDF5 loop forever; refused")
+    add("HDF5 crashes (fuzz input)", os.path.join(reg, "hdf5_global_heap_overflow.h5"),
+        r"HDF5 crashed \(signal \d+, .*\) reading the metadata of .*: a corrupt file; refused")
     p = os.path.join(T, "locked.h5")
     good(p)
     add("locked by a writer", p, r"locked by another process .*unable to lock")
