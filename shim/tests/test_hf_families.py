@@ -9,8 +9,8 @@ norm weights randomized, a deep copy patched by fusednorm.patch_hf; the test che
     with test_hf's tolerances (its docstring gives their reasons; a control there shows that a
     wrong offset/casting fails them),
   * every patched class against its stock module for every (x dtype, weight dtype) pair: same
-    output dtype (Llama-style modules return promote_types(x, weight)) and values within one
-    rounding of the output dtype.
+    output dtype (Llama-style modules return promote_types(x, weight)) and values within a
+    rounding of the coarser of x's dtype and the output dtype.
 Run: FUSEDNORM_LIBRARY=... PYTHONPATH=shim/python python3 shim/tests/test_hf_families.py [-k qwen]
 """
 
@@ -179,7 +179,10 @@ def check_module_dtypes(family, ref, patched):
                 # roundings): 2^-20 (8 fp32 ulps), 2^-6 and 2^-8 (2 ulps of bf16 and fp16).
                 ulp = {torch.float32: 2 ** -20, torch.bfloat16: 2 ** -6, torch.float16: 2 ** -8}
                 err = ((yp.double() - ys.double()).abs() / ys.double().abs().clamp_min(1e-3)).max()
-                assert err <= ulp[ys.dtype], f"{family} {name}: x {xd} w {wd}: rel err {err:.3g}"
+                # Llama-style modules round the normalized value to x's dtype before the
+                # weight, so a flipped rounding costs an ulp of x's dtype even in an fp32 output.
+                tol = max(ulp[ys.dtype], ulp[xd])
+                assert err <= tol, f"{family} {name}: x {xd} w {wd}: rel err {err:.3g}"
 
 
 for _family in FAMILIES:

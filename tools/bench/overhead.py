@@ -8,7 +8,7 @@ On a 1x128 tensor the kernel is negligible, so the time per call is the Python +
 autograd-recording cost. Three rows, torch against fusednorm in each: the function forward with
 autograd recording (input and weight require grad), the same under torch.no_grad, and the
 modules (torch.nn.RMSNorm against fusednorm.RMSNorm, autograd on). Times are the median over
---repeats runs of --iters calls each (CUDA: synchronized once per run, so it is the host-side
+--repeats runs of --iters calls each, torch's and fusednorm's runs interleaved (CUDA: synchronized once per run, so it is the host-side
 cost). Prints microseconds per call and the ratio fusednorm / torch; exits 2 with the reason on
 a bad argument.
 Needs fusednorm importable (the wheel, or FUSEDNORM_LIBRARY=bazel-bin/shim/libfusednorm_ops.so
@@ -63,39 +63,48 @@ def main():
     xg, wg = x.clone().requires_grad_(), w.clone().requires_grad_()
     F = torch.nn.functional
 
-    def timed(fn):
-        for _ in range(min(1000, args.iters)):
+    def run(fn):
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(args.iters):
             fn()
-        runs = []
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        return (time.perf_counter() - t) / args.iters * 1e6
+
+    def timed_pair(fa, fb):
+        # Interleaved repeats: a machine whose load changes over the run biases both alike.
+        for _ in range(min(1000, args.iters)):
+            fa()
+            fb()
+        ta, tb = [], []
         for _ in range(args.repeats):
-            if dev.type == "cuda":
-                torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(args.iters):
-                fn()
-            if dev.type == "cuda":
-                torch.cuda.synchronize()
-            runs.append((time.perf_counter() - t) / args.iters * 1e6)
-        return statistics.median(runs)
+            ta.append(run(fa))
+            tb.append(run(fb))
+        return statistics.median(ta), statistics.median(tb)
 
     rows = {}
-    rows["torch autograd"] = timed(lambda: F.rms_norm(xg, (n,), wg, 1e-6))
-    rows["fusednorm autograd"] = timed(lambda: fusednorm.rms_norm(xg, wg, 1e-6))
+    rows["torch autograd"], rows["fusednorm autograd"] = timed_pair(
+        lambda: F.rms_norm(xg, (n,), wg, 1e-6), lambda: fusednorm.rms_norm(xg, wg, 1e-6))
     with torch.no_grad():
-        rows["torch no_grad"] = timed(lambda: F.rms_norm(x, (n,), w, 1e-6))
-        rows["fusednorm no_grad"] = timed(lambda: fusednorm.rms_norm(x, w, 1e-6))
+        rows["torch no_grad"], rows["fusednorm no_grad"] = timed_pair(
+            lambda: F.rms_norm(x, (n,), w, 1e-6), lambda: fusednorm.rms_norm(x, w, 1e-6))
     # Modules (what a patched model calls): torch.nn.RMSNorm vs fusednorm.RMSNorm, autograd on.
     tm = torch.nn.RMSNorm(n, eps=1e-6, device=dev)
     fm = fusednorm.RMSNorm(n, eps=1e-6, device=dev)
-    rows["torch module"] = timed(lambda: tm(xg))
-    rows["fusednorm module"] = timed(lambda: fm(xg))
+    rows["torch module"], rows["fusednorm module"] = timed_pair(lambda: tm(xg), lambda: fm(xg))
+    try:
+        load = " load average %.1f" % __import__("os").getloadavg()[0]
+    except OSError:
+        load = ""
     info = dict(device=args.device, shape=list(args.shape), iters=args.iters,
                 repeats=args.repeats, torch=torch.__version__, threads=torch.get_num_threads(),
                 cpu=platform.processor() or platform.machine(),
-                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
+                date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), load=load.strip())
     print(f"overhead per call, {args.device} {'x'.join(map(str, args.shape))}, median of "
           f"{args.repeats} x {args.iters} calls, torch {torch.__version__}, "
-          f"{info['threads']} threads, {info['date']}")
+          f"{info['threads']} threads, {info['date']},{load}")
     for mode in ("autograd", "no_grad", "module"):
         t, f = rows[f"torch {mode}"], rows[f"fusednorm {mode}"]
         print(f"  {mode:9s} torch {t:7.2f} us   fusednorm {f:7.2f} us   ratio {f / t:5.2f}")
