@@ -110,6 +110,21 @@ int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_sta
                              const fusednorm_err_stats *naive, double scale, char *why,
                              size_t why_len);
 
+/* ---- strict checks (the rules with their reasons: the table above them in fusednorm_ref.c) ----
+ * Judge one result element by element, with bounds from the fp32 error analysis of the contract
+ * (valid for any correct summation order), plus rstd's rms and bias, and the signed and magnitude
+ * bias of y, dx and dw. Return 1 (pass) or 0; `why` gets the first failure (rule, element, values,
+ * bound) or a summary.
+ * forward: a holds the inputs and the backend's y and rstd (required: y is judged as made from
+ *   the saved rstd, and rstd against float64 separately). residual_out is not judged here (it is
+ *   exact: compare it with RN(x + residual)).
+ * backward: a holds the inputs (saved rstd included) and the backend's dx and, with a weight, dw
+ *   (dw NULL: not judged). */
+int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a, char *why,
+                            size_t why_len);
+int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, char *why,
+                             size_t why_len);
+
 #ifdef __cplusplus
 }
 #endif

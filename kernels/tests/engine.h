@@ -31,7 +31,14 @@ typedef struct {
   fusednorm_mode mode;  /* forced into every problem (AUTO by default) */
   const char *filter;   /* substring of the case name to run, or NULL */
   int big;              /* 1: also the largest M x N pairs (4096 x 65536), off in CI for memory */
+  int case_index;       /* >= 0: run only this case of the matrix (with --seed: one failure alone) */
+  int stop_on_fail;     /* 1: stop at the first failing case */
+  int brief;            /* 1: one summary line instead of the per-dtype table */
+  int repeat;           /* --repeat=R: the caller runs R seeds (seed, seed+1, ...); 1 by default */
 } fn_engine_opts;
+
+/* A fresh nonzero seed (time, clock, address). */
+uint64_t fn_engine_fresh_seed(void);
 
 /* Runs the whole matrix of DESIGN.md/issue 2 on `b`; prints failures and a summary table.
  * Returns the number of failed cases (0 = pass). */
@@ -49,7 +56,8 @@ typedef struct {
 /* Every bad argument returns its documented status (never a crash). Returns failures. */
 int fn_engine_check_bad_args(const fn_api *api);
 
-/* Parses --quick --verbose --seed=N --mode=NAME --filter=S; returns 0 or prints usage and 2. */
+/* Parses --quick --verbose --big --seed=N --case=K --repeat=R --mode=NAME --filter=S; returns 0
+ * or prints usage and 2. Every failure line prints --seed and --case to rerun exactly it. */
 int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o);
 
 #ifdef __cplusplus
