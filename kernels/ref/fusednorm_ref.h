@@ -90,7 +90,10 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
 void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from);
 double fusednorm_err_stats_rel_l2(const fusednorm_err_stats *st);
 
-/* ---- the accuracy rules of DESIGN.md ----
+/* ---- the older accuracy rules, on merged statistics against the naive baseline ----
+ * For callers that only hold fusednorm_err_stats (merged across ranks). They assume the naive
+ * formula's rounding order and are loose (absolute bounds set by the naive worst element); the
+ * check engine judges with the strict checks below (kernels/ref/RULES.md).
  * Each returns 1 (pass) or 0 and writes a one-line reason (why it failed, or a summary) into
  * `why` (may be NULL). `naive` is the naive fp32 baseline's stats on the same data.
  *   y : 16-bit dtype: every element within 1 ulp of RN(ref) (LLAMA: see the tolerance table in

@@ -4,8 +4,9 @@
  * A backend is a struct of function pointers working on HOST buffers: a device backend copies
  * inputs in, poisons its outputs (NaN bit patterns) before the run, runs, and copies outputs back.
  * The engine draws fresh random inputs, runs forward and backward twice (bitwise determinism),
- * computes the float64 reference and the naive fp32 baseline, and applies the DESIGN.md rules
- * (kernels/ref/fusednorm_ref.h). Like nccl-tests: shared engine, short file per backend.
+ * computes the float64 reference and the naive fp32 baseline, and applies the strict checks
+ * (fusednorm_check_forward/backward, kernels/ref/fusednorm_ref.h; the rules with their reasons:
+ * kernels/ref/RULES.md). Like nccl-tests: shared engine, short file per backend.
  */
 #ifndef FUSEDNORM_TESTS_ENGINE_H_
 #define FUSEDNORM_TESTS_ENGINE_H_
@@ -34,6 +35,9 @@ typedef struct {
   int case_index;       /* >= 0: run only this case of the matrix (with --seed: one failure alone) */
   int stop_on_fail;     /* 1: stop at the first failing case */
   int brief;            /* 1: one summary line instead of the per-dtype table */
+  int legacy_rules;     /* 1: also the rules measured against the naive baseline (fusednorm_rule_*,
+                           kept for callers that only have merged statistics); they assume the naive
+                           formula's rounding order and reject correct alternative orders */
   int repeat;           /* --repeat=R: the caller runs R seeds (seed, seed+1, ...); 1 by default */
 } fn_engine_opts;
 
