@@ -563,3 +563,304 @@ int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_sta
   return say(why, len, 1, "dw: max abs %.3g (naive %.3g), rel L2 %.3g (naive %.3g)", g->max_abs,
              nv->max_abs, l2, nl2);
 }
+
+/* ==== strict checks: per-element bounds from error analysis + statistical rules ===============
+ *
+ * These judge one backend result against float64 element by element, with bounds derived from
+ * the fp32 error analysis of the contract's formulas (not from any backend's achieved error), so
+ * that they hold for every correct fp32 implementation in any summation order (tree, warp
+ * shuffle, per-thread chains, any dw partial-sum grid), and add statistics that a defect too small
+ * for a per-element bound cannot hide from. u = 2^-24. Rule by rule, with the reason:
+ *
+ *  RSTD  per row, |rstd - ref| <= ref * (2 + 2.5 + sum/2) u: the sum of squares' error of ANY
+ *        order is below (min(n, 8 sqrt n) + 1) u sum s^2 (Higham & Mary's probabilistic bound,
+ *        lambda = 8: failure probability below 1e-13 per row) plus n half-subnormal spacings
+ *        (tiny rows square into fp32 subnormals); /n, +eps, sqrt and 1/x add 4 roundings.
+ *  RSTD-RMS  (>= 32 rows with normal sums) rms over rows of (rstd - ref)/(ref u) <= 2 + sqrt(n)/20.
+ *        A blocked reduction (per-thread or per-lane chains of <= ~4 sqrt(n) terms combined by a
+ *        tree, as every warp/CTA reduction and the CPU's 8 lanes are) stays below 1 u; one serial
+ *        fp32 chain over the whole row reaches 7 u at n = 4096 and 70 u at n = 65536 and is
+ *        rejected: the contract's "fp32 accumulation" means a blocked one.
+ *  RSTD-BIAS (>= 32 rows) |mean (rstd - ref)/(ref u)| <= 10 SE + 0.25: every step rounds to
+ *        nearest, so a correct rstd is unbiased; a scaled rstd (an rsqrtf-class error, a wrong
+ *        divisor) is not.
+ *  Y     exact, with the SAVED rstd r (y is made from it) and w' = fl(w + offset): the contract
+ *        is a product of three fp32 numbers, so y must be bitwise RN_x(fl(fl(s r) w')) or, for
+ *        FP32/GEMMA, the other order RN_x(fl(s fl(r w'))); LLAMA has one order,
+ *        RN_x(fl(RN_x(fl(s r)) w')), and no weight is RN_x(fl(s r)). (The CPU and CUDA backends
+ *        both compute fl(fl(s r) w').)
+ *  DX    with the saved rstd, h = s r, G = dy (w + offset), m = mean(G h), A = mean|G h|: the
+ *        fp32 value lies within E = r (2|G| + 2|h m|) u + r |h| dm + 2 u |dx| (+ u |dx| with ds)
+ *        of the float64 one, dm = 2 u |m| + (min(n, 8 sqrt n) + 4) u A (the dot in any order, its
+ *        terms g h with up to 3 roundings each);
+ *        16-bit: dx in [RN_x(ref - E), RN_x(ref + E)].
+ *  DW    per column, T = sum |dy n|: |fp32 dw - ref| <= (min(M, 8 sqrt M) + 3) u T + M subnormal
+ *        spacings (any order of the row sum, any partial-sum grid); 16-bit: the interval of DX.
+ *  BIAS  (y, dx, dw) the mean of the signed error, and of the error times sign(ref) (a magnitude
+ *        bias), each normalized per element by its rounding scale (u times the magnitudes that
+ *        enter it + one output ulp), must satisfy |mean| <= 10 SE + floor. Rounding to nearest is
+ *        unbiased, so a correct result is centred on the reference; +1 ulp on every element, a
+ *        flush to zero, a scaled dw or a round-toward-zero sum is not. SE: per element for y
+ *        per row (a cluster) for y and dx, needing >= 32 rows of >= 16 elements (a row shares
+ *        its rstd and its mean m: with one rstd, products s*r of 16-bit s fall at a fixed set of
+ *        places in the ulp, so one row's rounding errors need not average to 0); per column for
+ *        dw (independent sums), needing >= 32 columns of >= 8 rows. Floors: y 0.002, dx 0.01,
+ *        dw 0.05 of the normalized unit. rstd's floor is 0.25 u for f32 inputs but 3 u for
+ *        16-bit ones: their squares are exact in fp32 and their low bits follow the quadratic
+ *        residues, so the roundings of ANY fp32 sum of them are biased by up to ~2 u (measured).
+ *  NaN/Inf: an element whose reference is NaN/Inf must be the same NaN/Inf, and vice versa.
+ */
+#define CHK_LAMBDA 8.0
+#define CHK_BIAS_SIGMAS 10.0
+#define CHK_MIN_SAMPLES 32
+/* Rows shorter than this normalize to values pinned near +-1 (n = 1: h = +-(1 - eps/2s^2)), whose
+ * roundings fall at the same place in the ulp every time: no y/dx bias statistic there. */
+#define CHK_MIN_N_BIAS 16
+#define SUB32 0x1p-149 /* fp32 subnormal spacing */
+
+static double chain_factor(int64_t k) { /* any-order sum of k terms: the u multiplier */
+  double s = CHK_LAMBDA * sqrt((double)k);
+  return (double)k < s ? (double)k : s;
+}
+
+/* Accumulates a mean with its standard error, optionally clustered (one cluster = one row). */
+typedef struct {
+  double sum, sum_sq;          /* over samples (unclustered) or over cluster sums Z_c (clustered) */
+  double sum_zn, sum_nn;       /* clustered: sum Z_c n_c, sum n_c^2 */
+  double cur;                  /* the open cluster's sum */
+  int64_t cur_n, count, clusters;
+} bias_acc;
+
+static void bias_add(bias_acc *b, double z) { b->cur += z, b->cur_n++, b->count++; }
+static void bias_close(bias_acc *b) {
+  if (!b->cur_n) return;
+  const double nc = (double)b->cur_n;
+  b->sum += b->cur, b->sum_sq += b->cur * b->cur, b->sum_zn += b->cur * nc, b->sum_nn += nc * nc;
+  b->clusters++;
+  b->cur = 0.0, b->cur_n = 0;
+}
+static void bias_add1(bias_acc *b, double z) { b->sum += z, b->sum_sq += z * z, b->count++; }
+
+/* 1 when |mean| <= sigmas SE + floor (or too few samples to judge); *mean, *se for the message. */
+static int bias_ok(const bias_acc *b, int clustered, double floor_, double *mean, double *se) {
+  *mean = 0.0, *se = 0.0;
+  int64_t k = clustered ? b->clusters : b->count;
+  if (k < CHK_MIN_SAMPLES || b->count == 0) return 1;
+  double n = (double)b->count;
+  *mean = b->sum / n;
+  if (clustered) {
+    /* cluster-robust variance of the mean: k/(k-1) sum over clusters (Z_c - n_c mean)^2 / n^2 */
+    double v = b->sum_sq - 2.0 * *mean * b->sum_zn + *mean * *mean * b->sum_nn;
+    *se = sqrt((v > 0 ? v : 0) * (double)k / (double)(k - 1)) / n;
+  } else {
+    double v = (b->sum_sq - n * *mean * *mean) / (n - 1.0);
+    *se = sqrt(v > 0 ? v : 0) / sqrt(n);
+  }
+  return fabs(*mean) <= CHK_BIAS_SIGMAS * *se + floor_;
+}
+
+/* Same NaN/Inf class (the reference rounded to dtype vs got); both finite returns 2. */
+static int nonfinite_match(double got, double ref_rounded) {
+  if (isfinite(got) && isfinite(ref_rounded)) return 2;
+  return (isnan(got) && isnan(ref_rounded)) || (isinf(ref_rounded) && got == ref_rounded);
+}
+
+/* got within the rounded interval [RN(lo), RN(hi)] of dtype (hi >= lo). */
+static int in_interval(double got, double lo, double hi, fusednorm_dtype d) {
+  return fusednorm_round_to(lo, d) <= got && got <= fusednorm_round_to(hi, d);
+}
+
+static double smallest_normal(fusednorm_dtype d) { return ldexp(1.0, fmt_of(d).emin); }
+
+/* Record the first failure only: the message names the rule, the element and the bound. */
+#define CHK_FAIL(...)                                     \
+  do {                                                    \
+    if (ok) say(why, len, 0, __VA_ARGS__);                \
+    ok = 0;                                               \
+  } while (0)
+
+int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a, char *why,
+                            size_t len) {
+  if (fn_validate_forward(p, a) != FUSEDNORM_OK || !a->rstd)
+    return say(why, len, 0, "check_forward: invalid arguments or no saved rstd");
+  const int64_t n = p->n, M = p->rows;
+  const fusednorm_dtype xd = p->x_dtype;
+  double *s = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  if (!s) return say(why, len, 0, "check_forward: out of memory");
+  int ok = 1;
+  bias_acc rb = {0}, yb = {0}, ym = {0};
+  double r_sq = 0.0, r_worst = 0.0;
+  int64_t r_rows = 0, y_exact = 0, y_count = 0;
+  const int exact = p->casting == FUSEDNORM_CAST_LLAMA || !p->has_weight;
+  for (int64_t i = 0; i < M && ok; ++i) {
+    load_s_row(p, a, i, s);
+    double ss = 0.0;
+    for (int64_t j = 0; j < n; ++j) ss += s[j] * s[j];
+    const double rref = 1.0 / sqrt(ss / (double)n + (double)p->eps);
+    const double rgot = a->rstd[i];
+    int cls = nonfinite_match(rgot, fusednorm_round_to(rref, FUSEDNORM_F32));
+    if (cls == 0) {
+      CHK_FAIL("rstd[%lld] = %.9g, reference %.9g (NaN/Inf pattern)", (long long)i, rgot, rref);
+      break;
+    }
+    if (cls == 2 && !isfinite(ss)) { /* an Inf in the row: rstd = 1/Inf = 0 exactly */
+      if (rgot != rref) CHK_FAIL("rstd[%lld] = %.9g, reference %.9g", (long long)i, rgot, rref);
+    } else if (cls == 2) {
+      const double ms = ss / (double)n, den = ms + (double)p->eps;
+      const double e_ss = (chain_factor(n) + 1.0) * U32 * ss + (double)n * SUB32;
+      const double rel = (e_ss / (double)n + U32 * ms) / den / 2.0 + 2.5 * U32;
+      const double err = rref != 0.0 ? (rgot - rref) / rref : (rgot == 0.0 ? 0.0 : INFINITY);
+      if (!(fabs(err) <= 1.01 * rel + 2.0 * U32))
+        CHK_FAIL("rstd[%lld] = %.9g, reference %.9g: error %.3g u exceeds the any-order bound %.3g u",
+                 (long long)i, rgot, rref, err / U32, (1.01 * rel + 2.0 * U32) / U32);
+      if (ss > 0x1p-100 * (double)n && isfinite(ss)) { /* no subnormal squares: statistics apply */
+        bias_add1(&rb, err / U32);
+        r_sq += (err / U32) * (err / U32), r_rows++;
+        if (fabs(err / U32) > fabs(r_worst)) r_worst = err / U32;
+      }
+    }
+    if (!ok) break;
+    /* y from the saved rstd */
+    const float rf = (float)rgot;
+    const void *yr = row_ptr(a->y, xd, i, a->y_stride);
+    for (int64_t j = 0; j < n; ++j) {
+      const double got = fusednorm_load(yr, xd, j);
+      const float wf = p->has_weight ? (float)fusednorm_load(a->weight, p->w_dtype, j) + p->offset : 1.0f;
+      const double v = s[j] * (double)rf * (double)wf; /* s r exact in double; one 2^-53 rounding */
+      /* (s r) w', and for FP32/GEMMA also s (r w'): the two fp32 evaluation orders */
+      float h = (float)s[j] * rf;
+      if (p->casting == FUSEDNORM_CAST_LLAMA) h = (float)fusednorm_round_to(h, xd);
+      const double want = fusednorm_round_to((double)(h * wf), xd);
+      const double want2 = exact ? want : fusednorm_round_to((double)((float)s[j] * (rf * wf)), xd);
+      cls = nonfinite_match(got, want);
+      if (cls == 0 || (cls == 2 && got != want && got != want2)) {
+        char alt[48] = "";
+        if (want2 != want) snprintf(alt, sizeof alt, " or %.9g", want2);
+        CHK_FAIL("y[%lld,%lld] = %.9g, want %.9g%s (s %.9g, saved rstd %.9g, w+offset %.9g)",
+                 (long long)i, (long long)j, got, want, alt, s[j], (double)rf, (double)wf);
+        break;
+      }
+      if (cls != 2) continue;
+      y_count++, y_exact += got == want;
+      if (n >= CHK_MIN_N_BIAS && v != 0.0 && fabs(v) >= 2.0 * smallest_normal(xd)) {
+        const double z = (got - v) / fusednorm_ulp_of(v, xd);
+        bias_add(&yb, z), bias_add(&ym, v > 0 ? z : -z);
+      }
+    }
+    bias_close(&yb), bias_close(&ym);
+  }
+  free(s);
+  double mean, se;
+  if (ok && r_rows >= CHK_MIN_SAMPLES) {
+    const double rms = sqrt(r_sq / (double)r_rows), cap = 2.0 + sqrt((double)n) / 20.0;
+    if (rms > cap)
+      CHK_FAIL("rstd: rms error %.3g u over %lld rows exceeds %.3g u (blocked-reduction bound at n=%lld; "
+               "worst %.3g u)", rms, (long long)r_rows, cap, (long long)n, r_worst);
+  }
+  if (ok && !bias_ok(&rb, 0, xd == FUSEDNORM_F32 ? 0.25 : 3.0, &mean, &se))
+    CHK_FAIL("rstd: mean error %.3g u over %lld rows is biased (SE %.3g u)", mean, (long long)rb.count, se);
+  if (ok && !bias_ok(&yb, 1, 0.002, &mean, &se))
+    CHK_FAIL("y: mean signed error %.4g ulp over %lld rows is biased (SE %.3g)", mean,
+             (long long)yb.clusters, se);
+  if (ok && !bias_ok(&ym, 1, 0.002, &mean, &se))
+    CHK_FAIL("y: mean magnitude error %.4g ulp over %lld rows is biased (SE %.3g)", mean,
+             (long long)ym.clusters, se);
+  if (ok)
+    say(why, len, 1, "strict y/rstd: %lld of %lld y as re-rounded from the saved rstd, rstd rms %.3g u",
+        (long long)y_exact, (long long)y_count, r_rows ? sqrt(r_sq / (double)r_rows) : 0.0);
+  return ok;
+}
+
+int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, char *why,
+                             size_t len) {
+  fusednorm_bwd_args va = *a;
+  double dummy = 0.0;
+  if (!va.dw) va.dw = &dummy; /* dw NULL: not judged (validation wants one with a weight) */
+  if (fn_validate_backward(p, &va) != FUSEDNORM_OK)
+    return say(why, len, 0, "check_backward: invalid arguments");
+  const int64_t n = p->n, M = p->rows;
+  const fusednorm_dtype xd = p->x_dtype, wd = p->w_dtype;
+  double *buf = (double *)malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof(double));
+  if (!buf) return say(why, len, 0, "check_backward: out of memory");
+  double *G = buf, *h = buf + n, *dw = buf + 2 * n, *T = buf + 3 * n, *wo = buf + 4 * n;
+  int ok = 1;
+  bias_acc xb = {0}, xm = {0}, wb = {0}, wm = {0};
+  for (int64_t j = 0; j < n; ++j) {
+    dw[j] = T[j] = 0.0;
+    wo[j] = weight_at(p, a->weight, j);
+  }
+  for (int64_t i = 0; i < M && ok; ++i) {
+    const void *sr = row_ptr(a->s, xd, i, a->s_stride), *dyr = row_ptr(a->dy, xd, i, a->dy_stride);
+    const void *dsr = a->ds ? row_ptr(a->ds, xd, i, a->ds_stride) : NULL;
+    const void *dxr = row_ptr(a->dx, xd, i, a->dx_stride);
+    const double r = (double)a->rstd[i];
+    double dot = 0.0, A = 0.0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double sj = fusednorm_load(sr, xd, j), dy = fusednorm_load(dyr, xd, j);
+      h[j] = sj * r, G[j] = dy * wo[j];
+      dot += G[j] * h[j], A += fabs(G[j] * h[j]);
+      const double nj = bwd_norm(p, sj, r);
+      dw[j] += dy * nj, T[j] += fabs(dy * nj);
+    }
+    const double m = dot / (double)n;
+    A /= (double)n;
+    const double dm = 2.0 * U32 * fabs(m) + (chain_factor(n) + 4.0) * U32 * A + SUB32;
+    for (int64_t j = 0; j < n; ++j) {
+      const double d = r * (G[j] - h[j] * m), ds = dsr ? fusednorm_load(dsr, xd, j) : 0.0;
+      const double ref = d + ds, got = fusednorm_load(dxr, xd, j);
+      const int cls = nonfinite_match(got, fusednorm_round_to(ref, xd));
+      double e = r * ((2.0 * fabs(G[j]) + 2.0 * fabs(h[j] * m)) * U32 + fabs(h[j]) * dm + 4.0 * SUB32) +
+                 2.0 * U32 * fabs(d) + 2.0 * SUB32;
+      if (dsr) e += U32 * (fabs(d) + fabs(ds));
+      e *= 1.02;
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, xd))) {
+        CHK_FAIL("dx[%lld,%lld] = %.9g, reference %.9g, allowed +-%.3g (saved rstd %.9g, row mean(g*h) %.9g)",
+                 (long long)i, (long long)j, got, ref, e, r, m);
+        break;
+      }
+      if (cls != 2) continue;
+      const double rr = fusednorm_round_to(ref, xd);
+      const double scale = U32 * (r * (fabs(G[j]) + fabs(h[j] * m)) + fabs(ref)) +
+                           (rr != 0.0 ? fusednorm_ulp_of(rr, xd) : 0.0);
+      if (n >= CHK_MIN_N_BIAS && scale > 0.0 && ref != 0.0) {
+        const double z = (got - ref) / scale;
+        bias_add(&xb, z), bias_add(&xm, ref > 0 ? z : -z);
+      }
+    }
+    bias_close(&xb), bias_close(&xm);
+  }
+  if (ok && p->has_weight && a->dw) {
+    const double k = chain_factor(M > 0 ? M : 1) + 3.0;
+    for (int64_t j = 0; j < n; ++j) {
+      const double got = fusednorm_load(a->dw, wd, j), ref = dw[j];
+      const int cls = nonfinite_match(got, fusednorm_round_to(ref, wd));
+      const double e = 1.02 * (k * U32 * T[j] + (double)(M + 2) * SUB32) + U32 * fabs(ref);
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, wd))) {
+        CHK_FAIL("dw[%lld] = %.9g, reference %.9g, allowed +-%.3g (sum |dy n| %.9g over %lld rows)",
+                 (long long)j, got, ref, e, T[j], (long long)M);
+        break;
+      }
+      if (cls != 2 || ref == 0.0 || M < 8) continue; /* M < 8: too few terms to randomize */
+      const double rr = fusednorm_round_to(ref, wd);
+      const double scale = U32 * T[j] + (rr != 0.0 ? fusednorm_ulp_of(rr, wd) : 0.0);
+      const double z = (got - ref) / scale;
+      bias_add1(&wb, z), bias_add1(&wm, ref > 0 ? z : -z);
+    }
+  }
+  free(buf);
+  double mean, se;
+  if (ok && !bias_ok(&xb, 1, 0.01, &mean, &se))
+    CHK_FAIL("dx: mean signed error %.4g (rounding units) over %lld rows is biased (SE %.3g)", mean,
+             (long long)xb.clusters, se);
+  if (ok && !bias_ok(&xm, 1, 0.01, &mean, &se))
+    CHK_FAIL("dx: mean magnitude error %.4g (rounding units) over %lld rows is biased (SE %.3g)", mean,
+             (long long)xm.clusters, se);
+  if (ok && !bias_ok(&wb, 0, 0.05, &mean, &se))
+    CHK_FAIL("dw: mean signed error %.4g (rounding units) over %lld columns is biased (SE %.3g)", mean,
+             (long long)wb.count, se);
+  if (ok && !bias_ok(&wm, 0, 0.05, &mean, &se))
+    CHK_FAIL("dw: mean magnitude error %.4g (rounding units) over %lld columns is biased (SE %.3g)",
+             mean, (long long)wm.count, se);
+  if (ok) say(why, len, 1, "strict dx/dw: within the per-element bounds, unbiased");
+  return ok;
+}

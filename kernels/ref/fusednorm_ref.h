@@ -90,7 +90,10 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
 void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from);
 double fusednorm_err_stats_rel_l2(const fusednorm_err_stats *st);
 
-/* ---- the accuracy rules (what they guarantee: kernels/README.md) ----
+/* ---- the older accuracy rules (kernels/README.md), on merged statistics against the naive baseline ----
+ * For callers that only hold fusednorm_err_stats (merged across ranks). They assume the naive
+ * formula's rounding order and are loose (absolute bounds set by the naive worst element); the
+ * check engine judges with the strict checks below (kernels/ref/RULES.md).
  * Each returns 1 (pass) or 0 and writes a one-line reason (why it failed, or a summary) into
  * `why` (may be NULL). `naive` is the naive fp32 baseline's stats on the same data.
  *   y : 16-bit dtype: every element within 1 ulp of RN(ref) (LLAMA: see the tolerance table in
@@ -108,6 +111,21 @@ int fusednorm_rule_dw(const fusednorm_problem *p, const fusednorm_err_stats *got
 /* fusednorm_rule_dw with the condition scale of fusednorm_ref_dw_scale (0: same as rule_dw). */
 int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_stats *got,
                              const fusednorm_err_stats *naive, double scale, char *why,
+                             size_t why_len);
+
+/* ---- strict checks (the rules with their reasons: the table above them in fusednorm_ref.c) ----
+ * Judge one result element by element, with bounds from the fp32 error analysis of the contract
+ * (valid for any correct summation order), plus rstd's rms and bias, and the signed and magnitude
+ * bias of y, dx and dw. Return 1 (pass) or 0; `why` gets the first failure (rule, element, values,
+ * bound) or a summary.
+ * forward: a holds the inputs and the backend's y and rstd (required: y is judged as made from
+ *   the saved rstd, and rstd against float64 separately). residual_out is not judged here (it is
+ *   exact: compare it with RN(x + residual)).
+ * backward: a holds the inputs (saved rstd included) and the backend's dx and, with a weight, dw
+ *   (dw NULL: not judged). */
+int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a, char *why,
+                            size_t why_len);
+int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, char *why,
                              size_t why_len);
 
 #ifdef __cplusplus

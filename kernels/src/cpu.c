@@ -12,6 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Test-only mutation points (kernels/tests/mutants/cpu_mutants.h): compiled in only with
+ * -DFN_MUTANTS, for the mutation test; here FN_MUTATE expands to nothing. */
+#ifdef FN_MUTANTS
+#include "kernels/tests/mutants/cpu_mutants.h"
+#else
+#define FN_MUTATE(k, ...) ((void)0)
+#define FN_MUT(k) 0
+#endif
+
 #include "kernels/src/common.h"
 
 /* ---- fp16 / bf16 conversions, round to nearest even ---------------------------------------- */
@@ -155,13 +164,27 @@ fusednorm_status fusednorm_forward_cpu(const fusednorm_problem *p, const fusedno
         store_row(ro, t, xd, n);
         load_row(s, ro, xd, n); /* the norm reads the rounded sum */
       }
-      float rstd = 1.0f / sqrtf(dot(s, s, n) / (float)n + p->eps);
+      float ss = dot(s, s, n);
+      FN_MUTATE(FN_MUT_RSTD_SERIAL, ss = fn_mut_serial_dot(s, s, n));
+      FN_MUTATE(FN_MUT_RSTD_TAIL, if (n > 1) ss = dot(s, s, n - 1));
+      FN_MUTATE(FN_ALT_ORDERS, ss = fn_alt_dot(s, s, n));
+      float ms = ss / (float)n;
+      FN_MUTATE(FN_MUT_RSTD_N_MINUS_1, if (n > 1) ms = ss / (float)(n - 1));
+      float rstd = 1.0f / sqrtf(ms + p->eps);
+      FN_MUTATE(FN_MUT_EPS_OUTSIDE, rstd = 1.0f / (sqrtf(ms) + p->eps));
+      FN_MUTATE(FN_MUT_RSTD_2U, rstd *= 1.0f + 0x1p-23f);
       if (a->rstd) a->rstd[i] = rstd;
-      if (is_llama(p))
+      if (is_llama(p) && !FN_MUT(FN_MUT_LLAMA_Y_NO_ROUND))
         for (int64_t j = 0; j < n; ++j) t[j] = round_x(s[j] * rstd, xd) * wo[j];
       else
         for (int64_t j = 0; j < n; ++j) t[j] = s[j] * rstd * wo[j];
+      FN_MUTATE(FN_ALT_ORDERS, if (!is_llama(p)) for (int64_t j = 0; j < n; ++j) t[j] = s[j] * (rstd * wo[j]));
+      FN_MUTATE(FN_MUT_Y_TAIL, if (n > 1) t[n - 1] = t[n - 2]);
+      FN_MUTATE(FN_MUT_Y_ULP_F32, if (xd == FUSEDNORM_F32) fn_mut_f32_up(t, n));
+      FN_MUTATE(FN_MUT_Y_FLUSH, if (xd == FUSEDNORM_F32) fn_mut_flush(t, n));
       store_row((void *)row_at(a->y, xd, i, a->y_stride), t, xd, n);
+      FN_MUTATE(FN_MUT_Y_ULP_1PCT, fn_mut_bump_1pct((void *)row_at(a->y, xd, i, a->y_stride),
+                                                    xd == FUSEDNORM_F32, n, i));
     }
     free(s);
   }
@@ -213,7 +236,8 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
       if (dwp) memset(dwp, 0, (size_t)n * sizeof(float));
       int64_t end = (c + 1) * cr < rows ? (c + 1) * cr : rows;
       for (int64_t i = c * cr; i < end; ++i) {
-        const float rstd = a->rstd[i];
+        float rstd = a->rstd[i];
+        FN_MUTATE(FN_MUT_ROWS_SWAPPED, if ((i ^ 1) < rows) rstd = a->rstd[i ^ 1]);
         load_row(s, row_at(a->s, xd, i, a->s_stride), xd, n);
         load_row(dy, row_at(a->dy, xd, i, a->dy_stride), xd, n);
         /* s becomes h = s*rstd, the true point dx is evaluated at (every casting); dw takes
@@ -221,17 +245,39 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
          * vectorizes. */
         for (int64_t j = 0; j < n; ++j) s[j] *= rstd;
         for (int64_t j = 0; j < n; ++j) g[j] = dy[j] * wo[j];
-        const float mean = dot(g, s, n) / (float)n;
+        FN_MUTATE(FN_MUT_BWD_NO_OFFSET, for (int64_t j = 0; j < n; ++j) g[j] = dy[j] * (wo[j] - p->offset));
+        FN_MUTATE(FN_MUT_LLAMA_ROUNDED_DX, if (is_llama(p)) for (int64_t j = 0; j < n; ++j) s[j] = round_x(s[j], xd));
+        float gh = dot(g, s, n);
+        FN_MUTATE(FN_MUT_DOT_TAIL, if (n > 1) gh = dot(g, s, n - 1));
+        FN_MUTATE(FN_ALT_ORDERS, gh = fn_alt_dot(g, s, n));
+        const float mean = gh / (float)n;
         for (int64_t j = 0; j < n; ++j) t[j] = rstd * (g[j] - s[j] * mean);
         if (a->ds) {
           load_row(g, row_at(a->ds, xd, i, a->ds_stride), xd, n);
           for (int64_t j = 0; j < n; ++j) t[j] += g[j];
         }
+        FN_MUTATE(FN_MUT_DX_ULP_F32, if (xd == FUSEDNORM_F32) fn_mut_f32_up(t, n));
         store_row((void *)row_at(a->dx, xd, i, a->dx_stride), t, xd, n);
-        if (dwp && is_llama(p))
-          for (int64_t j = 0; j < n; ++j) dwp[j] += dy[j] * round_x(s[j], xd);
-        else if (dwp)
-          for (int64_t j = 0; j < n; ++j) dwp[j] += dy[j] * s[j];
+        float *dwq = dwp;
+        FN_MUTATE(FN_MUT_DW_SKIP_ROW, if (i == c * cr) dwq = NULL);
+        FN_MUTATE(FN_MUT_LLAMA_DW_TRUE, if (dwq && is_llama(p)) {
+          for (int64_t j = 0; j < n; ++j) dwq[j] += dy[j] * s[j];
+          dwq = NULL;
+        });
+        FN_MUTATE(FN_MUT_DW_RTZ, if (dwq) {
+          for (int64_t j = 0; j < n; ++j)
+            dwq[j] = fn_mut_rtz_add(dwq[j], dy[j] * (is_llama(p) ? round_x(s[j], xd) : s[j]));
+          dwq = NULL;
+        });
+        FN_MUTATE(FN_ALT_ORDERS, if (dwq) { /* the CUDA kernels' fma accumulation */
+          for (int64_t j = 0; j < n; ++j)
+            dwq[j] = fmaf(dy[j], is_llama(p) ? round_x(s[j], xd) : s[j], dwq[j]);
+          dwq = NULL;
+        });
+        if (dwq && is_llama(p))
+          for (int64_t j = 0; j < n; ++j) dwq[j] += dy[j] * round_x(s[j], xd);
+        else if (dwq)
+          for (int64_t j = 0; j < n; ++j) dwq[j] += dy[j] * s[j];
       }
     }
     free(buf);
@@ -250,6 +296,11 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
         const float *src = partial + (size_t)c * (size_t)n + j0;
         for (int64_t j = 0; j < m; ++j) acc[j] += src[j];
       }
+      FN_MUTATE(FN_ALT_ORDERS, for (int64_t j = 0; j < m; ++j) { /* chunks in reverse order */
+        acc[j] = 0.0f;
+        for (int64_t c = nc - 1; c >= 0; --c) acc[j] += partial[(size_t)c * (size_t)n + j0 + j];
+      });
+      FN_MUTATE(FN_MUT_DW_64U, for (int64_t j = 0; j < m; ++j) acc[j] *= 1.0f + 0x1p-18f);
       store_row((char *)a->dw + (size_t)j0 * fusednorm_dtype_size(p->w_dtype), acc, p->w_dtype, m);
     }
   }

@@ -4,8 +4,9 @@
  * A backend is a struct of function pointers working on HOST buffers: a device backend copies
  * inputs in, poisons its outputs (NaN bit patterns) before the run, runs, and copies outputs back.
  * The engine draws fresh random inputs, runs forward and backward twice (bitwise determinism),
- * computes the float64 reference and the naive fp32 baseline, and applies the accuracy rules
- * (kernels/ref/fusednorm_ref.h). Like nccl-tests: shared engine, short file per backend.
+ * computes the float64 reference and the naive fp32 baseline, and applies the strict checks
+ * (fusednorm_check_forward/backward, kernels/ref/fusednorm_ref.h; the rules with their reasons:
+ * kernels/ref/RULES.md). Like nccl-tests: shared engine, short file per backend.
  */
 #ifndef FUSEDNORM_TESTS_ENGINE_H_
 #define FUSEDNORM_TESTS_ENGINE_H_
@@ -31,7 +32,17 @@ typedef struct {
   fusednorm_mode mode;  /* forced into every problem (AUTO by default) */
   const char *filter;   /* substring of the case name to run, or NULL */
   int big;              /* 1: also the largest M x N pairs (4096 x 65536), off in CI for memory */
+  int case_index;       /* >= 0: run only this case of the matrix (with --seed: one failure alone) */
+  int stop_on_fail;     /* 1: stop at the first failing case */
+  int brief;            /* 1: one summary line instead of the per-dtype table */
+  int legacy_rules;     /* 1: also the rules measured against the naive baseline (fusednorm_rule_*,
+                           kept for callers that only have merged statistics); they assume the naive
+                           formula's rounding order and reject correct alternative orders */
+  int repeat;           /* --repeat=R: the caller runs R seeds (seed, seed+1, ...); 1 by default */
 } fn_engine_opts;
+
+/* A fresh nonzero seed (time, clock, address). */
+uint64_t fn_engine_fresh_seed(void);
 
 /* Runs the whole test matrix (kernels/README.md) on `b`; prints failures and a summary table.
  * Returns the number of failed cases (0 = pass). */
@@ -49,7 +60,8 @@ typedef struct {
 /* Every bad argument returns its documented status (never a crash). Returns failures. */
 int fn_engine_check_bad_args(const fn_api *api);
 
-/* Parses --quick --verbose --seed=N --mode=NAME --filter=S; returns 0 or prints usage and 2. */
+/* Parses --quick --verbose --big --seed=N --case=K --repeat=R --mode=NAME --filter=S; returns 0
+ * or prints usage and 2. Every failure line prints --seed and --case to rerun exactly it. */
 int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o);
 
 #ifdef __cplusplus

@@ -2,6 +2,7 @@
  * unit tests of the reference library itself: conversions (exhaustive over 16-bit patterns),
  * rounding, ulp distances and the error statistics on synthetic data with known errors. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,7 +108,69 @@ static void test_stats(void) {
   CHECK(!fusednorm_rule_y(&p, &g, &nv, NULL, 0), "2 ulp rejected");
 }
 
+/* The Llama backward is the gradient of the forward with its roundings passed straight through:
+ * the Jacobian at the true point h = s*rstd, whose dx is orthogonal to the input up to eps
+ * (sum dx*s = rstd * sum(g*s) * eps * rstd^2). At the rounded point RN_bf16(h) it is not.
+ * Checked on the float64 reference, on the CPU backend (bf16 dx, at least 2x closer to
+ * orthogonal than the rounded-point gradient), and dw against sum dy*RN(h). */
+static void test_llama_true_point(void) {
+  enum { N = 4096 };
+  static uint16_t x[N], dy[N], dx[N], w[N];
+  float rstd, dw[N];
+  static double dxr[N], dwr[N];
+  uint64_t st = 99;
+  for (int j = 0; j < N; ++j) {
+    st = st * 6364136223846793005ull + 1442695040888963407ull;
+    const double a = (double)((int)(st >> 40) % 2001 - 1000) / 400.0;
+    const double b = (double)((int)(st >> 20) % 2001 - 1000) / 700.0;
+    x[j] = fusednorm_float_to_bf16((float)a);
+    w[j] = fusednorm_float_to_bf16((float)(1.0 + b / 4.0));
+    dy[j] = fusednorm_float_to_bf16((float)(0.9 * a + b)); /* correlated with the output */
+  }
+  fusednorm_problem p = fusednorm_problem_init(1, N, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  p.casting = FUSEDNORM_CAST_LLAMA;
+  p.w_dtype = FUSEDNORM_F32;
+  float wf[N];
+  for (int j = 0; j < N; ++j) wf[j] = fusednorm_bf16_to_float(w[j]);
+  uint16_t y[N];
+  fusednorm_fwd_args fa = {x, N, NULL, 0, wf, y, N, NULL, 0, &rstd};
+  CHECK(fusednorm_forward_cpu(&p, &fa) == FUSEDNORM_OK, "forward");
+  size_t bytes = 0;
+  fusednorm_backward_workspace_size_cpu(&p, &bytes);
+  static float ws[64 * N];
+  CHECK(bytes <= sizeof ws, "workspace %zu", bytes);
+  fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, wf, &rstd, dx, N, dw, ws, sizeof ws};
+  CHECK(fusednorm_backward_cpu(&p, &ba) == FUSEDNORM_OK, "backward");
+  CHECK(fusednorm_ref_backward(&p, &ba, dxr, dwr) == FUSEDNORM_OK, "reference backward");
+  double sx = 0, xx = 0, ss = 0, cx = 0, cc = 0, rx = 0, rr = 0, dwerr = 0;
+  double dot_rounded = 0.0;
+  for (int j = 0; j < N; ++j) {
+    const double s = fusednorm_bf16_to_float(x[j]), g = fusednorm_bf16_to_float(dy[j]) * wf[j];
+    dot_rounded += g * fusednorm_round_to((float)s * rstd, FUSEDNORM_BF16);
+  }
+  for (int j = 0; j < N; ++j) {
+    const double s = fusednorm_bf16_to_float(x[j]), g = fusednorm_bf16_to_float(dy[j]) * wf[j];
+    const double nb = fusednorm_round_to((float)s * rstd, FUSEDNORM_BF16);
+    const double at_rounded = rstd * (g - nb * dot_rounded / N);
+    const double c = fusednorm_bf16_to_float(dx[j]);
+    sx += dxr[j] * s, xx += dxr[j] * dxr[j], ss += s * s;
+    cx += c * s, cc += c * c;
+    rx += at_rounded * s, rr += at_rounded * at_rounded;
+    const double want_dw = fusednorm_bf16_to_float(dy[j]) * nb;
+    if (fabs(dw[j] - want_dw) > dwerr) dwerr = fabs(dw[j] - want_dw);
+  }
+  const double cos_ref = fabs(sx) / sqrt(xx * ss), cos_cpu = fabs(cx) / sqrt(cc * ss);
+  const double cos_rounded = fabs(rx) / sqrt(rr * ss);
+  CHECK(cos_ref < 1e-6, "reference dx not orthogonal to x: cosine %.3g", cos_ref);
+  CHECK(cos_cpu < 2e-3 && cos_cpu < cos_rounded / 2, "cpu bf16 dx cosine %.3g (rounded point %.3g)",
+        cos_cpu, cos_rounded);
+  CHECK(dwerr <= 0x1p-20, "llama dw must be sum dy*RN(h): max error %.3g", dwerr);
+  printf("[api] llama true point: cosine(dx, x) reference %.2g, cpu bf16 %.2g, rounded point %.2g\n",
+         cos_ref, cos_cpu, cos_rounded);
+}
+
 int main(void) {
+  test_llama_true_point();
   test_roundtrip_16();
   test_rounding();
   test_stats();

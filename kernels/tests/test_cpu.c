@@ -1,4 +1,5 @@
 /* test_cpu.c — the check engine over the CPU backend, plus determinism across thread counts. */
+#include <inttypes.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,10 +67,33 @@ static int check_thread_invariance(void) {
   return fails;
 }
 
+/* --repeat=R: R fresh seeds in a row (seed, seed+1, ...), one line each: the false-failure run
+ * of the accuracy rules (//kernels:test_cpu_seeds). Shards and parallel copies each draw their own
+ * fresh base seed, so they can run side by side; every line names its seed. */
+static int run_seeds(const fn_backend *b, fn_engine_opts o) {
+  const char *status = getenv("TEST_SHARD_STATUS_FILE"); /* Bazel sharding protocol */
+  if (status) {
+    FILE *f = fopen(status, "w");
+    if (f) fclose(f);
+  }
+  const uint64_t base = o.seed ? o.seed : fn_engine_fresh_seed();
+  int failed_seeds = 0;
+  o.brief = 1;
+  for (int r = 0; r < o.repeat; ++r) {
+    o.seed = base + (uint64_t)r;
+    failed_seeds += fn_engine_run_matrix(b, &o) != 0;
+  }
+  printf("test_cpu: %d seeds from %" PRIu64 ", %d with a failure: %s\n", o.repeat, base,
+         failed_seeds, failed_seeds ? "FAILED" : "OK");
+  return failed_seeds ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
   fn_engine_opts o;
   if (fn_engine_parse_args(argc, argv, &o)) return 2;
   fn_backend cpu = {"cpu", NULL, cpu_forward, cpu_backward};
+  if (o.repeat > 1) return run_seeds(&cpu, o);
   int fails = check_thread_invariance();
   fails += fn_engine_run_matrix(&cpu, &o);
   printf("test_cpu: %s\n", fails ? "FAILED" : "OK");

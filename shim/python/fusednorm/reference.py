@@ -101,6 +101,10 @@ def _load():
         "fusednorm_rule_dw_scaled": (ctypes.c_int, [P, S, S, ctypes.c_double, ctypes.c_char_p,
                                                     ctypes.c_size_t]),
     }
+    sig["fusednorm_check_forward"] = (ctypes.c_int, [P, ctypes.POINTER(FwdArgs), ctypes.c_char_p,
+                                                     ctypes.c_size_t])
+    sig["fusednorm_check_backward"] = (ctypes.c_int, [P, ctypes.POINTER(BwdArgs), ctypes.c_char_p,
+                                                      ctypes.c_size_t])
     for rule in ("y", "dx", "dw"):
         sig[f"fusednorm_rule_{rule}"] = (ctypes.c_int, [P, S, S, ctypes.c_char_p, ctypes.c_size_t])
     for name, (res, args) in sig.items():
@@ -319,6 +323,13 @@ def check_forward(x, residual, weight, y, residual_out=None, rstd=None, eps=1e-6
         pr = Problem.from_buffer_copy(p)
         pr.x_dtype = 0  # engine.c: rstd is an f32 tensor judged by the dx rule
         v.checks.append(_rule(lib, lib.fusednorm_rule_dx, pr, "rstd", rg, rn, "rstd: "))
+        # The strict checks: per-element bounds, y re-rounded from the saved rstd, rstd rms and
+        # bias, y bias (fusednorm_check_forward; they need the saved rstd).
+        sargs = FwdArgs(**{f: getattr(args, f) for f, _ in FwdArgs._fields_})
+        sargs.rstd = _fptr(rt)
+        why = ctypes.create_string_buffer(_WHY)
+        ok = bool(lib.fusednorm_check_forward(ctypes.byref(p), ctypes.byref(sargs), why, _WHY))
+        v.checks.append(Check("strict_forward", ok, why.value.decode(), {}))
     return v
 
 
@@ -373,4 +384,12 @@ def check_backward(dy, s, ds, weight, rstd, dx, dw=None, eps=1e-6, offset=0.0, c
         ok = bool(lib.fusednorm_rule_dw_scaled(ctypes.byref(p), ctypes.byref(got), ctypes.byref(nv),
                                               scale.value, why, _WHY))
         v.checks.append(Check("dw", ok, why.value.decode(), _as_dict(got, lib), _as_dict(nv, lib)))
+    # The strict checks: per-element bounds on dx (and dw when given), signed and magnitude bias
+    # (fusednorm_check_backward); dw None with a weight: dx only.
+    sargs = BwdArgs(**{f: getattr(args, f) for f, _ in BwdArgs._fields_})
+    if W is not None and dw is None:
+        sargs.dw = None
+    why = ctypes.create_string_buffer(_WHY)
+    ok = bool(lib.fusednorm_check_backward(ctypes.byref(p), ctypes.byref(sargs), why, _WHY))
+    v.checks.append(Check("strict_backward", ok, why.value.decode(), {}))
     return v
