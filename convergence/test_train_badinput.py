@@ -69,6 +69,7 @@ def main():
     with open(data, "wb") as f:  # enough byte tokens for the tiny model (seq 64), read fast
         f.write(b"".join(bytes([(i * 7919 + j) % 251 for j in range(1000)]) for i in range(300)))
     base = ["--steps", "3", "--data", data, "--out", os.path.join(WORK, "out")]
+    even = ["--global-batch", "12"]  # splits over 1, 2 and 3 ranks (the tiny default, 8, does not)
     nps = (1, 2, 3)
 
     # ---- arguments: refused before torch is imported ----
@@ -113,7 +114,7 @@ def main():
     # ---- the torch phase: dry run, a batch the ranks cannot split, a rank failing mid-run ----
     slow_nps = (2,) if quick else nps
     for np_ in slow_nps:
-        rc, out, dt = launch(np_, base + ["--steps=3", "--dry-run"])
+        rc, out, dt = launch(np_, base + even + ["--steps=3", "--dry-run"])
         assert rc == 0 and f"checked on {np_} rank(s); no training" in out, (np_, rc, out)
         print(f"  --dry-run (np {np_}) exit 0 in {dt:.1f} s, no training")
     for np_ in slow_nps:
@@ -128,7 +129,7 @@ def main():
         # The last rank fails at step 2 of the first run; the others are then inside DDP's
         # all-reduce (gloo) waiting for it. Timed from the failing rank's message to the job's end.
         cmd = [shutil.which("mpirun") or "mpirun", "-np", str(np_), "--oversubscribe", "--bind-to", "none",
-               PY, TRAIN, "--model", "llama", "--dtype", "fp32", "--impl", "contract"] + base
+               PY, TRAIN, "--model", "llama", "--dtype", "fp32", "--impl", "contract"] + base + even
         e = env()
         e["CONVERGENCE_TEST_FAIL"] = f"{np_ - 1}:2"
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e, cwd=WORK)
