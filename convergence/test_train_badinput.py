@@ -3,6 +3,7 @@
   - a bad --data or --out exits 2 on every rank (rank 0's reason, named as such) before training;
   - --dry-run checks everything on every rank and exits 0 without training;
   - --global-batch not divisible by the ranks: exit 2 on every rank;
+  - a stock reference that diverges (--lr 1e30): exit 2 on every rank, fusednorm not blamed;
   - a failure on one rank in the middle of training (CONVERGENCE_TEST_FAIL) ends every rank within
     10 s with exit 3 and the failing rank's reason.
 
@@ -123,6 +124,11 @@ def main():
         dt = expect_rank_errors(np_, base + ["--global-batch", "7"],
                                 rf"--global-batch 7 is not a multiple of the world size {np_}")
         print(f"  --global-batch 7 (np {np_}) exit 2 on every rank in {dt:.1f} s")
+    # A reference that diverges (absurd learning rate) gives no verdict on fusednorm: exit 2.
+    dt = expect_rank_errors(2, base + ["--steps", "4", "--lr", "1e30", "--no-repeat"],
+                            r"the stock-RMSNorm reference run 'ref' itself diverged \(loss nan at step \d+\)"
+                            r".*not fusednorm; no verdict")
+    print(f"  --lr 1e30 (np 2): the reference diverges; exit 2 on every rank, no verdict ({dt:.1f} s)")
     for np_ in slow_nps:
         if np_ == 1:
             continue
