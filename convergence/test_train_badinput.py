@@ -3,6 +3,7 @@
   - a bad --data or --out exits 2 on every rank (rank 0's reason, named as such) before training;
   - --dry-run checks everything on every rank and exits 0 without training;
   - --global-batch not divisible by the ranks: exit 2 on every rank;
+  - a stock reference that diverges (--lr 1e30): exit 2 on every rank, fusednorm not blamed;
   - a failure on one rank in the middle of training (CONVERGENCE_TEST_FAIL) ends every rank within
     10 s with exit 3 and the failing rank's reason.
 
@@ -69,6 +70,7 @@ def main():
     with open(data, "wb") as f:  # enough byte tokens for the tiny model (seq 64), read fast
         f.write(b"".join(bytes([(i * 7919 + j) % 251 for j in range(1000)]) for i in range(300)))
     base = ["--steps", "3", "--data", data, "--out", os.path.join(WORK, "out")]
+    even = ["--global-batch", "12"]  # splits over 1, 2 and 3 ranks (the tiny default, 8, does not)
     nps = (1, 2, 3)
 
     # ---- arguments: refused before torch is imported ----
@@ -113,7 +115,7 @@ def main():
     # ---- the torch phase: dry run, a batch the ranks cannot split, a rank failing mid-run ----
     slow_nps = (2,) if quick else nps
     for np_ in slow_nps:
-        rc, out, dt = launch(np_, base + ["--steps=3", "--dry-run"])
+        rc, out, dt = launch(np_, base + even + ["--steps=3", "--dry-run"])
         assert rc == 0 and f"checked on {np_} rank(s); no training" in out, (np_, rc, out)
         print(f"  --dry-run (np {np_}) exit 0 in {dt:.1f} s, no training")
     for np_ in slow_nps:
@@ -122,13 +124,18 @@ def main():
         dt = expect_rank_errors(np_, base + ["--global-batch", "7"],
                                 rf"--global-batch 7 is not a multiple of the world size {np_}")
         print(f"  --global-batch 7 (np {np_}) exit 2 on every rank in {dt:.1f} s")
+    # A reference that diverges (absurd learning rate) gives no verdict on fusednorm: exit 2.
+    dt = expect_rank_errors(2, base + ["--steps", "4", "--lr", "1e30", "--no-repeat"],
+                            r"the stock-RMSNorm reference run 'ref' itself diverged \(loss nan at step \d+\)"
+                            r".*not fusednorm; no verdict")
+    print(f"  --lr 1e30 (np 2): the reference diverges; exit 2 on every rank, no verdict ({dt:.1f} s)")
     for np_ in slow_nps:
         if np_ == 1:
             continue
         # The last rank fails at step 2 of the first run; the others are then inside DDP's
         # all-reduce (gloo) waiting for it. Timed from the failing rank's message to the job's end.
         cmd = [shutil.which("mpirun") or "mpirun", "-np", str(np_), "--oversubscribe", "--bind-to", "none",
-               PY, TRAIN, "--model", "llama", "--dtype", "fp32", "--impl", "contract"] + base
+               PY, TRAIN, "--model", "llama", "--dtype", "fp32", "--impl", "contract"] + base + even
         e = env()
         e["CONVERGENCE_TEST_FAIL"] = f"{np_ - 1}:2"
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e, cwd=WORK)
