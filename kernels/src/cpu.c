@@ -135,6 +135,12 @@ static fusednorm_status weight_plus_offset(const fusednorm_problem *p, const voi
   return FUSEDNORM_OK;
 }
 
+/* Work below this many elements runs on the calling thread (torch's own grain size): waking an
+ * OpenMP team costs more than a small problem, and far more on a loaded machine. Results do not
+ * depend on the thread count either way. */
+#define FN_OMP_MIN_ELEMS 32768
+static inline int worth_threads(int64_t elems) { return elems >= FN_OMP_MIN_ELEMS; }
+
 static inline int is_llama(const fusednorm_problem *p) {
   return p->casting == FUSEDNORM_CAST_LLAMA;
 }
@@ -148,7 +154,7 @@ fusednorm_status fusednorm_forward_cpu(const fusednorm_problem *p, const fusedno
   const int64_t n = p->n;
   const fusednorm_dtype xd = p->x_dtype;
   int failed = 0;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel reduction(| : failed) if (worth_threads(p->rows * n))
   {
     float *s = (float *)malloc((size_t)n * 2 * sizeof(float));
     if (!s) failed = 1;
@@ -224,7 +230,7 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
   if ((st = weight_plus_offset(p, a->weight, &wo)) != FUSEDNORM_OK) return st;
   float *partial = (float *)a->workspace;
   int failed = 0;
-#pragma omp parallel reduction(| : failed)
+#pragma omp parallel reduction(| : failed) if (nc > 1 && worth_threads(rows * n))
   {
     float *buf = (float *)malloc((size_t)n * 4 * sizeof(float));
     if (!buf) failed = 1;
@@ -287,7 +293,7 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
   if (p->has_weight) {
     /* Second pass: fixed chunk order per column; columns are independent. */
     const int64_t blk = 1024;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n > blk && worth_threads(nc * n))
     for (int64_t j0 = 0; j0 < n; j0 += blk) {
       float acc[1024];
       int64_t m = n - j0 < blk ? n - j0 : blk;

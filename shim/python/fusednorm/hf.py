@@ -41,8 +41,8 @@ from torch import nn
 from .nn import RMSNorm, default_eps
 from .ops import fused_add_rms_norm, rms_norm
 
-# Historical table (class name -> (offset, casting)) of the families patch_hf first knew. The
-# probe finds these itself now; kept for callers that read it.
+# Class name -> (offset, casting) of some well-known families, for callers that want the table;
+# patch_hf does not use it (the probe finds the configuration of any class).
 HF_RMSNORM_CLASSES = {
     "LlamaRMSNorm": (0.0, "llama"),
     "MistralRMSNorm": (0.0, "llama"),
@@ -148,10 +148,14 @@ def _patched_class(stock):
     with _patched_lock:
         cls = _patched_classes.get(stock)
         if cls is None:
-            cls = type(f"Fused{stock.__name__}", (PatchedRMSNorm, stock),
-                       {"__module__": __name__, "_fusednorm_stock": stock})
+            name, k = f"Fused{stock.__name__}", 1
+            while name in globals():  # stock classes of one name from different modules
+                k += 1
+                name = f"Fused{stock.__name__}_{k}"
+            cls = type(name, (PatchedRMSNorm, stock),
+                       {"__module__": __name__, "__qualname__": name, "_fusednorm_stock": stock})
             # Registered in this module so pickle can find it by name within this process.
-            globals()[cls.__name__] = cls
+            globals()[name] = cls
             _patched_classes[stock] = cls
     return cls
 
