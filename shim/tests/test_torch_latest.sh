@@ -34,7 +34,7 @@ V="$tmp/venv/bin/python"
 "$V" -m pip install --quiet --upgrade pip
 "$V" -m pip install --quiet "${TORCH_SPEC:-torch}" numpy
 newest="$("$V" -m pip index versions torch 2>/dev/null | sed -n 's/^torch (\(.*\))$/\1/p')"
-"$V" -m pip install "$whl" | grep -E 'Successfully installed|already satisfied' | sed 's/^/pip: /'
+"$V" -m pip install "$whl" | grep -E 'Successfully installed|satisfied: (torch|numpy)[>= ]' | sed 's/^/pip: /'
 "$V" - <<'EOF'
 import importlib.metadata as md, platform, torch, fusednorm
 print(f"python {platform.python_version()}, torch {torch.__version__} (built against 2.11 headers), "

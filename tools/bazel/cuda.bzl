@@ -45,7 +45,7 @@ line table (source view in Nsight Compute) is kept; the driver decompresses only
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@cuda//:defs.bzl", "CUDA_FOUND", "HOST_CC", "NVCC")
 
-DEFAULT_CUDA_ARCHS = "sm_90a,compute_90"
+DEFAULT_CUDA_ARCHS = "sm_80,sm_86,sm_89,sm_90a,sm_100,sm_120,compute_120"
 
 def cuda_archs(ctx):
     """The architecture list in effect: --define=cuda_archs=... or the default."""

@@ -39,8 +39,8 @@ mkdir -p "$B/bin" "$B/lib" "$B/tools/gpu"
 BIN="$(bazel info bazel-bin 2>/dev/null)"
 missing=()
 
-# Every C/C++ test and binary; a label //pkg:name lands at bazel-bin/pkg/name.
-# Targets tagged "manual" (kernel variants, long runs) are built only on purpose: not collected.
+# Every C/C++ test and binary that `bazel build //...` builds (not those tagged manual, e.g.
+# developer variant builds); a label //pkg:name lands at bazel-bin/pkg/name.
 labels="$(bazel query 'kind("cc_(test|binary) rule", //...) except attr(tags, "manual", //...)' --output=label 2>/dev/null)"
 for label in $labels; do
   pkg="${label#//}"; pkg="${pkg%%:*}"; name="${label##*:}"
