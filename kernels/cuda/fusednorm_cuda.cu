@@ -76,6 +76,19 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
   d.smem_per_sm = (size_t)smem;
   d.smem_per_block_optin = (size_t)optin;
   d.l2_bytes = (size_t)l2;
+  /* The architecture the kernels were compiled for on this device: lower than the device's where
+   * the build carries only PTX of an older one (JIT-compiled, without the newer instructions:
+   * FN_HAS_CLUSTERS is 0 there), so the plan must not launch clusters. Asked of a kernel with
+   * cluster code, on the current device. */
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) {
+    cudaFuncAttributes fa;
+    FN_CUDA_TRY(cudaFuncGetAttributes(&fa, fn::bwd_kernel(FUSEDNORM_BF16, 4)));
+    if (fa.ptxVersion > 0 && fa.ptxVersion < d.cc_major * 10 + d.cc_minor) {
+      d.cc_major = fa.ptxVersion / 10;
+      d.cc_minor = fa.ptxVersion % 10;
+    }
+  }
   g_info[device] = d; /* identical values if two threads race here */
   g_info_ready[device].store(1, std::memory_order_release);
   *out = d;
