@@ -187,6 +187,7 @@ typedef struct {
                                  reports the architecture the kernels were built for instead where
                                  it is lower (a build with only older PTX, JIT-compiled) */
   int max_threads_per_sm;     /* >= 1024 */
+  int max_ctas_per_sm;        /* resident CTAs per SM at most (16 on cc 8.6, 24 on 8.9, else 32) */
   int regs_per_sm;            /* >= 65536 */
   size_t smem_per_sm;         /* shared memory per multiprocessor, bytes */
   size_t smem_per_block_optin;/* largest dynamic + static shared memory one CTA may opt into */

@@ -329,10 +329,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   /* What the plans are made for: cc below the device's where the kernels are older PTX (JIT). */
-  printf("test_cuda: plan device: %d SMs, cc %d.%d%s, smem %zu/SM %zu/block, L2 %zu MB\n", info.sm_count,
-         info.cc_major, info.cc_minor,
+  printf("test_cuda: plan device: %d SMs, cc %d.%d%s, %d CTAs/SM, smem %zu/SM %zu/block, L2 %zu MB\n",
+         info.sm_count, info.cc_major, info.cc_minor,
          info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
-         info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
+         info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
 
   cuda_ctx c = {0, 0, 0, 0, NULL, 0, 0};
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
