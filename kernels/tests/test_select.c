@@ -4,7 +4,7 @@
  * 1. Whole plans pinned for a table of real devices (published figures: SMs, compute capability,
  *    shared memory per SM and per block, L2, registers and threads per SM) and representative
  *    shapes: a change of the plan must change this table deliberately, with its measurement in
- *    kernels/RESULTS.md (kPinned below; each line is the plan's every field).
+ *    kernels/RESULTS.md (kPins and kH200 below; each line is every field of a plan).
  * 2. Every plan for every device over a grid of shapes, layouts and flags is valid on that device:
  *    the instance exists, the CTA is within its launch bound and the device's limits, the shared
  *    memory within the per-block opt-in limit, no cluster before compute capability 9.0, the grid
