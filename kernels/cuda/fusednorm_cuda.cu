@@ -69,6 +69,7 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
   FN_CUDA_TRY(cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, device));
   FN_CUDA_TRY(cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, device));
   FN_CUDA_TRY(cudaDeviceGetAttribute(&d.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  FN_CUDA_TRY(cudaDeviceGetAttribute(&d.max_ctas_per_sm, cudaDevAttrMaxBlocksPerMultiprocessor, device));
   FN_CUDA_TRY(cudaDeviceGetAttribute(&d.regs_per_sm, cudaDevAttrMaxRegistersPerMultiprocessor, device));
   FN_CUDA_TRY(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   FN_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
@@ -76,6 +77,19 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
   d.smem_per_sm = (size_t)smem;
   d.smem_per_block_optin = (size_t)optin;
   d.l2_bytes = (size_t)l2;
+  /* The architecture the kernels were compiled for on this device: lower than the device's where
+   * the build carries only PTX of an older one (JIT-compiled, without the newer instructions:
+   * FN_HAS_CLUSTERS is 0 there), so the plan must not launch clusters. Asked of a kernel with
+   * cluster code, on the current device. */
+  int current = -1;
+  if (cudaGetDevice(&current) == cudaSuccess && current == device) {
+    cudaFuncAttributes fa;
+    FN_CUDA_TRY(cudaFuncGetAttributes(&fa, fn::bwd_kernel(FUSEDNORM_BF16, 4)));
+    if (fa.ptxVersion > 0 && fa.ptxVersion < d.cc_major * 10 + d.cc_minor) {
+      d.cc_major = fa.ptxVersion / 10;
+      d.cc_minor = fa.ptxVersion % 10;
+    }
+  }
   g_info[device] = d; /* identical values if two threads race here */
   g_info_ready[device].store(1, std::memory_order_release);
   *out = d;
@@ -157,6 +171,23 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");
   return FUSEDNORM_OK;
+}
+
+/* The fields the backward's parameter blocks (BwdParams, SplitParams) share. */
+template <typename K>
+void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, float *ws,
+                const fusednorm_layout &layout) {
+  const void *ds = p->has_residual ? a->ds : nullptr;
+  k.dy = a->dy; k.dy_stride = a->dy_stride;
+  k.s = a->s; k.s_stride = a->s_stride;
+  k.ds = ds; k.ds_stride = ds ? a->ds_stride : 0;
+  k.w = p->has_weight ? a->weight : nullptr; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+  k.rstd = a->rstd;
+  k.dx = a->dx; k.dx_stride = a->dx_stride;
+  k.ws = ws;
+  k.rows = p->rows; k.n = (int)p->n;
+  k.aligned = layout.aligned16;
+  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
 }
 
 /* The device description and the plan of one call: the device is queried (from the cache) once. */
@@ -260,43 +291,23 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     if (a->workspace == nullptr || a->workspace_bytes < plan.workspace_bytes) return FUSEDNORM_ERR_WORKSPACE_TOO_SMALL;
     ws = reinterpret_cast<float *>(((uintptr_t)a->workspace + 15) & ~(uintptr_t)15);
   }
-  const void *w = p->has_weight ? a->weight : nullptr;
   const void *ds = p->has_residual ? a->ds : nullptr;
-  const bool llama = p->casting == FUSEDNORM_CAST_LLAMA;
 
   if (plan.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     /* Partial-dot slots reset on the stream ("unpublished": all bits set, rmsnorm_bwd_wide.cu
      * kUnpublished), then one cooperative launch. */
     fn::SplitParams k;
-    k.dy = a->dy; k.dy_stride = a->dy_stride;
-    k.s = a->s; k.s_stride = a->s_stride;
-    k.ds = ds; k.ds_stride = ds ? a->ds_stride : 0;
-    k.w = w; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
-    k.rstd = a->rstd;
-    k.dx = a->dx; k.dx_stride = a->dx_stride;
-    k.ws = ws;
+    bwd_params(k, p, a, ws, layout);
     k.dots = ws + (size_t)plan.partial_rows * (size_t)p->n;
-    k.rows = p->rows; k.n = (int)p->n;
     k.gc = plan.ctas_per_row; k.gr = (int)plan.partial_rows; k.chunk = (int)plan.chunk;
     k.stages = plan.stages; k.lookahead = plan.lookahead;
-    k.aligned = layout.aligned16;
-    k.llama = llama;
     FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)plan.ctas_per_row * sizeof(float), stream));
     st = launch(fn::bwd_split_kernel(p->x_dtype, plan.slots_per_thread), plan, &k, stream,
                 "rms_norm_bwd_split launch");
   } else {
     fn::BwdParams k;
-    k.dy = a->dy; k.dy_stride = a->dy_stride;
-    k.s = a->s; k.s_stride = a->s_stride;
-    k.ds = ds; k.ds_stride = ds ? a->ds_stride : 0;
-    k.w = w; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
-    k.rstd = a->rstd;
-    k.dx = a->dx; k.dx_stride = a->dx_stride;
-    k.ws = ws;
-    k.rows = p->rows; k.n = (int)p->n;
+    bwd_params(k, p, a, ws, layout);
     k.team = plan.block_threads / plan.rows_per_cta; k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
-    k.aligned = layout.aligned16;
-    k.llama = llama;
     k.dw_smem = plan.dw_smem;
     k.w_smem = plan.weight_smem;
     const void *kernel = nullptr;

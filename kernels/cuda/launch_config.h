@@ -38,7 +38,7 @@ static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREAD
 #define FN_BWD_C2_REGS 96
 
 /* Registers per thread of the generic instances reported by ptxas (nvcc 13.0, sm_90a;
- * tools/kerneldev builds with -Xptxas -v), used to size the persistent grids (resident CTAs per
+ * bazel build --define=cuda_ptxas_verbose=1), used to size the persistent grids (resident CTAs per
  * SM). Update with the kernels; a stale value costs a partial second wave or an idle slot, not
  * correctness. The lean backward (rmsnorm_bwd_row.cu) runs on the grid sized with these (its
  * registers stay within them, kernels/RESULTS.md). */
@@ -156,7 +156,7 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
 /* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
- * (nvcc 13.0, sm_90a; tools/kerneldev builds with -Xptxas -v): 16-bit SPT 4 (64 fp32
+ * (nvcc 13.0, sm_90a; bazel build --define=cuda_ptxas_verbose=1): 16-bit SPT 4 (64 fp32
  * weight + dw registers) spilled 156 bytes at 128 registers (512 threads), none at 256 threads. */
 #define FN_SPLIT_MAX_THREADS(spt, xsize) ((spt) == 1 ? 1024 : (spt) == 2 || (xsize) == 4 ? 512 : 256)
 

@@ -186,8 +186,11 @@ const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; 
  * cudaDeviceGetAttribute; tests fill it from published figures. */
 typedef struct {
   int sm_count;               /* multiprocessors */
-  int cc_major, cc_minor;     /* compute capability (clusters: >= 9.0) */
+  int cc_major, cc_minor;     /* compute capability (clusters: >= 9.0); fusednorm_cuda_device_info
+                                 reports the architecture the kernels were built for instead where
+                                 it is lower (a build with only older PTX, JIT-compiled) */
   int max_threads_per_sm;     /* >= 1024 */
+  int max_ctas_per_sm;        /* resident CTAs per SM at most (16 on cc 8.6, 24 on 8.9, else 32) */
   int regs_per_sm;            /* >= 65536 */
   size_t smem_per_sm;         /* shared memory per multiprocessor, bytes */
   size_t smem_per_block_optin;/* largest dynamic + static shared memory one CTA may opt into */

@@ -173,7 +173,7 @@ typedef struct {
 } ctx;
 
 /* Resident CTAs per SM of `threads`-thread CTAs with `regs` registers per thread and `smem`
- * bytes of dynamic shared memory. */
+ * bytes of dynamic shared memory (and the device's own limit on CTAs per SM). */
 static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, int64_t smem) {
   const int by_threads = d->max_threads_per_sm / threads;
   const int r = (regs + 7) / 8 * 8;
@@ -181,7 +181,7 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, in
   int c = by_threads < by_regs ? by_threads : by_regs;
   if (smem > 0 && (int64_t)c * (smem + FN_SMEM_RESERVE_PER_CTA) > (int64_t)d->smem_per_sm)
     c = (int)((int64_t)d->smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA));
-  if (c > 32) c = 32;
+  if (c > d->max_ctas_per_sm) c = d->max_ctas_per_sm;
   return c < 1 ? 1 : c;
 }
 
@@ -507,7 +507,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   if (p == NULL || dev == NULL || layout == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   st = fn_validate_problem(p);
   if (st != FUSEDNORM_OK) return st;
-  if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->regs_per_sm < 65536 ||
+  if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->max_ctas_per_sm < 1 || dev->regs_per_sm < 65536 ||
       dev->smem_per_block_optin < 48 * 1024 || dev->smem_per_sm < dev->smem_per_block_optin)
     return FUSEDNORM_ERR_NO_DEVICE;
   if (p->n > FN_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;

@@ -323,6 +323,16 @@ int main(int argc, char **argv) {
   cudaGetDeviceProperties(&prop, dev);
   printf("test_cuda: device %d: %s, %d SMs, cc %d.%d\n", dev, prop.name, prop.multiProcessorCount,
          prop.major, prop.minor);
+  fusednorm_device_info info;
+  if (fusednorm_cuda_device_info(-1, &info) != FUSEDNORM_OK) {
+    printf("test_cuda: FAILED: fusednorm_cuda_device_info: %s\n", fusednorm_cuda_error_string());
+    return 1;
+  }
+  /* What the plans are made for: cc below the device's where the kernels are older PTX (JIT). */
+  printf("test_cuda: plan device: %d SMs, cc %d.%d%s, %d CTAs/SM, smem %zu/SM %zu/block, L2 %zu MB\n",
+         info.sm_count, info.cc_major, info.cc_minor,
+         info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
+         info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
 
   cuda_ctx c = {0, 0, 0, 0, NULL, 0, 0};
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {

@@ -4,7 +4,7 @@
  * 1. Whole plans pinned for a table of real devices (published figures: SMs, compute capability,
  *    shared memory per SM and per block, L2, registers and threads per SM) and representative
  *    shapes: a change of the plan must change this table deliberately, with its measurement in
- *    kernels/RESULTS.md (kPinned below; each line is the plan's every field).
+ *    kernels/RESULTS.md (kPins and kH200 below; each line is every field of a plan).
  * 2. Every plan for every device over a grid of shapes, layouts and flags is valid on that device:
  *    the instance exists, the CTA is within its launch bound and the device's limits, the shared
  *    memory within the per-block opt-in limit, no cluster before compute capability 9.0, the grid
@@ -35,8 +35,8 @@ static int failures = 0;
   } while (0)
 
 /* Published figures (vendor datasheets and the CUDA programming guide's per-compute-capability
- * limits): SMs, cc, max threads / SM, registers / SM, shared memory / SM, opt-in shared memory
- * per block, L2 bytes. The H200's L2 is what its driver reports (60 MiB; bench_modes logs in
+ * limits): SMs, cc, max threads / SM, max resident CTAs / SM, registers / SM, shared memory / SM,
+ * opt-in shared memory per block, L2 bytes. The H200's L2 is what its driver reports (60 MiB; bench_modes logs in
  * kernels/results/). */
 typedef struct {
   const char *name;
@@ -45,14 +45,14 @@ typedef struct {
 #define KB 1024
 #define MB (1024 * 1024)
 static const device kDevices[] = {
-    {"A100-80GB", {108, 8, 0, 2048, 65536, 164 * KB, 163 * KB, 40 * MB}},
-    {"A10", {72, 8, 6, 1536, 65536, 100 * KB, 99 * KB, 6 * MB}},
-    {"L40S", {142, 8, 9, 1536, 65536, 100 * KB, 99 * KB, 96 * MB}},
-    {"RTX4090", {128, 8, 9, 1536, 65536, 100 * KB, 99 * KB, 72 * MB}},
-    {"H100-SXM", {132, 9, 0, 2048, 65536, 228 * KB, 227 * KB, 50 * MB}},
-    {"H200", {132, 9, 0, 2048, 65536, 228 * KB, 227 * KB, 60 * MB}},
-    {"B200", {148, 10, 0, 2048, 65536, 228 * KB, 227 * KB, 126 * MB}},
-    {"RTX5090", {170, 12, 0, 1536, 65536, 100 * KB, 99 * KB, 96 * MB}},
+    {"A100-80GB", {108, 8, 0, 2048, 32, 65536, 164 * KB, 163 * KB, 40 * MB}},
+    {"A10", {72, 8, 6, 1536, 16, 65536, 100 * KB, 99 * KB, 6 * MB}},
+    {"L40S", {142, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 96 * MB}},
+    {"RTX4090", {128, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 72 * MB}},
+    {"H100-SXM", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 50 * MB}},
+    {"H200", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 60 * MB}},
+    {"B200", {148, 10, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 126 * MB}},
+    {"RTX5090", {170, 12, 0, 1536, 32, 65536, 100 * KB, 99 * KB, 96 * MB}},
 };
 #define NDEV ((int)(sizeof kDevices / sizeof kDevices[0]))
 static const fusednorm_layout kAligned = {1}, kMisaligned = {0};
@@ -165,7 +165,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
-    CHECK(l->grid <= (int64_t)d->sm_count * 32 && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
+    CHECK(l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
                                                    l->grid % d->sm_count == 0 || l->grid / l->cluster < p->rows),
           "%s: persistent grid not sized from %d SMs: %s", what, d->sm_count, s);
   } else {
@@ -256,7 +256,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
+    "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
@@ -682,6 +682,9 @@ static void test_bad_args(void) {
   CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, NULL) == FUSEDNORM_ERR_NULL_POINTER, "null out");
   bad.sm_count = 0;
   CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "no SMs");
+  bad = *h200;
+  bad.max_ctas_per_sm = 0;
+  CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "no CTAs per SM");
   bad = *h200;
   bad.smem_per_block_optin = bad.smem_per_sm + 1;
   CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "opt-in above the SM");

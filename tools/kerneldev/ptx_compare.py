@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """ptx_compare.py BASE_DIR NEW_DIR [OLD:NEW ...] — compare the PTX of every kernel entry of two
-directories of .ptx files (tools/kerneldev/ptx.sh). Ignores .loc/.file lines, comments and the
+directories of .ptx files (tools/kerneldev/ptx.sh); with --sass, of two directories of
+`cuobjdump -sass` listings (*.sass, one per object: compares per "Function :" block). Ignores .loc/.file lines, comments and the
 debug sections, and the function numbers in branch labels (removing instances renumbers them).
 OLD:NEW pairs map parameter offsets of the base before comparing (a struct parameter's field
 moved); -OLD:NEW maps the parameter block's size. Prints one line per entry that differs, was
@@ -22,16 +23,44 @@ def entries(path):
         out[name] = body
     return out
 
+def sass_functions(path):
+    """Function name -> its SASS, branch labels (.L_x_N, numbered across the file) renumbered in
+    order of first use within the function."""
+    def norm(lines):
+        seen = {}
+        text = '\n'.join(lines)
+        return re.sub(r'\.L_x_\d+', lambda m: '.L_%d' % seen.setdefault(m.group(0), len(seen)), text)
+    out, name, body = {}, None, []
+    for line in open(path).read().splitlines():
+        m = re.match(r'\s*Function : (\S+)', line)
+        if m:
+            if name: out[name] = norm(body)
+            name, body = m.group(1), []
+        elif name:
+            body.append(line.rstrip())
+    if name: out[name] = norm(body)
+    return out
+
+
 def main():
+    global entries
+    if len(sys.argv) > 1 and sys.argv[1] == '--sass':
+        del sys.argv[1]
+        entries, ext = sass_functions, '*.sass'
+    else:
+        ext = '*.ptx'
+    if len(sys.argv) < 3:
+        sys.stderr.write('usage: ptx_compare.py [--sass] BASE_DIR NEW_DIR [OLD:NEW ...]\n')
+        sys.exit(2)
     base, new = sys.argv[1], sys.argv[2]
     offmap = {}
     for spec in sys.argv[3:]:
         a, b = spec.split(':')
         offmap[int(a)] = int(b)
     B, N = {}, {}
-    for f in sorted(glob.glob(base + '/*.ptx')):
+    for f in sorted(glob.glob(base + '/' + ext)):
         for k, v in entries(f).items(): B[k] = (os.path.basename(f), v)
-    for f in sorted(glob.glob(new + '/*.ptx')):
+    for f in sorted(glob.glob(new + '/' + ext)):
         for k, v in entries(f).items(): N[k] = (os.path.basename(f), v)
     same = diff = 0
     mapped_same = 0
