@@ -235,6 +235,10 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   } while (0)
   fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_F32);
   p.has_residual = 1, p.mode = mode;
+  /* A forced mode names one family per direction; where the forward has none (wide is
+   * backward-only) the captured forward runs in AUTO and the backward keeps the forced family. */
+  fusednorm_problem pf = p;
+  if (mode == FUSEDNORM_MODE_WIDE) pf.mode = FUSEDNORM_MODE_AUTO;
   const size_t mn = (size_t)M * (size_t)N;
   uint16_t *hx = malloc(mn * 2);
   float *hw = malloc((size_t)N * 4);
@@ -261,7 +265,7 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   /* direct */
   fusednorm_fwd_args fa = {x, N, r, N, w, y, N, ro, N, rstd};
   fusednorm_bwd_args ba = {dy, N, ro, N, NULL, 0, w, rstd, dx, N, dw, ws, wsb};
-  GCHECK(fusednorm_forward_cuda(&p, &fa, st));
+  GCHECK(fusednorm_forward_cuda(&pf, &fa, st));
   GCHECK(fusednorm_backward_cuda(&p, &ba, st));
   GCHECK(cudaStreamSynchronize(st));
   /* captured, replayed twice into poisoned outputs */
@@ -270,7 +274,7 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   cudaGraph_t g;
   cudaGraphExec_t ge;
   GCHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
-  fusednorm_status s1 = fusednorm_forward_cuda(&p, &fa2, st);
+  fusednorm_status s1 = fusednorm_forward_cuda(&pf, &fa2, st);
   fusednorm_status s2 = fusednorm_backward_cuda(&p, &ba2, st);
   GCHECK(cudaStreamEndCapture(st, &g));
   GCHECK(s1);
