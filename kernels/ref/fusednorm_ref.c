@@ -596,18 +596,20 @@ int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_sta
  *        16-bit: dx in [RN_x(ref - E), RN_x(ref + E)].
  *  DW    per column, T = sum |dy n|: |fp32 dw - ref| <= (min(M, 8 sqrt M) + 3) u T + M subnormal
  *        spacings (any order of the row sum, any partial-sum grid); 16-bit: the interval of DX.
- *  BIAS  (y, dx, dw) the mean of the signed error, and of the error times sign(ref) (a magnitude
+ *  BIAS  (dx, dw) the mean of the signed error, and of the error times sign(ref) (a magnitude
  *        bias), each normalized per element by its rounding scale (u times the magnitudes that
  *        enter it + one output ulp), must satisfy |mean| <= 10 SE + floor. Rounding to nearest is
  *        unbiased, so a correct result is centred on the reference; +1 ulp on every element, a
- *        flush to zero, a scaled dw or a round-toward-zero sum is not. SE: per element for y
- *        per row (a cluster) for y and dx, needing >= 32 rows of >= 16 elements (a row shares
- *        its rstd and its mean m: with one rstd, products s*r of 16-bit s fall at a fixed set of
- *        places in the ulp, so one row's rounding errors need not average to 0); per column for
- *        dw (independent sums), needing >= 32 columns of >= 8 rows. Floors: y 0.002, dx 0.01,
- *        dw 0.05 of the normalized unit. rstd's floor is 0.25 u for f32 inputs but 3 u for
- *        16-bit ones: their squares are exact in fp32 and their low bits follow the quadratic
- *        residues, so the roundings of ANY fp32 sum of them are biased by up to ~2 u (measured).
+ *        scaled dw or a round-toward-zero sum is not. SE: per row (a cluster) for dx, needing
+ *        >= 32 rows of >= 16 elements (a row shares its rstd and its mean m, and with one rstd
+ *        the products s*r of 16-bit s fall at a fixed set of places in the ulp, so one row's
+ *        errors need not average to 0); per column for dw (independent sums), needing >= 32
+ *        columns of >= 8 rows. Floors: dx 0.01, dw 0.05 of the normalized unit. y has no bias
+ *        rule: it is exact, and its double rounding (LLAMA: RN_x of the exact product of two
+ *        16-bit values, whose low bits are not uniform) is biased by design (-0.009 ulp measured
+ *        on bf16, M = N = 4096). rstd's floor is 0.25 u for f32 inputs but 3 u for 16-bit ones:
+ *        their squares are exact in fp32 and their low bits follow the quadratic residues, so
+ *        the roundings of ANY fp32 sum of them are biased by up to ~2 u (measured).
  *  NaN/Inf: an element whose reference is NaN/Inf must be the same NaN/Inf, and vice versa.
  */
 #define CHK_LAMBDA 8.0
@@ -670,7 +672,6 @@ static int in_interval(double got, double lo, double hi, fusednorm_dtype d) {
   return fusednorm_round_to(lo, d) <= got && got <= fusednorm_round_to(hi, d);
 }
 
-static double smallest_normal(fusednorm_dtype d) { return ldexp(1.0, fmt_of(d).emin); }
 
 /* Record the first failure only: the message names the rule, the element and the bound. */
 #define CHK_FAIL(...)                                     \
@@ -688,7 +689,7 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
   double *s = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
   if (!s) return say(why, len, 0, "check_forward: out of memory");
   int ok = 1;
-  bias_acc rb = {0}, yb = {0}, ym = {0};
+  bias_acc rb = {0};
   double r_sq = 0.0, r_worst = 0.0;
   int64_t r_rows = 0, y_exact = 0, y_count = 0;
   const int exact = p->casting == FUSEDNORM_CAST_LLAMA || !p->has_weight;
@@ -726,7 +727,6 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
     for (int64_t j = 0; j < n; ++j) {
       const double got = fusednorm_load(yr, xd, j);
       const float wf = p->has_weight ? (float)fusednorm_load(a->weight, p->w_dtype, j) + p->offset : 1.0f;
-      const double v = s[j] * (double)rf * (double)wf; /* s r exact in double; one 2^-53 rounding */
       /* (s r) w', and for FP32/GEMMA also s (r w'): the two fp32 evaluation orders */
       float h = (float)s[j] * rf;
       if (p->casting == FUSEDNORM_CAST_LLAMA) h = (float)fusednorm_round_to(h, xd);
@@ -742,12 +742,7 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
       }
       if (cls != 2) continue;
       y_count++, y_exact += got == want;
-      if (n >= CHK_MIN_N_BIAS && v != 0.0 && fabs(v) >= 2.0 * smallest_normal(xd)) {
-        const double z = (got - v) / fusednorm_ulp_of(v, xd);
-        bias_add(&yb, z), bias_add(&ym, v > 0 ? z : -z);
-      }
     }
-    bias_close(&yb), bias_close(&ym);
   }
   free(s);
   double mean, se;
@@ -759,12 +754,6 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
   }
   if (ok && !bias_ok(&rb, 0, xd == FUSEDNORM_F32 ? 0.25 : 3.0, &mean, &se))
     CHK_FAIL("rstd: mean error %.3g u over %lld rows is biased (SE %.3g u)", mean, (long long)rb.count, se);
-  if (ok && !bias_ok(&yb, 1, 0.002, &mean, &se))
-    CHK_FAIL("y: mean signed error %.4g ulp over %lld rows is biased (SE %.3g)", mean,
-             (long long)yb.clusters, se);
-  if (ok && !bias_ok(&ym, 1, 0.002, &mean, &se))
-    CHK_FAIL("y: mean magnitude error %.4g ulp over %lld rows is biased (SE %.3g)", mean,
-             (long long)ym.clusters, se);
   if (ok)
     say(why, len, 1, "strict y/rstd: %lld of %lld y as re-rounded from the saved rstd, rstd rms %.3g u",
         (long long)y_exact, (long long)y_count, r_rows ? sqrt(r_sq / (double)r_rows) : 0.0);
