@@ -95,10 +95,11 @@ for art in $arts; do
   "$BIN" -timeout=3 -rss_limit_mb=2048 "$art" > "$WORK/triage.log" 2>&1
   trc=$?
   kind=$(grep -m1 -oE "ERROR: (AddressSanitizer: [a-z-]+|LeakSanitizer: [a-z ]+|libFuzzer: [a-z-]+)|runtime error: .{0,60}" "$WORK/triage.log")
-  # Skipped frames: the sanitizer's and libFuzzer's, allocator entry points, and libc (the signal
-  # frame of a timeout; when our code calls into libc, our frame is the next one).
+  # Skipped frames: the sanitizer runtime's and libFuzzer's (in the fuzz binary without a source
+  # line: interceptors such as malloc, strdup, memcpy) and libc's (the signal frame of a timeout).
+  # Our code's frames carry a source file and line; HDF5's are in libhdf5.
   top=$(grep -m1 -A60 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:" "$WORK/triage.log" |
-        grep -E "^ +#[0-9]+ " | grep -v -E " in (__|fuzzer::|malloc|calloc|realloc|free|operator)|/libc\.so" |
+        grep -E "^ +#[0-9]+ " | grep -v -E " in (__|fuzzer::)|capture_fuzz\+0x|/libc\.so" |
         head -n 1)
   if [ "$trc" -eq 0 ]; then
     gone=$((gone + 1))  # did not reproduce alone (e.g. memory left over from earlier inputs)
