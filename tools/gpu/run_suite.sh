@@ -13,7 +13,10 @@
 # section; a device call is limited to 10 minutes in all, so size sections to fit together.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-export BUNDLE="$PWD/gpu_bundle"
+# BUNDLE=gpu_bundle_ptx80 (or an absolute path) runs a variant bundle collected next to the default.
+B="${BUNDLE:-gpu_bundle}"
+case "$B" in /*) ;; *) B="$PWD/$B" ;; esac
+export BUNDLE="$B"
 if [ ! -d "$BUNDLE/tools/gpu" ]; then
   echo "run_suite: $BUNDLE/tools/gpu not found: build and collect first (bazel build //... && bash tools/gpu/collect.sh)" >&2
   exit 2
