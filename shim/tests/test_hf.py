@@ -345,9 +345,11 @@ def test_liger_modules_are_patched():
                 dy = torch.randn_like(ya)
                 ya.backward(dy.clone())  # Liger's backward may write into dy (in_place)
                 yb.backward(dy.clone())
-                for a, b in ((yb, ya), (xb.grad, xa.grad), (m.weight.grad, lig.weight.grad)):
+                for what, a, b in (("y", yb, ya), ("dx", xb.grad, xa.grad),
+                                   ("dw", m.weight.grad, lig.weight.grad)):
                     err = ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
-                    assert err <= 5e-2 if dtype == torch.bfloat16 else err <= 1e-4, (name, dtype, err)
+                    assert err <= 5e-2 if dtype == torch.bfloat16 else err <= 1e-4, \
+                        (name, dtype, what, err, a.dtype, b.dtype)
 
 
 if __name__ == "__main__":

@@ -85,7 +85,9 @@ for pkg in liger_kernel; do
   cp -rL "$src" "$B/python/$pkg"
 done
 find "$B/python" -name __pycache__ -prune -exec rm -rf {} +
-wheels="$(find -L "$BIN/shim" -maxdepth 2 -name '*.whl' 2>/dev/null || true)"
+# The newest wheel only: bazel-bin keeps the outputs of earlier builds, and a wheel whose name
+# (tag, version) has changed since would otherwise be carried and tested as well.
+wheels="$(ls -t $(find -L "$BIN/shim" -maxdepth 2 -name '*.whl' 2>/dev/null) 2>/dev/null | head -n 1 || true)"
 if [ -n "$wheels" ]; then
   mkdir -p "$B/wheel"
   cp -L $wheels "$B/wheel/"

@@ -25,7 +25,7 @@ R='^(OK|FAILED)'
 
 # Two lanes in parallel (16 CPU cores, one GPU; correctness only, no timings here): the matrix,
 # and everything else in sequence. The device time for the whole suite is minutes.
-suite_check "test_ops --device cuda" --timeout 170 --detail "$R" -- \
+suite_check "test_ops --device cuda" --timeout 300 --detail "$R" -- \
   env FUSEDNORM_TEST_OPCHECK_SUBSET=1 "$PY" "$T/test_ops.py" --device cuda > "$SUITE_OUT/.shim_ops.log" 2>&1 &
 ops_pid=$!
 suite_check "test_cuda (stream, graph, guard)" --timeout 90 --detail "$R" -- \
