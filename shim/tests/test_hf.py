@@ -345,11 +345,22 @@ def test_liger_modules_are_patched():
                 dy = torch.randn_like(ya)
                 ya.backward(dy.clone())  # Liger's backward may write into dy (in_place)
                 yb.backward(dy.clone())
-                for what, a, b in (("y", yb, ya), ("dx", xb.grad, xa.grad),
-                                   ("dw", m.weight.grad, lig.weight.grad)):
+                for what, a, b in (("y", yb, ya), ("dx", xb.grad, xa.grad)):
                     err = ((a.float() - b.float()).abs().max() / b.float().abs().max()).item()
                     assert err <= 5e-2 if dtype == torch.bfloat16 else err <= 1e-4, \
                         (name, dtype, what, err, a.dtype, b.dtype)
+                # dw against float64 sum(dy * n), n the normalized value the formula multiplies
+                # by w (rounded to x's dtype for llama): Liger's own bf16 dw is far from it on
+                # these shapes (printed, not judged), so it is no reference for ours.
+                xf = x.float()
+                h = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)
+                n = h.to(dtype).double() if mode == "llama" else h.double()
+                dw_ref = (dy.double() * n).sum(0)
+                scale = dw_ref.abs().max()
+                err = ((m.weight.grad.double() - dw_ref).abs().max() / scale).item()
+                lig_err = ((lig.weight.grad.double() - dw_ref).abs().max() / scale).item()
+                print(f"  liger {name} {dtype}: dw rel err fusednorm {err:.2e}, liger {lig_err:.2e}")
+                assert err <= (2 ** -7 if dtype == torch.bfloat16 else 1e-5), (name, dtype, "dw", err)
 
 
 if __name__ == "__main__":
