@@ -704,12 +704,18 @@ def precheck(args, world):
     return loaded
 
 
+def say_error(world, msg):
+    """'[rank r] error: msg' in one write (unbuffered stderr would split text and newline, and
+    mpirun may interleave other ranks' lines between them)."""
+    sys.stderr.write(f"[rank {world.rank}] error: {msg}\n")
+    sys.stderr.flush()
+
+
 def fail_all(world, e):
     """An error on this rank that is not an agreed bad input: say why, then end every rank."""
     import traceback
     traceback.print_exc()
-    print(f"[rank {world.rank}] error: {type(e).__name__}: {e}; ending all {world.size} rank(s) "
-          f"(exit {EXIT_RUN_FAILED})", file=sys.stderr, flush=True)
+    say_error(world, f"{type(e).__name__}: {e}; ending all {world.size} rank(s) (exit {EXIT_RUN_FAILED})")
     mpi_bootstrap.abort(EXIT_RUN_FAILED)
 
 
@@ -723,19 +729,18 @@ def main(argv=None):
     try:
         loaded = precheck(args, world)
     except UsageError as e:
-        print(f"[rank {world.rank}] error: {e}", file=sys.stderr, flush=True)
+        say_error(world, e)
         return 2
     import_torch()
     use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
     # Device problems are the same on every rank of a node: each rank says so and exits 2 (before
     # torch.distributed exists, so nobody waits).
     if args.device == "cuda" and not torch.cuda.is_available():
-        print(f"[rank {world.rank}] error: --device cuda but no CUDA device is visible", file=sys.stderr)
+        say_error(world, "--device cuda but no CUDA device is visible")
         return 2
     if use_cuda:
         if torch.cuda.device_count() < world.local_size:
-            print(f"[rank {world.rank}] error: {world.local_size} ranks on this node but "
-                  f"{torch.cuda.device_count()} GPUs", file=sys.stderr)
+            say_error(world, f"{world.local_size} ranks on this node but {torch.cuda.device_count()} GPUs")
             return 2
         device = torch.device("cuda", world.local_rank)
         torch.cuda.set_device(device)
@@ -756,7 +761,7 @@ def main(argv=None):
         status = run(args, world, device, loaded)
     except UsageError as e:
         # Raised on every rank at once (agree(), or a check of values all ranks share).
-        print(f"[rank {world.rank}] error: {e}", file=sys.stderr, flush=True)
+        say_error(world, e)
         status = 2
     except Exception as e:  # noqa: BLE001
         fail_all(world, e)
