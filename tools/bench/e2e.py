@@ -572,7 +572,11 @@ def merge(paths, out_dir):
     order = {(m, p, mo): (MODELS.index(m), MODES.index(mo), PROVIDERS.index(p))
              for m in MODELS for p in PROVIDERS for mo in MODES}
     results = sorted(seen.values(), key=lambda r: order[(r["model"], r["provider"], r["mode"])])
-    doc = {"schema": SCHEMA, "date": max(d["date"] for d in docs), "env": docs[-1]["env"],
+    env = dict(docs[-1]["env"])
+    # A package any of the runs had (Liger in the eager run, say) is named, not "not installed".
+    for key in ("liger_kernel",):
+        env[key] = next((d["env"].get(key) for d in docs if d["env"].get(key)), env.get(key))
+    doc = {"schema": SCHEMA, "date": max(d["date"] for d in docs), "env": env,
            "args": docs[-1]["args"], "merged_from": [os.path.basename(p) for p in paths],
            "results": results}
     return write_outputs(doc, out_dir, "e2e")
