@@ -67,6 +67,9 @@ class _Mpi4pyComm:
     def bcast_bytes(self, data: bytes, root: int) -> bytes:
         return self._comm.bcast(data, root=root)
 
+    def barrier(self):
+        self._comm.Barrier()
+
 
 class _CtypesOpenMpiComm:
     """The three MPI calls we need, through OpenMPI's libmpi (its handles are global symbols)."""
@@ -97,6 +100,11 @@ class _CtypesOpenMpiComm:
         if not flag.value:
             self._lib.MPI_Finalize()
 
+    def barrier(self):
+        rc = self._lib.MPI_Barrier(self._comm_world)
+        if rc != 0:
+            raise RuntimeError(f"MPI_Barrier failed with code {rc}")
+
     def bcast_bytes(self, data: bytes, root: int) -> bytes:
         if len(data) > _BCAST_BYTES - 4:
             raise RuntimeError("bootstrap payload too large")
@@ -119,6 +127,20 @@ def finalize():
             MPI.Finalize()
     elif isinstance(_COMM, _CtypesOpenMpiComm):
         _COMM._finalize()
+
+
+def exit_barrier():
+    """Before an exit that every rank takes for the same reason (bad arguments, a check agreed by
+    all ranks): wait until every rank has printed its reason. mpirun ends the whole job as soon as
+    the first rank exits non-zero, which would otherwise cut the slower ranks' messages."""
+    if world_from_env().size <= 1:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        mpi_comm().barrier()
+    except Exception:  # noqa: BLE001 - the exit goes ahead; only a message may be lost
+        pass
 
 
 def abort(code):

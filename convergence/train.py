@@ -720,7 +720,12 @@ def fail_all(world, e):
 
 
 def main(argv=None):
-    args = parse_args(argv)
+    try:
+        args = parse_args(argv)
+    except SystemExit as e:
+        if e.code == 2:  # argparse printed the reason on this rank; let every rank print it
+            mpi_bootstrap.exit_barrier()
+        raise
     try:
         world = mpi_bootstrap.world_from_env()
     except RuntimeError as e:
@@ -730,6 +735,7 @@ def main(argv=None):
         loaded = precheck(args, world)
     except UsageError as e:
         say_error(world, e)
+        mpi_bootstrap.exit_barrier()  # precheck's verdict is agreed by every rank
         return 2
     import_torch()
     use_cuda = args.device == "cuda" or (args.device == "auto" and torch.cuda.is_available())
