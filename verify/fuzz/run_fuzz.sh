@@ -17,9 +17,16 @@
 # input on which HDF5 itself fails refused by replay with exit 2.
 set -uo pipefail
 RUNS="${1:?usage: run_fuzz.sh RUNS [WORKDIR] [REPLAY]}"
-HERE="$(cd "$(dirname "$0")" && pwd)"
-ROOT="${FUZZ_SOURCE_ROOT:-$(cd "$HERE/../.." && pwd)}"
-WORK="${2:-${TEST_TMPDIR:-$(mktemp -d)}/fuzz}"
+if [ -n "${TEST_SRCDIR:-}" ] && [ -n "${TEST_WORKSPACE:-}" ]; then
+  # Under bazel test $0 is the test's own name (verify/fuzz_capture_test), not this file's path.
+  ROOT="${FUZZ_SOURCE_ROOT:-$TEST_SRCDIR/$TEST_WORKSPACE}"
+  HERE="$ROOT/verify/fuzz"
+else
+  HERE="$(cd "$(dirname "$0")" && pwd)"
+  ROOT="${FUZZ_SOURCE_ROOT:-$(cd "$HERE/../.." && pwd)}"
+fi
+WORK="${2:--}"  # "-": the default (Bazel drops an empty argument, so "" cannot hold the place)
+[ "$WORK" = "-" ] && WORK="${TEST_TMPDIR:-$(mktemp -d)}/fuzz"
 REPLAY="${3:-$ROOT/bazel-bin/verify/replay}"
 PY="${PYTHON:-python3}"
 mkdir -p "$WORK/corpus" "$WORK/artifacts"
