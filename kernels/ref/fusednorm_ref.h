@@ -90,7 +90,7 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
 void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from);
 double fusednorm_err_stats_rel_l2(const fusednorm_err_stats *st);
 
-/* ---- the older accuracy rules (kernels/README.md), on merged statistics against the naive baseline ----
+/* ---- the naive-baseline accuracy rules (kernels/README.md), on merged statistics against the naive baseline ----
  * For callers that only hold fusednorm_err_stats (merged across ranks). They assume the naive
  * formula's rounding order and are loose (absolute bounds set by the naive worst element); the
  * check engine judges with the strict checks below (kernels/ref/RULES.md).
