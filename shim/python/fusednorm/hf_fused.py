@@ -270,7 +270,9 @@ def _named(layer, args, kwargs):
     return kwargs
 
 
-def _pre_norm_forward(self, hidden_states, *args, **kwargs):
+def _enter_layer(self, hidden_states, args, kwargs):
+    """The layer's input norm: (y, residual, kwargs). A pair from the previous fused layer is
+    (branch output, residual), added inside the norm; a plain tensor is the residual itself."""
     _check_checkpointing(self)
     kwargs = _named(self, args, kwargs)
     if isinstance(hidden_states, tuple):
@@ -278,6 +280,11 @@ def _pre_norm_forward(self, hidden_states, *args, **kwargs):
     else:
         residual = hidden_states
         y = self.input_layernorm(hidden_states)
+    return y, residual, kwargs
+
+
+def _pre_norm_forward(self, hidden_states, *args, **kwargs):
+    y, residual, kwargs = _enter_layer(self, hidden_states, args, kwargs)
     a, _ = self.self_attn(hidden_states=y, **kwargs)
     y, residual = _add_norm(self.post_attention_layernorm, a, residual)
     m = self.mlp(y)
@@ -287,13 +294,7 @@ def _pre_norm_forward(self, hidden_states, *args, **kwargs):
 
 
 def _sandwich_forward(self, hidden_states, *args, **kwargs):
-    _check_checkpointing(self)
-    kwargs = _named(self, args, kwargs)
-    if isinstance(hidden_states, tuple):
-        y, residual = _add_norm(self.input_layernorm, *hidden_states)
-    else:
-        residual = hidden_states
-        y = self.input_layernorm(hidden_states)
+    y, residual, kwargs = _enter_layer(self, hidden_states, args, kwargs)
     a, _ = self.self_attn(hidden_states=y, **kwargs)
     a = self.post_attention_layernorm(a)
     y, residual = _add_norm(self.pre_feedforward_layernorm, a, residual)
