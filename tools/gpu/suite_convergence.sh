@@ -10,7 +10,9 @@
 # the device tool returns at most 8 files, so they travel as one.
 # Env: STEPS (default 300), CONV_MODELS, CONV_DTYPES (space-separated subsets), NP (default: all GPUs),
 # CONV_SEEDS (default 1234; several: one job per seed, e.g. to tell a systematic gap from chance),
-# CONV_DEVICE (default cuda; cpu + NP=2 + CONV_IMPL=contract dry-runs this script on a CPU machine).
+# CONV_DEVICE (default cuda; cpu + NP=2 + CONV_IMPL=contract dry-runs this script on a CPU machine),
+# CONV_ARGS (more train.py options for every job, e.g. "--compile --qk-norm inductor-when-compiled";
+# the options appear in each row's detail).
 . "$(dirname "$0")/common.sh"
 REPO="$(cd "$BUNDLE/.." && pwd)"
 TRAIN="$REPO/convergence/train.py"
@@ -48,7 +50,7 @@ for model in ${CONV_MODELS:-llama qwen3 gemma3}; do
         -x PYTHONPATH -x FUSEDNORM_LIBRARY -x PYTHONUNBUFFERED -x OMP_NUM_THREADS -x MPLCONFIGDIR \
         python3 "$TRAIN" --model "$model" --dtype "$dtype" --steps "$STEPS" --device "${CONV_DEVICE:-cuda}" \
         --impl "${CONV_IMPL:-fusednorm}" \
-        --seed "$seed" --log-every 50 --out "$out" > "$work/results/$name.log" 2>&1 &
+        --seed "$seed" --log-every 50 ${CONV_ARGS:-} --out "$out" > "$work/results/$name.log" 2>&1 &
     pids+=($!) names+=("$name")
    done
   done
@@ -62,7 +64,7 @@ for i in "${!pids[@]}"; do
   grep -E "^convergence:|step (50|$STEPS)/|PASS|FAIL|rror" "$log" | tail -n 40
   line="$(grep -E '^(PASSED|FAILED)' "$log" | tail -n 1 | sed 's/; report .*//')"
   [ -n "$line" ] || line="$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)"
-  if [ "$rc" -eq 0 ]; then suite_row "$name" PASS "${NP} ranks, ${STEPS} steps: ${line}"
+  if [ "$rc" -eq 0 ]; then suite_row "$name" PASS "${NP} ranks, ${STEPS} steps${CONV_ARGS:+ ($CONV_ARGS)}: ${line}"
   elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then suite_row "$name" FAIL "timed out: ${line}"
   else suite_row "$name" FAIL "exit $rc: ${line}"
   fi
@@ -78,7 +80,7 @@ if [ "${#seeds[@]}" -ge 3 ]; then
       rc=$?
       cat "$work/results/${model}_${dtype}_seeds.md"
       line="$(grep -E 'final_eval_loss' "$work/results/${model}_${dtype}_seeds.md" | head -n 1 | tr '|' ' ' | tr -s ' ')"
-      if [ "$rc" -eq 0 ]; then suite_row "${model}_${dtype} paired seeds" PASS "${#seeds[@]} seeds:${line}"
+      if [ "$rc" -eq 0 ]; then suite_row "${model}_${dtype} paired seeds" PASS "${#seeds[@]} seeds${CONV_ARGS:+ ($CONV_ARGS)}:${line}"
       else suite_row "${model}_${dtype} paired seeds" FAIL "exit $rc:${line:- $(tail -n 1 "$work/results/${model}_${dtype}_seeds.md")}"
       fi
     done
