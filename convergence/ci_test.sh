@@ -101,6 +101,13 @@ if run_case long_qwen3_bf16 0 --model qwen3 --dtype bf16 --steps 40 --eval-every
   check_json "$WORK/out/qwen3_bf16.json" || fail "long_qwen3_bf16: report check"
 fi
 
+# FSDP2 (fully_shard per decoder layer), the model patched after sharding; the report says so.
+if run_case fsdp2_llama_fp32 0 --model llama --dtype fp32 --steps 12 --eval-every 6 --parallel fsdp2 --patch-after-shard; then
+  check_json "$WORK/out/llama_fp32.json" || fail "fsdp2_llama_fp32: report check"
+  "$PY" -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["parallel"] == "fsdp2" and r["patch_after_shard"], r.get("parallel")' \
+    "$WORK/out/llama_fp32.json" || fail "fsdp2_llama_fp32: the report does not say fsdp2"
+fi
+
 for dtype in fp32 bf16; do
   if run_case "broken_stand_in_$dtype" 1 --model llama --dtype "$dtype" --steps 20 --impl contract-broken; then
     grep -q "FAILED llama $dtype: first failing step 1 " "$WORK/broken_stand_in_$dtype.log" ||

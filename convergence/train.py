@@ -339,14 +339,31 @@ def train_run(label, seed, patcher, args, ctx):
         # Otherwise a renamed HF class would make "patched" runs silently identical to the reference.
         raise RuntimeError(f"{label}: no Hugging Face *RMSNorm module found in {type(model).__name__}")
     swapped = None
-    if patcher is not None:
+
+    def patch():
+        nonlocal swapped
         swapped = len(patcher(model))  # fusednorm.PatchReport, or the stand-in's count
         left = hf_norm_count(model)
         if left:
             raise RuntimeError(f"{label}: patch left {left} of {n_hf} HF RMSNorm modules in place")
+
+    fsdp = args.parallel == "fsdp2"
+    if patcher is not None and not (fsdp and args.patch_after_shard):
+        patch()
     model.to(device=device, dtype=dtype)
     init = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
-    ddp = DDP(model, device_ids=[device.index] if device.type == "cuda" else None, broadcast_buffers=False)
+    if fsdp:
+        # FSDP2: every decoder layer its own unit, then the root; parameters become DTensors
+        # sharded over the ranks, gathered before each unit's forward and backward.
+        from torch.distributed.fsdp import fully_shard
+        for layer in model.model.layers:
+            fully_shard(layer)
+        fully_shard(model)
+        if patcher is not None and args.patch_after_shard:
+            patch()  # in place: FSDP's references to the sharded parameters stay valid
+        ddp = model
+    else:
+        ddp = DDP(model, device_ids=[device.index] if device.type == "cuda" else None, broadcast_buffers=False)
     fwd = torch.compile(ddp) if args.compile else ddp  # every run alike: ref and patched
     params = [p for p in model.parameters() if p.requires_grad]
     # foreach (not fused) AdamW: deterministic on CPU and CUDA alike.
@@ -385,9 +402,16 @@ def train_run(label, seed, patcher, args, ctx):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         grads = [p.grad for p in params if p.grad is not None]
-        # DDP leaves identical averaged gradients on every rank, so the local norm is the global one.
-        # Summed in fp32 whatever the param dtype (clip_grad_norm_ would norm bf16 grads in bf16).
-        norm = torch.stack([g.float().pow(2).sum() for g in grads]).sum().sqrt()
+        if fsdp:
+            # Each rank holds its shard of the averaged gradients: the squares sum over ranks.
+            grads = [g.to_local() for g in grads]
+            sq = torch.stack([g.float().pow(2).sum() for g in grads]).sum()
+            dist.all_reduce(sq)
+            norm = sq.sqrt()
+        else:
+            # DDP leaves identical averaged gradients on every rank, so the local norm is the global one.
+            # Summed in fp32 whatever the param dtype (clip_grad_norm_ would norm bf16 grads in bf16).
+            norm = torch.stack([g.float().pow(2).sum() for g in grads]).sum().sqrt()
         coef = torch.clamp(args.clip / (norm + 1e-6), max=1.0)
         torch._foreach_mul_(grads, coef.to(grads[0].dtype))
         opt.step()
@@ -412,7 +436,8 @@ def train_run(label, seed, patcher, args, ctx):
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     wall = time.perf_counter() - t0
-    final = {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
+    final = {k: (v.full_tensor() if hasattr(v, "full_tensor") else v).detach().to("cpu", copy=True)
+             for k, v in model.state_dict().items()}
     del ddp, fwd, opt
     return {
         "label": label, "seed": seed, "hf_norms": n_hf, "swapped": swapped,
@@ -668,6 +693,10 @@ def parse_args(argv):
     p.add_argument("--impl", choices=["fusednorm", "contract", "contract-broken"], default="fusednorm",
                    help="patched implementation; contract* are torch stand-ins that test this runner")
     p.add_argument("--compile", action="store_true", help="torch.compile the DDP model in every run")
+    p.add_argument("--parallel", choices=["ddp", "fsdp2"], default="ddp",
+                   help="data parallelism of every run: DDP, or FSDP2 (fully_shard per decoder layer and the root)")
+    p.add_argument("--patch-after-shard", action="store_true",
+                   help="with --parallel fsdp2: patch the model after fully_shard (default: before)")
     p.add_argument("--fuse-residual", choices=["on", "off"], default="on",
                    help="fusednorm impl: patch_hf(fuse_residual=) (residual add fused into the next norm)")
     p.add_argument("--qk-norm", choices=["fusednorm", "inductor-when-compiled"], default="fusednorm",
@@ -681,6 +710,8 @@ def parse_args(argv):
                 f"beyond {SEED_MAX}")
     if not a.out:
         p.error("--out: an empty path")
+    if a.patch_after_shard and a.parallel != "fsdp2":
+        p.error("--patch-after-shard: only with --parallel fsdp2")
     return a
 
 
@@ -799,7 +830,7 @@ def run(args, world, device, loaded):
     ctx = {"world": world, "device": device, "dtype": dtype, "batches": batches, "vocab": vocab}
     dev_name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     log0(world, f"convergence: {args.model} {args.dtype} size={args.size} steps={args.steps} ranks={world.size} "
-                f"device={dev_name} impl={args.impl} compile={args.compile} patch={patch_kw} data={source} ({tokens.size} tokens, "
+                f"device={dev_name} impl={args.impl} compile={args.compile} parallel={args.parallel}{' (patched after fully_shard)' if args.patch_after_shard else ''} patch={patch_kw} data={source} ({tokens.size} tokens, "
                 f"sha256 {hashlib.sha256(tokens.tobytes()).hexdigest()[:16]}) vocab={vocab}")
 
     nondet = []
@@ -834,7 +865,8 @@ def run(args, world, device, loaded):
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "model": args.model, "dtype": args.dtype, "size": args.size, "model_config": SIZES[args.size],
         "steps": args.steps, "world_size": world.size, "device": dev_name,
-        "backend": dist.get_backend(), "impl": args.impl, "compile": args.compile,
+        "backend": dist.get_backend(), "impl": args.impl, "compile": args.compile, "parallel": args.parallel,
+        "patch_after_shard": args.patch_after_shard,
         "fuse_residual": args.fuse_residual, "qk_norm": args.qk_norm,
         "bootstrap": {"launcher": world.launcher, "mpi": world.mpi, "addrs": list(world.rdzv[0]) if world.rdzv else [],
                       "port": world.rdzv[1] if world.rdzv else None},
