@@ -78,12 +78,16 @@ def resource_usage(path):
     (registers decide occupancy, CONSTANT[0] is the parameter block: both semantic, neither in -sass)."""
     res, name = {}, None
     for line in open(path).read().splitlines():
-        m = re.match(r'\s*Function (\S+?):?\s*$', line)
+        m = re.match(r'\s*Function (\S+?):?\s*(REG:.*)?$', line)
         if m:
-            name = INTERNAL.sub('_INTERNAL_h_', m.group(1)); continue
+            name = INTERNAL.sub('_INTERNAL_h_', m.group(1))
+            line = m.group(2) or ''
         if name and 'REG:' in line:
             _add(res, name, ' '.join(line.split()), path)
             name = None
+    if not res:
+        sys.stderr.write('ptx_compare: %s holds no "Function NAME: REG:..." entry (not a cuobjdump -res-usage listing?)\n' % path)
+        sys.exit(2)
     return res
 
 
