@@ -497,6 +497,25 @@ int fn_engine_check_bad_args(const fn_api *api) {
 #undef EXPECT
 }
 
+fusednorm_status fn_engine_api_forward(void *ctx, const fusednorm_problem *p, const fusednorm_fwd_args *a) {
+  return ((const fn_api *)ctx)->forward(p, a);
+}
+
+fusednorm_status fn_engine_api_backward(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a) {
+  const fn_api *api = (const fn_api *)ctx;
+  size_t bytes = 0;
+  fusednorm_status st = api->workspace_size(p, &bytes);
+  if (st != FUSEDNORM_OK) return st;
+  void *ws = bytes ? malloc(bytes) : NULL;
+  if (bytes && !ws) return FUSEDNORM_ERR_OUT_OF_MEMORY;
+  if (ws) memset(ws, 0xff, bytes); /* stale partials must never leak into dw */
+  fusednorm_bwd_args b = *a;
+  b.workspace = ws, b.workspace_bytes = bytes;
+  st = api->backward(p, &b);
+  free(ws);
+  return st;
+}
+
 uint64_t fn_engine_fresh_seed(void) {
   uint64_t s = ((uint64_t)time(NULL) << 20) ^ ((uint64_t)clock() << 40) ^ (uint64_t)(uintptr_t)&s;
   s = (s ^ (s >> 31)) * 0xbf58476d1ce4e5b9ull;
