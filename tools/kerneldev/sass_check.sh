@@ -13,7 +13,9 @@
 # (normalizations and why they are not semantic: its sass_functions) into
 # OUT_DIR/compare_<arch>.txt, a unified diff per differing function in OUT_DIR/diffs_<arch>/, and a
 # table on stdout: identical / differ / differ only in c[0x4] / only in base / only in head, then
-# the differing functions by name. When $OUT is set (the device machine), the table goes to
+# the differing functions by name; with IN_DIR/expected.txt ("DIFFERS|REMOVED|ADDED name" lines,
+# e.g. from ptx_compare.py over the PTX of the same two trees), whether each architecture's list is
+# exactly that one. When $OUT is set (the device machine), the table goes to
 # $OUT/sass_check.txt and the comparisons and diffs to $OUT/sass_check.tgz (the listings stay
 # behind: what comes back from $OUT is a few files). Exit 0 when every pair was compared (the table is the answer),
 # 1 when a listing could not be made, 2 for bad arguments.
@@ -38,6 +40,7 @@ archs=$(cd "$IN" && ls base_*.so 2>/dev/null | sed 's/^base_//; s/\.so$//')
 rc=0
 table=$(printf '%-7s %9s %6s %13s %12s %12s\n' arch identical differ "c[0x4] only" only-in-base only-in-head)
 names=""
+expect_lines=""
 for arch in $archs; do
   if [ ! -f "$IN/head_$arch.so" ]; then
     echo "sass_check.sh: $IN/base_$arch.so has no head_$arch.so" >&2; rc=1; continue
@@ -62,12 +65,24 @@ for arch in $archs; do
   table+=$'\n'$(printf '%-7s %9s %6s %13s %12s %12s' "$arch" "$(num identical)" "$(num different)" \
     "$(num 'different only in c[0x4]')" "$(num removed)" "$(num added)")
   names+=$(grep -v '^identical:' "$OUTD/compare_$arch.txt" | sed "s/^/$arch /")$'\n'
+  if [ -f "$IN/expected.txt" ]; then
+    # the kernels a change is meant to change (e.g. ptx_compare.py over the PTX of the same trees),
+    # one "DIFFERS|REMOVED|ADDED name" a line
+    got=$(grep -v '^identical:' "$OUTD/compare_$arch.txt" | awk '{ sub(/-C4-ONLY$/, "", $1); print $1, $3 }' | sort)
+    if [ "$got" = "$(sort "$IN/expected.txt")" ]; then
+      expect_lines+="$arch: the differing, removed and added functions are exactly those of $IN/expected.txt"$'\n'
+    else
+      expect_lines+="$arch: NOT the list of $IN/expected.txt (< expected, > found):"$'\n'
+      expect_lines+=$(diff <(sort "$IN/expected.txt") <(printf '%s\n' "$got") | grep '^[<>]')$'\n'
+    fi
+  fi
 done
 {
   echo
   echo "$table"
   echo
   printf '%s' "$names" | grep -v '^$' | awk '{print $1, $2, $4}'
+  [ -z "$expect_lines" ] || { echo; printf '%s' "$expect_lines"; }
 } | tee "$OUTD/sass_check.txt"
 echo "(listings, compare_<arch>.txt and diffs_<arch>/NNN.diff under $OUTD)"
 if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
