@@ -120,6 +120,17 @@ static const char *cast_name(fusednorm_casting c) {
   return c == FUSEDNORM_CAST_LLAMA ? "llama" : c == FUSEDNORM_CAST_GEMMA ? "gemma" : "fp32";
 }
 
+/* One output against the float64 reference: its statistics (gs) raise the table's maximum ulp
+ * (max_ulp, if given); with the legacy rules, the naive fp32 baseline's (ns, dense rows of n). */
+static void output_stats(fusednorm_err_stats *gs, fusednorm_err_stats *ns, int legacy, const void *got,
+                         int64_t stride, const void *naive, fusednorm_dtype d, const double *ref,
+                         int64_t rows, int64_t n, int64_t *max_ulp) {
+  fusednorm_err_stats_clear(gs), fusednorm_err_stats_clear(ns);
+  fusednorm_err_stats_add(gs, got, d, stride, ref, rows, n, 0);
+  if (legacy) fusednorm_err_stats_add(ns, naive, d, n, ref, rows, n, 0);
+  if (max_ulp && gs->max_ulp > *max_ulp) *max_ulp = gs->max_ulp;
+}
+
 static void case_name(const case_t *c, char *buf, size_t len) {
   snprintf(buf, len, "M=%" PRId64 " N=%" PRId64 " x=%s w=%s cast=%s off=%g eps=%g%s%s%s%s", c->rows,
            c->n, fusednorm_dtype_name(c->xd), c->weight ? fusednorm_dtype_name(c->wd) : "none",
@@ -225,12 +236,9 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
 
   char why[512];
   fusednorm_err_stats gs, ns;
-  fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
-  fusednorm_err_stats_add(&gs, y.data, xd, sout, y_ref, M, N, 0);
-  if (o->legacy_rules) fusednorm_err_stats_add(&ns, naive_y.data, xd, N, y_ref, M, N, 0);
+  output_stats(&gs, &ns, o->legacy_rules, y.data, sout, naive_y.data, xd, y_ref, M, N, &t->max_ulp_y[xd]);
   if (o->legacy_rules && !fusednorm_rule_y(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose && o->legacy_rules) printf("  %s\n", why);
-  if (gs.max_ulp > t->max_ulp_y[xd]) t->max_ulp_y[xd] = gs.max_ulp;
   if (c->residual) { /* residual_out is the storage rounding of x + r: exact */
     fusednorm_err_stats rs;
     fusednorm_err_stats_clear(&rs);
@@ -243,9 +251,7 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
   else if (o->verbose) printf("  %s\n", why);
   {
     fusednorm_err_stats rg, rn;
-    fusednorm_err_stats_clear(&rg), fusednorm_err_stats_clear(&rn);
-    fusednorm_err_stats_add(&rg, rstd, FUSEDNORM_F32, 1, rstd_ref, M, 1, 0);
-    if (o->legacy_rules) fusednorm_err_stats_add(&rn, naive_rstd, FUSEDNORM_F32, 1, rstd_ref, M, 1, 0);
+    output_stats(&rg, &rn, o->legacy_rules, rstd, 1, naive_rstd, FUSEDNORM_F32, rstd_ref, M, 1, NULL);
     fusednorm_problem pr = p;
     pr.x_dtype = FUSEDNORM_F32;
     if (o->legacy_rules && !fusednorm_rule_dx(&pr, &rg, &rn, why, sizeof why)) FAIL("rstd: %s", why);
@@ -276,22 +282,16 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
   fusednorm_bwd_args nb = ba;
   nb.dx = naive_dx.data, nb.dx_stride = N, nb.dw = c->weight ? naive_dw.data : NULL;
   if (o->legacy_rules) fusednorm_naive_backward(&p, &nb);
-  fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
-  fusednorm_err_stats_add(&gs, dx.data, xd, sout, dx_ref, M, N, 0);
-  if (o->legacy_rules) fusednorm_err_stats_add(&ns, naive_dx.data, xd, N, dx_ref, M, N, 0);
+  output_stats(&gs, &ns, o->legacy_rules, dx.data, sout, naive_dx.data, xd, dx_ref, M, N, &t->max_ulp_dx[xd]);
   if (o->legacy_rules && !fusednorm_rule_dx(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose && o->legacy_rules) printf("  %s\n", why);
-  if (gs.max_ulp > t->max_ulp_dx[xd]) t->max_ulp_dx[xd] = gs.max_ulp;
   if (c->weight) {
-    fusednorm_err_stats_clear(&gs), fusednorm_err_stats_clear(&ns);
-    fusednorm_err_stats_add(&gs, dw.data, wd, N, dw_ref, 1, N, 0);
-    if (o->legacy_rules) fusednorm_err_stats_add(&ns, naive_dw.data, wd, N, dw_ref, 1, N, 0);
+    output_stats(&gs, &ns, o->legacy_rules, dw.data, N, naive_dw.data, wd, dw_ref, 1, N, &t->max_ulp_dw[wd]);
     double scale = 0.0;
     if (o->legacy_rules) fusednorm_ref_dw_scale(&p, &ba, &scale);
     if (o->legacy_rules && !fusednorm_rule_dw_scaled(&p, &gs, &ns, scale, why, sizeof why))
       FAIL("%s", why);
     else if (o->verbose && o->legacy_rules) printf("  %s\n", why);
-    if (gs.max_ulp > t->max_ulp_dw[wd]) t->max_ulp_dw[wd] = gs.max_ulp;
   }
   if (!fusednorm_check_backward(&p, &ba, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose) printf("  %s\n", why);
@@ -396,93 +396,80 @@ summary:
 }
 
 /* ---- bad arguments ---------------------------------------------------------------------------- */
+/* One check; `what` (the call or the case's edit) names it in a failure line. */
+static int expect_status(const fn_api *api, int line, const char *what, fusednorm_status got,
+                         fusednorm_status want) {
+  if (got == want) return 0;
+  printf("FAIL [%s] %s:%d: %s returned %s, want %s\n", api->name, __FILE__, line, what,
+         fusednorm_status_string(got), fusednorm_status_string(want));
+  return 1;
+}
+
 int fn_engine_check_bad_args(const fn_api *api) {
   int fails = 0;
   float xbuf[64], ybuf[64], rbuf[64], wbuf[64], rs[8], ws[1024];
   for (int i = 0; i < 64; ++i) xbuf[i] = rbuf[i] = wbuf[i] = (float)(i % 5) + 0.5f;
   for (int i = 0; i < 8; ++i) rs[i] = 1.0f;
-#define EXPECT(call, want)                                                                  \
-  do {                                                                                      \
-    fusednorm_status got_ = (call);                                                         \
-    if (got_ != (want)) {                                                                   \
-      printf("FAIL [%s] %s:%d: %s returned %s, want %s\n", api->name, __FILE__, __LINE__,   \
-             #call, fusednorm_status_string(got_), fusednorm_status_string(want));          \
-      fails++;                                                                              \
-    }                                                                                       \
-  } while (0)
   const fusednorm_problem good = fusednorm_problem_init(2, 8, FUSEDNORM_F32, FUSEDNORM_F32);
   const fusednorm_fwd_args fa = {xbuf, 8, NULL, 0, wbuf, ybuf, 8, NULL, 0, rs};
+  const fusednorm_bwd_args ba = {xbuf, 8, xbuf, 8, NULL, 0, wbuf, rs, ybuf, 8, rbuf, ws, sizeof ws};
   fusednorm_problem p;
   fusednorm_fwd_args f;
+  fusednorm_bwd_args b;
   size_t bytes;
+#define EXPECT(call, want) (fails += expect_status(api, __LINE__, #call, (call), (want)))
+  /* A case: the edits (comma separated) of copies of the good problem p and arguments f / b. */
+#define FWD(want, ...) (p = good, f = fa, __VA_ARGS__, \
+                        fails += expect_status(api, __LINE__, "forward after " #__VA_ARGS__, api->forward(&p, &f), want))
+#define BWD(want, ...) (p = good, b = ba, __VA_ARGS__, \
+                        fails += expect_status(api, __LINE__, "backward after " #__VA_ARGS__, api->backward(&p, &b), want))
+  /* A bad problem: every entry point validates the problem before anything else. */
+#define PROBLEM(want, ...) (FWD(want, __VA_ARGS__), BWD(want, __VA_ARGS__), \
+                            fails += expect_status(api, __LINE__, "workspace_size after " #__VA_ARGS__, \
+                                                   api->workspace_size(&p, &bytes), want))
   EXPECT(api->forward(NULL, &fa), FUSEDNORM_ERR_NULL_POINTER);
   EXPECT(api->forward(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
-  p = good, p.rows = -1;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_SHAPE);
-  p = good, p.n = 0;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_SHAPE);
-  p = good, p.x_dtype = (fusednorm_dtype)7;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_DTYPE);
-  p = good, p.w_dtype = (fusednorm_dtype)-1;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_DTYPE);
-  p = good, p.casting = (fusednorm_casting)3;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_CASTING);
-  p = good, p.mode = FUSEDNORM_MODE_COUNT_;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_MODE);
-  p = good, p.eps = -1e-6f;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
-  p = good, p.eps = NAN;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
-  p = good, p.eps = INFINITY;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_EPS);
-  p = good, p.offset = NAN;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_BAD_OFFSET);
-  f = fa, f.x = NULL;
-  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_NULL_POINTER);
-  f = fa, f.y = NULL;
-  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_NULL_POINTER);
-  f = fa, f.weight = NULL;
-  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_MISSING_OUTPUT);
-  f = fa, f.x_stride = 7;
-  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_BAD_STRIDE);
-  f = fa, f.y_stride = -8;
-  EXPECT(api->forward(&good, &f), FUSEDNORM_ERR_BAD_STRIDE);
-  p = good, p.rows = INT64_MAX / 4;
-  f = fa, f.x_stride = 64;
-  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_BAD_STRIDE); /* rows*stride overflows int64 */
-  p = good, p.has_residual = 1;
-  EXPECT(api->forward(&p, &fa), FUSEDNORM_ERR_MISSING_OUTPUT);
-  f = fa, f.residual = rbuf, f.residual_stride = 8;
-  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_MISSING_OUTPUT); /* no residual_out */
-  f.residual_out = rbuf, f.residual_out_stride = 4;
-  EXPECT(api->forward(&p, &f), FUSEDNORM_ERR_BAD_STRIDE);
-  p = good, p.rows = 0;
-  f = fa, f.x = NULL, f.y = NULL;
-  EXPECT(api->forward(&p, &f), FUSEDNORM_OK); /* zero rows: nothing touched */
-
-  fusednorm_bwd_args ba = {xbuf, 8, xbuf, 8, NULL, 0, wbuf, rs, ybuf, 8, rbuf, ws, sizeof ws};
-  fusednorm_bwd_args bb;
   EXPECT(api->backward(NULL, &ba), FUSEDNORM_ERR_NULL_POINTER);
   EXPECT(api->backward(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
-  bb = ba, bb.rstd = NULL;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_MISSING_OUTPUT);
-  bb = ba, bb.dw = NULL;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_MISSING_OUTPUT);
-  bb = ba, bb.dy = NULL;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_NULL_POINTER);
-  bb = ba, bb.s_stride = 3;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_BAD_STRIDE);
-  bb = ba, bb.ds = xbuf, bb.ds_stride = 2;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_BAD_STRIDE);
-  bb = ba, bb.workspace_bytes = 0;
-  EXPECT(api->backward(&good, &bb), FUSEDNORM_ERR_WORKSPACE_TOO_SMALL);
-  p = good, p.eps = -1.0f;
-  EXPECT(api->backward(&p, &ba), FUSEDNORM_ERR_BAD_EPS);
   EXPECT(api->workspace_size(NULL, &bytes), FUSEDNORM_ERR_NULL_POINTER);
   EXPECT(api->workspace_size(&good, NULL), FUSEDNORM_ERR_NULL_POINTER);
-  p = good, p.n = -3;
-  EXPECT(api->workspace_size(&p, &bytes), FUSEDNORM_ERR_BAD_SHAPE);
   EXPECT(api->workspace_size(&good, &bytes), FUSEDNORM_OK);
+
+  PROBLEM(FUSEDNORM_ERR_BAD_SHAPE, p.rows = -1);
+  PROBLEM(FUSEDNORM_ERR_BAD_SHAPE, p.n = 0);
+  PROBLEM(FUSEDNORM_ERR_BAD_SHAPE, p.n = -3);
+  PROBLEM(FUSEDNORM_ERR_BAD_DTYPE, p.x_dtype = (fusednorm_dtype)7);
+  PROBLEM(FUSEDNORM_ERR_BAD_DTYPE, p.w_dtype = (fusednorm_dtype)-1);
+  PROBLEM(FUSEDNORM_ERR_BAD_CASTING, p.casting = (fusednorm_casting)3);
+  PROBLEM(FUSEDNORM_ERR_BAD_MODE, p.mode = FUSEDNORM_MODE_COUNT_);
+  PROBLEM(FUSEDNORM_ERR_BAD_EPS, p.eps = -1e-6f);
+  PROBLEM(FUSEDNORM_ERR_BAD_EPS, p.eps = -1.0f);
+  PROBLEM(FUSEDNORM_ERR_BAD_EPS, p.eps = NAN);
+  PROBLEM(FUSEDNORM_ERR_BAD_EPS, p.eps = INFINITY);
+  PROBLEM(FUSEDNORM_ERR_BAD_OFFSET, p.offset = NAN);
+
+  FWD(FUSEDNORM_ERR_NULL_POINTER, f.x = NULL);
+  FWD(FUSEDNORM_ERR_NULL_POINTER, f.y = NULL);
+  FWD(FUSEDNORM_ERR_MISSING_OUTPUT, f.weight = NULL);
+  FWD(FUSEDNORM_ERR_BAD_STRIDE, f.x_stride = 7);
+  FWD(FUSEDNORM_ERR_BAD_STRIDE, f.y_stride = -8);
+  FWD(FUSEDNORM_ERR_BAD_STRIDE, p.rows = INT64_MAX / 4, f.x_stride = 64); /* rows*stride overflows int64 */
+  FWD(FUSEDNORM_ERR_MISSING_OUTPUT, p.has_residual = 1);
+  FWD(FUSEDNORM_ERR_MISSING_OUTPUT, p.has_residual = 1, f.residual = rbuf, f.residual_stride = 8); /* no residual_out */
+  FWD(FUSEDNORM_ERR_BAD_STRIDE, p.has_residual = 1, f.residual = rbuf, f.residual_stride = 8,
+      f.residual_out = rbuf, f.residual_out_stride = 4);
+  FWD(FUSEDNORM_OK, p.rows = 0, f.x = NULL, f.y = NULL); /* zero rows: nothing touched */
+
+  BWD(FUSEDNORM_ERR_MISSING_OUTPUT, b.rstd = NULL);
+  BWD(FUSEDNORM_ERR_MISSING_OUTPUT, b.dw = NULL);
+  BWD(FUSEDNORM_ERR_NULL_POINTER, b.dy = NULL);
+  BWD(FUSEDNORM_ERR_BAD_STRIDE, b.s_stride = 3);
+  BWD(FUSEDNORM_ERR_BAD_STRIDE, b.ds = xbuf, b.ds_stride = 2);
+  BWD(FUSEDNORM_ERR_WORKSPACE_TOO_SMALL, b.workspace_bytes = 0);
+#undef PROBLEM
+#undef BWD
+#undef FWD
+#undef EXPECT
   if (fusednorm_status_string((fusednorm_status)999) == NULL) {
     printf("FAIL status string of an unknown status is NULL\n");
     fails++;
@@ -494,7 +481,25 @@ int fn_engine_check_bad_args(const fn_api *api) {
     }
   printf("[%s] bad-argument checks: %s\n", api->name, fails ? "FAILED" : "OK");
   return fails;
-#undef EXPECT
+}
+
+fusednorm_status fn_engine_api_forward(void *ctx, const fusednorm_problem *p, const fusednorm_fwd_args *a) {
+  return ((const fn_api *)ctx)->forward(p, a);
+}
+
+fusednorm_status fn_engine_api_backward(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a) {
+  const fn_api *api = (const fn_api *)ctx;
+  size_t bytes = 0;
+  fusednorm_status st = api->workspace_size(p, &bytes);
+  if (st != FUSEDNORM_OK) return st;
+  void *ws = bytes ? malloc(bytes) : NULL;
+  if (bytes && !ws) return FUSEDNORM_ERR_OUT_OF_MEMORY;
+  if (ws) memset(ws, 0xff, bytes); /* stale partials must never leak into dw */
+  fusednorm_bwd_args b = *a;
+  b.workspace = ws, b.workspace_bytes = bytes;
+  st = api->backward(p, &b);
+  free(ws);
+  return st;
 }
 
 uint64_t fn_engine_fresh_seed(void) {

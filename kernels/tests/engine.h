@@ -60,6 +60,12 @@ typedef struct {
 /* Every bad argument returns its documented status (never a crash). Returns failures. */
 int fn_engine_check_bad_args(const fn_api *api);
 
+/* fn_backend callbacks over a host backend's plain C API (the CPU backend and its test builds):
+ * ctx is a `const fn_api *`. The backward gets a fresh workspace of the size the backend reports,
+ * filled with 0xff bytes (stale partials must never leak into dw). */
+fusednorm_status fn_engine_api_forward(void *ctx, const fusednorm_problem *p, const fusednorm_fwd_args *a);
+fusednorm_status fn_engine_api_backward(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a);
+
 /* Parses --quick --verbose --big --seed=N --case=K --repeat=R --mode=NAME --filter=S; returns 0
  * or prints usage and 2. Every failure line prints --seed and --case to rerun exactly it. */
 int fn_engine_parse_args(int argc, char **argv, fn_engine_opts *o);

@@ -20,10 +20,6 @@ static int fails;
     }                                                             \
   } while (0)
 
-static fusednorm_status ws_cpu(const fusednorm_problem *p, size_t *b) {
-  return fusednorm_backward_workspace_size_cpu(p, b);
-}
-
 /* Every 16-bit pattern: to float and back is the identity (NaNs stay NaN). */
 static void test_roundtrip_16(void) {
   for (uint32_t h = 0; h < 65536; ++h) {
@@ -174,7 +170,8 @@ int main(void) {
   test_roundtrip_16();
   test_rounding();
   test_stats();
-  fn_api cpu = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu, ws_cpu};
+  fn_api cpu = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu,
+                fusednorm_backward_workspace_size_cpu};
   fails += fn_engine_check_bad_args(&cpu);
   CHECK(!strcmp(fusednorm_mode_name(FUSEDNORM_MODE_ROW_PACKED), "row_packed"), "mode name");
   CHECK(fusednorm_mode_name((fusednorm_mode)99) == NULL, "bad mode name");

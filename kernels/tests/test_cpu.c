@@ -8,28 +8,6 @@
 #include "kernels/ref/fusednorm_ref.h"
 #include "kernels/tests/engine.h"
 
-static fusednorm_status cpu_forward(void *ctx, const fusednorm_problem *p,
-                                    const fusednorm_fwd_args *a) {
-  (void)ctx;
-  return fusednorm_forward_cpu(p, a);
-}
-
-static fusednorm_status cpu_backward(void *ctx, const fusednorm_problem *p,
-                                     const fusednorm_bwd_args *a) {
-  (void)ctx;
-  size_t bytes = 0;
-  fusednorm_status st = fusednorm_backward_workspace_size_cpu(p, &bytes);
-  if (st != FUSEDNORM_OK) return st;
-  void *ws = bytes ? malloc(bytes) : NULL;
-  if (bytes && !ws) return FUSEDNORM_ERR_OUT_OF_MEMORY;
-  if (ws) memset(ws, 0xff, bytes); /* stale partials must never leak into dw */
-  fusednorm_bwd_args b = *a;
-  b.workspace = ws, b.workspace_bytes = bytes;
-  st = fusednorm_backward_cpu(p, &b);
-  free(ws);
-  return st;
-}
-
 /* dw and dx must be bitwise identical for 1, 2, 3 and 7 threads (chunking depends on rows only). */
 static int check_thread_invariance(void) {
   const int64_t M = 1000, N = 777;
@@ -92,7 +70,9 @@ int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   fn_engine_opts o;
   if (fn_engine_parse_args(argc, argv, &o)) return 2;
-  fn_backend cpu = {"cpu", NULL, cpu_forward, cpu_backward};
+  const fn_api api = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu,
+                      fusednorm_backward_workspace_size_cpu};
+  fn_backend cpu = {"cpu", (void *)&api, fn_engine_api_forward, fn_engine_api_backward};
   if (o.repeat > 1) return run_seeds(&cpu, o);
   int fails = check_thread_invariance();
   fails += fn_engine_run_matrix(&cpu, &o);

@@ -115,6 +115,33 @@ static int plan_unsupported(const fusednorm_problem *p, int backward, const fuse
   return fusednorm_select_launch(p, backward, &dev, lay, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED;
 }
 
+static fusednorm_status launch(const fusednorm_problem *p, const fusednorm_fwd_args *fa,
+                               const fusednorm_bwd_args *ba, cudaStream_t stream) {
+  return ba ? fusednorm_backward_cuda(p, ba, stream) : fusednorm_forward_cuda(p, fa, stream);
+}
+
+/* One launch of a case on device buffers, the forward (fa) or the backward (ba), then waits for the
+ * kernel. Where the plan says the forced mode's family cannot run the problem, the call must answer
+ * MODE_UNSUPPORTED (bad_status counts it otherwise) and the case runs under AUTO (fallbacks). */
+static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fusednorm_fwd_args *fa,
+                                   const fusednorm_bwd_args *ba) {
+  fusednorm_layout lay;
+  if (p->rows > 0 &&
+      (ba ? fusednorm_backward_layout(p, ba, &lay) : fusednorm_forward_layout(p, fa, &lay)) == FUSEDNORM_OK &&
+      plan_unsupported(p, ba != NULL, &lay)) {
+    if (launch(p, fa, ba, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
+    p->mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
+  }
+  fusednorm_status st = launch(p, fa, ba, c->stream);
+  if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
+  cudaError_t e = cudaStreamSynchronize(c->stream);
+  if (st == FUSEDNORM_OK && e != cudaSuccess) {
+    fprintf(stderr, "test_cuda: %s kernel failed: %s\n", ba ? "backward" : "forward", cudaGetErrorString(e));
+    st = FUSEDNORM_ERR_CUDA;
+  }
+  return st;
+}
+
 static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, const fusednorm_fwd_args *a) {
   cuda_ctx *c = (cuda_ctx *)ctx;
   fusednorm_problem p = *p0;
@@ -136,18 +163,7 @@ static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, con
     d.x = x.ptr, d.residual = r.ptr, d.weight = w.ptr, d.y = y.ptr, d.residual_out = ro.ptr;
     d.rstd = (float *)rstd.ptr;
     if (M == 0) d.x = a->x, d.y = a->y; /* zero rows: the API must not touch them */
-    fusednorm_layout lay;
-    if (M > 0 && fusednorm_forward_layout(&p, &d, &lay) == FUSEDNORM_OK && plan_unsupported(&p, 0, &lay)) {
-      if (fusednorm_forward_cuda(&p, &d, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
-      p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
-    }
-    st = fusednorm_forward_cuda(&p, &d, c->stream);
-    if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
-    cudaError_t e = cudaStreamSynchronize(c->stream);
-    if (st == FUSEDNORM_OK && e != cudaSuccess) {
-      fprintf(stderr, "test_cuda: forward kernel failed: %s\n", cudaGetErrorString(e));
-      st = FUSEDNORM_ERR_CUDA;
-    }
+    st = run_launch(c, &p, &d, NULL);
   }
   if (st == FUSEDNORM_OK) st = dev_back(a->y, &y, c);
   if (st == FUSEDNORM_OK) st = dev_back(a->residual_out, &ro, c);
@@ -190,18 +206,7 @@ static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, co
     fusednorm_bwd_args d = *a;
     d.dy = dy.ptr, d.s = s.ptr, d.ds = ds.ptr, d.weight = w.ptr, d.rstd = (const float *)rstd.ptr;
     d.dx = dx.ptr, d.dw = dw.ptr, d.workspace = wsb.ptr, d.workspace_bytes = ws_bytes;
-    fusednorm_layout lay;
-    if (M > 0 && fusednorm_backward_layout(&p, &d, &lay) == FUSEDNORM_OK && plan_unsupported(&p, 1, &lay)) {
-      if (fusednorm_backward_cuda(&p, &d, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
-      p.mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
-    }
-    st = fusednorm_backward_cuda(&p, &d, c->stream);
-    if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
-    cudaError_t e = cudaStreamSynchronize(c->stream);
-    if (st == FUSEDNORM_OK && e != cudaSuccess) {
-      fprintf(stderr, "test_cuda: backward kernel failed: %s\n", cudaGetErrorString(e));
-      st = FUSEDNORM_ERR_CUDA;
-    }
+    st = run_launch(c, &p, NULL, &d);
   }
   if (st == FUSEDNORM_OK) st = dev_back(a->dx, &dx, c);
   if (st == FUSEDNORM_OK) st = dev_back(a->dw, &dw, c);

@@ -49,26 +49,6 @@ static const char *kNames[] = {
 };
 #define N_MUTANTS 20 /* FN_MUT_COUNT_ */
 
-static fusednorm_status m_forward(void *ctx, const fusednorm_problem *p, const fusednorm_fwd_args *a) {
-  (void)ctx;
-  return fn_mutant_forward_cpu(p, a);
-}
-
-static fusednorm_status m_backward(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a) {
-  (void)ctx;
-  size_t bytes = 0;
-  fusednorm_status st = fn_mutant_backward_workspace_size_cpu(p, &bytes);
-  if (st != FUSEDNORM_OK) return st;
-  void *ws = bytes ? malloc(bytes) : NULL;
-  if (bytes && !ws) return FUSEDNORM_ERR_OUT_OF_MEMORY;
-  if (ws) memset(ws, 0xff, bytes);
-  fusednorm_bwd_args b = *a;
-  b.workspace = ws, b.workspace_bytes = bytes;
-  st = fn_mutant_backward_cpu(p, &b);
-  free(ws);
-  return st;
-}
-
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   int only = -1;
@@ -92,7 +72,9 @@ int main(int argc, char **argv) {
   if (fn_engine_parse_args(nrest, rest, &o)) return 2;
   if (!o.seed) o.seed = fn_engine_fresh_seed();
   o.quick = 1, o.brief = 1;
-  fn_backend b = {"cpu-mutant", NULL, m_forward, m_backward};
+  const fn_api api = {"cpu-mutant", fn_mutant_forward_cpu, fn_mutant_backward_cpu,
+                      fn_mutant_backward_workspace_size_cpu};
+  fn_backend b = {"cpu-mutant", (void *)&api, fn_engine_api_forward, fn_engine_api_backward};
   printf("test_mutants: seed=%" PRIu64 "\n", o.seed);
   int survived = 0, caught = 0;
   for (int k = 1; k < N_MUTANTS; ++k) {
