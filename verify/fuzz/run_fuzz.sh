@@ -135,7 +135,7 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export FUZZ_GUARD_SAVE_MAX=50
 
 t_start=$SECONDS
-fail=0
+fail=0 summary=""
 # part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME.
 part() {
   local name="$1" bin="$2" runs="$3" secs="$4" dir="$WORK/$1"
@@ -163,6 +163,7 @@ part() {
   local dt=$((SECONDS - t0)) cov
   cov=$(grep -h -oE "cov: [0-9]+" "$dir"/logs/fuzz-*.log | sort -t' ' -k2 -n | tail -n 1)
   echo "run_fuzz: $name: $total executions in ${dt} s with $WORKERS workers ($((total / (dt > 0 ? dt : 1)))/s), $cov; $guard"
+  summary+="$name $total/$runs in ${dt} s; "
   if ls "$dir"/artifacts/crash-* "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1 ||
      grep -l -E "^fuzz_guard: (fault in the reader|child )|ERROR: libFuzzer" "$dir"/logs/fuzz-*.log >/dev/null 2>&1; then
     # (Sanitizer reports inside libhdf5 are in the logs too: the guard judged them HDF5's.)
@@ -208,6 +209,6 @@ for art in $saved; do
 done
 echo "run_fuzz: triage: $nsaved inputs saved on which HDF5 failed, $ntri checked with the replay, $bad not refused cleanly"
 [ "$bad" -eq 0 ] || fail=1
-echo "run_fuzz: $((SECONDS - t_start)) s in all"
+echo "run_fuzz: summary: ${summary}HDF5 failed on $nsaved saved inputs, $ntri checked with the replay, $bad not refused cleanly; $((SECONDS - t_start)) s in all"
 [ "$fail" -eq 0 ] || { echo FAILED; exit 1; }
 echo PASS
