@@ -17,7 +17,7 @@
 #   --runs N         executions of the fast part, in all (default 100000)
 #   --asan-runs N    executions of the ASan + UBSan part, in all (default 10000)
 #   --workers N      processes per part (default: nproc)
-#   --max-seconds S  wall-clock bound on the fuzzing (the fast part gets 2/3, the ASan part what is
+#   --max-seconds S  wall-clock bound on the fuzzing (the fast part gets 5/6, the ASan part what is
 #                    left); fewer executions than asked by then FAILS the run (default 0: none)
 #   --work DIR       work directory (default: $TEST_TMPDIR/fuzz or a new temp dir)
 #   --replay PATH    the replay binary for the triage (default bazel-bin/verify/replay)
@@ -180,7 +180,7 @@ part() {
   fi
 }
 fast_s=0 asan_s=0
-if [ "$MAXS" -gt 0 ]; then fast_s=$((MAXS * 2 / 3)); fi
+if [ "$MAXS" -gt 0 ]; then fast_s=$((MAXS * 5 / 6)); fi
 part fast "$BINDIR/capture_fuzz" "$RUNS" "$fast_s"
 if [ "$MAXS" -gt 0 ]; then asan_s=$((MAXS - (SECONDS - t_start))); [ "$asan_s" -ge 1 ] || asan_s=1; fi
 # The ASan part starts from the corpus the fast part found.
