@@ -31,13 +31,25 @@ static fmt_t fmt_of(fusednorm_dtype d) {
   }
 }
 
-/* Spacing of `dtype` values in the binade of |v| (subnormal spacing below the normal range). */
+/* Spacing of `dtype` values in the binade of |v| (subnormal spacing below the normal range).
+ * The exponent comes from the bits of v and the power of two is built from bits: the same values
+ * as frexp/ldexp (glibc's frexp gives e = 0 for Inf and NaN, kept below), without the libm calls
+ * that took ~25% of a quick-matrix seed's CPU time (10.1 -> 7.8 CPU-s for its M = 199 cases). */
+static double pow2_bits(int k) { /* 2^k for a normal double exponent, -1022 <= k <= 1023 */
+  uint64_t u = (uint64_t)(k + 1023) << 52;
+  double d;
+  memcpy(&d, &u, 8);
+  return d;
+}
 static double spacing(double v, fmt_t f) {
-  int e;
-  frexp(v, &e); /* v = m * 2^e, m in [0.5, 1): leading bit has exponent e-1 */
-  int lead = (v == 0.0) ? f.emin : e - 1;
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  const int be = (int)((u >> 52) & 0x7ff);
+  /* leading bit's exponent: v = m * 2^e, m in [0.5, 1) (frexp) has it at e - 1 = be - 1023 for
+   * a normal v; subnormal doubles lie far below every format's emin */
+  int lead = (v == 0.0 || be == 0) ? f.emin : be == 0x7ff ? -1 : be - 1023;
   if (lead < f.emin) lead = f.emin;
-  return ldexp(1.0, lead - (f.p - 1));
+  return pow2_bits(lead - (f.p - 1));
 }
 
 double fusednorm_round_to(double v, fusednorm_dtype dtype) {

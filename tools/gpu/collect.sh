@@ -17,6 +17,10 @@
 #   wheel/     the wheel, if //shim:wheel was built
 #   data/      data/ (sample captures)
 #   tools/gpu/ the suite sections (suite_*.sh) and common.sh
+#   fuzz/      the capture-reader fuzzers (verify/fuzz/run_fuzz.sh --build-only, clang here: the GPU
+#              machine has none), their seeds, run_fuzz.sh and the regression inputs, for the
+#              opt-in section fuzz_long; the binaries find libcapture_reader*.so through RUNPATH
+#              $ORIGIN and need only libc, libstdc++, libm and libhdf5_serial.so.103
 #   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
 #              and sha256
 # Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
@@ -116,6 +120,22 @@ for f in "$B"/bin/* "$B"/lib/*.so; do
   case "$f" in */bin/*) want='$ORIGIN/../lib' ;; *) want='$ORIGIN' ;; esac
   if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF "$want"; then
     echo "collect: $f needs libfusednorm.so but its RUNPATH lacks $want" >&2
+    exit 1
+  fi
+done
+# The fuzzers (opt-in section fuzz_long): built with clang outside Bazel, as CI's fuzz test does.
+if ! bash verify/fuzz/run_fuzz.sh --build-only "$B/fuzz" > "$B/fuzz.log" 2>&1; then
+  cat "$B/fuzz.log" >&2
+  echo "collect: building the fuzzers failed (clang and libclang-rt-14-dev: tools/setup.sh)" >&2
+  exit 1
+fi
+rm -f "$B/fuzz.log"
+cp -L verify/fuzz/run_fuzz.sh "$B/fuzz/"
+mkdir -p "$B/fuzz/regressions"
+cp -L verify/fuzz/regressions/*.h5 "$B/fuzz/regressions/"
+for f in "$B"/fuzz/capture_fuzz "$B"/fuzz/capture_fuzz_asan; do
+  if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF '$ORIGIN'; then
+    echo "collect: $f lacks RUNPATH \$ORIGIN (its libcapture_reader*.so lies next to it)" >&2
     exit 1
   fi
 done

@@ -5,7 +5,8 @@
 #   GPU machine: bash tools/gpu/run_suite.sh [SECTION...]      (from the repo root; device tool:
 #                run(command="bash tools/gpu/run_suite.sh", carry=["gpu_bundle"]))
 #
-# Runs every gpu_bundle/tools/gpu/suite_*.sh (or only the named sections, e.g. `kernels`), each
+# Runs every gpu_bundle/tools/gpu/suite_*.sh but the opt-in ones (or only the named sections, e.g.
+# `kernels`; the opt-in sections fuzz_long and seeds run only when named), each
 # appending rows "section | check | PASS/FAIL | detail" to the summary (see common.sh). Prints the
 # GPU name and date first and the summary table LAST; exits 1 if any row is FAIL (or a section
 # crashed or recorded nothing). Logs: $OUT/suite.log and $OUT/summary.txt when $OUT is set (the
@@ -47,7 +48,11 @@ if [ $# -gt 0 ]; then
   sections=()
   for s in "$@"; do sections+=("$BUNDLE/tools/gpu/suite_${s#suite_}.sh"); done
 else
-  sections=("$BUNDLE"/tools/gpu/suite_*.sh)
+  # Sections marked "# suite: opt-in" (long CPU runs: fuzz_long, seeds) run only when named.
+  sections=()
+  for s in "$BUNDLE"/tools/gpu/suite_*.sh; do
+    grep -q '^# suite: opt-in' "$s" || sections+=("$s")
+  done
 fi
 
 for script in "${sections[@]}"; do

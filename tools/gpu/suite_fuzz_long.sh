@@ -1,0 +1,28 @@
+#!/bin/bash
+# suite: opt-in (run only when named: bash tools/gpu/run_suite.sh fuzz_long)
+# GPU-suite section (CPU only, the GPU is not used): the long fuzzing run of the capture reader,
+# verify/fuzz/run_fuzz.sh from the bundle's prebuilt binaries (gpu_bundle/fuzz, built by
+# tools/gpu/collect.sh with clang here; this machine needs no clang).
+#   libraries   the fuzz binaries find their libraries (libhdf5_serial.so.103, libstdc++)
+#   fuzz        10^7 executions of the reader without sanitizers and 10^5 under ASan + UBSan, one
+#               worker per core, bounded by FUZZ_SECONDS (default 450) of fuzzing: fewer
+#               executions by then FAIL; any fault in our code FAILS; every saved input HDF5 failed
+#               on (up to 40) must be refused by bin/replay with exit 2 and a reason.
+# Environment: FUZZ_RUNS, FUZZ_ASAN_RUNS, FUZZ_SECONDS, FUZZ_WORKERS override the defaults.
+. "$(dirname "$0")/common.sh"
+F="$BUNDLE/fuzz"
+suite_require "$F/capture_fuzz" "$F/capture_fuzz_asan" "$F/run_fuzz.sh" "$BUNDLE/bin/replay" || exit 0
+missing="$(ldd "$F/capture_fuzz" "$F/capture_fuzz_asan" 2>&1 | grep 'not found' | tr -s ' \t' ' ' | sort -u | paste -sd ';')"
+if [ -n "$missing" ]; then
+  suite_row "libraries" FAIL "$missing"
+  exit 0
+fi
+suite_row "libraries" PASS "$(ldd "$F/capture_fuzz" | grep -oE 'lib(hdf5[a-z_]*|capture_reader[a-z_]*)\.so[.0-9]*' | sort -u | paste -sd ' ')"
+work="$(mktemp -d)"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FUZZ_TRIAGE_MAX="${FUZZ_TRIAGE_MAX:-16}"
+suite_check "fuzz ${FUZZ_RUNS:-10000000}+${FUZZ_ASAN_RUNS:-100000} on ${FUZZ_WORKERS:-$(nproc)} workers" \
+  --timeout 530 --detail '^run_fuzz: summary' -- \
+  bash "$F/run_fuzz.sh" --bin "$F" --replay "$BUNDLE/bin/replay" --work "$work" \
+    --runs "${FUZZ_RUNS:-10000000}" --asan-runs "${FUZZ_ASAN_RUNS:-100000}" \
+    --workers "${FUZZ_WORKERS:-$(nproc)}" --max-seconds "${FUZZ_SECONDS:-450}"
+rm -rf "$work"

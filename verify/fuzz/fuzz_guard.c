@@ -1,0 +1,320 @@
+/*
+ * fuzz_guard.c — libFuzzer entry point of capture_fuzz: inputs run in a forked child (a fork server).
+ *
+ * HDF5 1.10 crashes, loops or asks for terabytes on many corrupt files (verify/RESULTS.md), which
+ * in-process ends a libFuzzer run every few hundred inputs; libFuzzer's -fork mode restarts and
+ * re-reads the corpus each time, which held the rate near 30 executions/s, and a fork per input
+ * costs ~4 ms of CPU. Here the fuzzer's process (HDF5 initialised once) forks a child that runs
+ * input after input: each input is passed through shared memory with a one-byte pipe message, the
+ * child runs capture_fuzz_one from libcapture_reader{,_asan}.so and copies that library's coverage
+ * counters back (reset before each input), so coverage guidance works as in-process. When the
+ * child dies, the next input gets a fresh child. A child that dies is judged by the shared object
+ * of the innermost frame that is in the reader library or in libhdf5 (backtrace + dladdr, taken in
+ * the signal handler or the sanitizer's death callback):
+ *   - in libhdf5 (also libc called from HDF5), or capture_fuzz_one's report that HDF5 cannot close
+ *     the file: HDF5's own bug; counted, the input saved under
+ *     $FUZZ_GUARD_SAVE (at most $FUZZ_GUARD_SAVE_MAX) for the replay check, fuzzing goes on;
+ *   - in the reader, or no such frame, or an exit without a verdict: ours; the child's report is
+ *     on stderr, and the fuzzer's process aborts, so libFuzzer writes the input as a crash.
+ * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 10, 100 under
+ * ASan: CPU time, so a loaded machine does not make hangs; a valid 80 KB capture takes about 1 ms;
+ * HDF5's endless loops, 3% of the inputs once the corpus holds a few, make this limit the main
+ * cost of a run), judged
+ * the same way by where the loop was. Huge allocations fail (return NULL) rather than kill:
+ * RLIMIT_AS in the plain build, allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
+ * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
+ * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
+ * FUZZ_GUARD=0 runs inputs in-process (triage of one saved input, with the sanitizer's report).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef __has_feature
+#define __has_feature(x) 0
+#endif
+#if __has_feature(address_sanitizer)
+#define GUARD_ASAN 1
+#else
+#define GUARD_ASAN 0
+#endif
+
+void capture_fuzz_init(void);
+int capture_fuzz_one(const uint8_t *data, size_t size);
+void capture_fuzz_counters(uint8_t **begin, uint8_t **end);
+
+/* Sanitizer interface (present only in the ASan build). */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *)) __attribute__((weak));
+
+enum { V_NONE = 0, V_DONE, V_OURS, V_HDF5 };
+#define MAX_INPUT (64u << 20) /* bytes; libFuzzer's -max_len is far below */
+typedef struct {
+  volatile int verdict;
+  volatile int sig; /* the signal, 0 for a sanitizer report */
+  char where[480];
+  size_t len; /* of the input in shm_input */
+} verdict_t;
+
+static verdict_t *g_v; /* shared with the child */
+static uint8_t *g_shm_cnt, *g_shm_input;
+static uint8_t *g_cnt_begin, *g_cnt_end;
+static int g_on = 1, g_verbose;
+static long g_hang_ms = GUARD_ASAN ? 100 : 10;
+static const char *g_save;
+static long g_save_max = 100, g_saved;
+static long g_inputs, g_children, g_hdf5_crash, g_hdf5_hang, g_hdf5_stuck;
+static pid_t g_child;
+static int g_to_child = -1, g_from_child = -1;
+
+/* The verdict from the current stack: the innermost frame in the reader or in libhdf5 decides.
+ * Frames of the fuzz binary (this guard, libFuzzer, the sanitizer runtime, its interceptors) and
+ * of libc are skipped. */
+static void judge(int sig) {
+  void *fr[128];
+  int n = backtrace(fr, 128);
+  int v = V_OURS;
+  const char *where = "no frame in the reader or in libhdf5";
+  Dl_info di;
+  char buf[sizeof g_v->where];
+  for (int i = 0; i < n; ++i) {
+    if (!dladdr(fr[i], &di) || !di.dli_fname) continue;
+    const int ours = strstr(di.dli_fname, "libcapture_reader") != NULL;
+    if (!ours && !strstr(di.dli_fname, "libhdf5")) continue;
+    v = ours ? V_OURS : V_HDF5;
+    const char *base = strrchr(di.dli_fname, '/');
+    snprintf(buf, sizeof buf, "%s+0x%lx (%s)", base ? base + 1 : di.dli_fname,
+             (unsigned long)((uintptr_t)fr[i] - (uintptr_t)di.dli_fbase),
+             di.dli_sname ? di.dli_sname : "?");
+    where = buf;
+    break;
+  }
+  snprintf(g_v->where, sizeof g_v->where, "%s", where);
+  g_v->sig = sig;
+  g_v->verdict = v;
+  if (v == V_OURS) {
+    static const char msg[] = "fuzz_guard: fault in the reader; stack:\n";
+    (void)!write(2, msg, sizeof msg - 1);
+    backtrace_symbols_fd(fr, n, 2);
+  }
+}
+
+static void on_signal(int sig) {
+  judge(sig);
+  _exit(77);
+}
+static void on_death(void) { judge(0); }
+
+static volatile long g_mallocs, g_frees;
+static void on_malloc(const volatile void *p, size_t n) { (void)p, (void)n, g_mallocs++; }
+static void on_free(const volatile void *p) { (void)p, g_frees++; }
+
+static void child_setup(void) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPROF, SIGSYS};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sa.sa_flags = SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  /* Our own stack for the handler: a stack overflow (deep recursion in HDF5) must still be judged. */
+  static char altstack[1 << 16];
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack, .ss_flags = 0};
+  sigaltstack(&ss, NULL);
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; ++i) sigaction(sigs[i], &sa, NULL);
+  signal(SIGALRM, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(on_death);
+  if (GUARD_ASAN && __sanitizer_install_malloc_and_free_hooks)
+    __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+#if !GUARD_ASAN
+  const char *as = getenv("FUZZ_GUARD_AS_MB");
+  rlim_t mb = as ? strtoull(as, NULL, 10) : 4096;
+  struct rlimit lim = {mb << 20, mb << 20};
+  setrlimit(RLIMIT_AS, &lim);
+#endif
+}
+
+/* The child: one input per byte read, one byte back when it is done. */
+static void child_loop(int in, int out) {
+  child_setup();
+  const size_t ncnt = (size_t)(g_cnt_end - g_cnt_begin);
+  const struct itimerval hang = {{0, 0}, {g_hang_ms / 1000, (g_hang_ms % 1000) * 1000}}, off = {{0, 0}, {0, 0}};
+  char c;
+  for (;;) {
+    ssize_t r = read(in, &c, 1);
+    if (r < 0 && errno == EINTR) continue;
+    if (r != 1) _exit(0);
+    memset(g_cnt_begin, 0, ncnt);
+    const long m0 = g_mallocs, f0 = g_frees;
+    setitimer(ITIMER_PROF, &hang, NULL);
+    const int stuck = capture_fuzz_one(g_shm_input, g_v->len) != 0;
+    setitimer(ITIMER_PROF, &off, NULL);
+    if (stuck) { /* HDF5 cannot close the file: its state is broken, this child ends */
+      snprintf(g_v->where, sizeof g_v->where, "HDF5 refused to close the file");
+      g_v->sig = 0;
+      g_v->verdict = V_HDF5;
+      _exit(79);
+    }
+    if (GUARD_ASAN && __lsan_do_recoverable_leak_check && g_mallocs - m0 != g_frees - f0 &&
+        __lsan_do_recoverable_leak_check()) {
+      /* Only leaks not suppressed are reported: no frame of libhdf5 in the allocation's stack. */
+      snprintf(g_v->where, sizeof g_v->where, "a leak (LeakSanitizer's report above)");
+      g_v->verdict = V_OURS;
+      _exit(78);
+    }
+    memcpy(g_shm_cnt, g_cnt_begin, ncnt);
+    g_v->verdict = V_DONE;
+    c = 'd';
+    if (write(out, &c, 1) != 1) _exit(0);
+  }
+}
+
+static void start_child(void) {
+  int a[2], b[2];
+  if (pipe(a) || pipe(b)) {
+    perror("fuzz_guard: pipe");
+    abort();
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("fuzz_guard: fork");
+    abort();
+  }
+  if (pid == 0) {
+    close(a[1]), close(b[0]);
+    child_loop(a[0], b[1]);
+  }
+  close(a[0]), close(b[1]);
+  g_child = pid, g_to_child = a[1], g_from_child = b[0];
+  g_children++;
+}
+
+/* The child is gone (or hung in a way its own timer missed): reap it; the next input starts one. */
+static int end_child(int kill_it) {
+  int st = 0;
+  if (kill_it) kill(g_child, SIGKILL);
+  while (waitpid(g_child, &st, 0) < 0 && errno == EINTR) {
+  }
+  close(g_to_child), close(g_from_child);
+  g_child = 0, g_to_child = g_from_child = -1;
+  return st;
+}
+
+static void save(const char *kind, const uint8_t *data, size_t size) {
+  if (!g_save || g_saved >= g_save_max) return;
+  uint64_t h = 1469598103934665603ull; /* FNV-1a: the name, so that repeats overwrite */
+  for (size_t i = 0; i < size; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s-%016llx", g_save, kind, (unsigned long long)h);
+  FILE *f = fopen(path, "wb");
+  if (!f) return;
+  fwrite(data, 1, size, f);
+  fclose(f);
+  g_saved++;
+}
+
+static void report(void) {
+  if (g_child) end_child(1);
+  fprintf(stderr,
+          "fuzz_guard: %ld inputs in %ld children; inside HDF5: %ld crashes, %ld hangs, %ld files it "
+          "could not close (%ld saved); 0 in the reader\n",
+          g_inputs, g_children, g_hdf5_crash, g_hdf5_hang, g_hdf5_stuck, g_saved);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  capture_fuzz_init();
+  const char *on = getenv("FUZZ_GUARD");
+  g_on = !(on && !strcmp(on, "0"));
+  const char *hang = getenv("FUZZ_GUARD_HANG_MS");
+  if (hang && atol(hang) > 0) g_hang_ms = atol(hang);
+  g_save = getenv("FUZZ_GUARD_SAVE");
+  g_verbose = getenv("FUZZ_GUARD_VERBOSE") != NULL; /* one line per input that HDF5 failed on */
+  const char *mx = getenv("FUZZ_GUARD_SAVE_MAX");
+  if (mx) g_save_max = atol(mx);
+  if (!g_on) return 0;
+  void *bt[1];
+  backtrace(bt, 1); /* loads libgcc_s now, not inside a signal handler */
+  capture_fuzz_counters(&g_cnt_begin, &g_cnt_end);
+  const size_t len = (size_t)(g_cnt_end - g_cnt_begin);
+  if (!g_cnt_begin || len == 0) {
+    fprintf(stderr, "fuzz_guard: the reader library has no coverage counters (built without "
+                    "-fsanitize=fuzzer-no-link?)\n");
+    exit(2);
+  }
+  const size_t head = (sizeof(verdict_t) + len + 4095) & ~(size_t)4095;
+  void *m = mmap(NULL, head + MAX_INPUT, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    perror("fuzz_guard: mmap");
+    exit(2);
+  }
+  g_v = m;
+  g_shm_cnt = (uint8_t *)m + sizeof(verdict_t);
+  g_shm_input = (uint8_t *)m + head;
+  signal(SIGPIPE, SIG_IGN); /* a dead child is seen by read/write, not by a signal */
+  atexit(report);
+  return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (!g_on) return capture_fuzz_one(data, size) ? -1 : 0;
+  if (size > MAX_INPUT) return -1;
+  g_inputs++;
+  if (!g_child) start_child();
+  memset(g_v, 0, sizeof *g_v);
+  memcpy(g_shm_input, data, size);
+  g_v->len = size;
+  char c = 'g';
+  int ok = write(g_to_child, &c, 1) == 1;
+  if (ok) {
+    /* A wall-clock backstop: the child's own CPU timer ends a loop; only a child blocked without
+     * using CPU (which reading a memory image never should) is killed here. */
+    struct pollfd pf = {g_from_child, POLLIN, 0};
+    int pr;
+    while ((pr = poll(&pf, 1, 120000)) < 0 && errno == EINTR) {
+    }
+    if (pr == 0) {
+      end_child(1);
+      snprintf(g_v->where, sizeof g_v->where, "blocked for 120 s without using its CPU budget");
+      g_v->verdict = V_OURS;
+      ok = 0;
+    } else {
+      ok = read(g_from_child, &c, 1) == 1 && g_v->verdict == V_DONE;
+    }
+  }
+  if (ok) {
+    memcpy(g_cnt_begin, g_shm_cnt, (size_t)(g_cnt_end - g_cnt_begin));
+    return 0;
+  }
+  int st = g_child ? end_child(0) : 0;
+  if (g_v->verdict == V_HDF5) {
+    const int hung = g_v->sig == SIGPROF, stuck = WIFEXITED(st) && WEXITSTATUS(st) == 79;
+    hung ? g_hdf5_hang++ : stuck ? g_hdf5_stuck++ : g_hdf5_crash++;
+    save(hung ? "hdf5-hang" : stuck ? "hdf5-stuck" : "hdf5-crash", data, size);
+    if (g_verbose) fprintf(stderr, "fuzz_guard: inside HDF5: %s at %s\n", hung ? "hang" : stuck ? "unclosable file" : "crash", g_v->where);
+    return -1; /* not added to the corpus */
+  }
+  fprintf(stderr, "fuzz_guard: child %s %d; verdict: %s at %s\n",
+          WIFSIGNALED(st) ? "killed by signal" : "exited with",
+          WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+          g_v->verdict == V_OURS ? "fault in the reader" : "no verdict (died outside any handler)",
+          g_v->verdict ? g_v->where : "?");
+  save("ours", data, size);
+  abort(); /* libFuzzer writes this input as crash-<sha1> */
+}
