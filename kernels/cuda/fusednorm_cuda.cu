@@ -120,6 +120,25 @@ fusednorm_status allow_smem(const void *kernel, size_t bytes) {
   return FUSEDNORM_OK;
 }
 
+/* Clusters above the portable 8 CTAs are opted into per kernel (the wide forward's 16 on
+ * compute capability 9.x/10.x, fn_fwd_wide_max_cluster), once per kernel like allow_smem. */
+fusednorm_status allow_big_cluster(const void *kernel, int cluster) {
+  if (cluster <= 8) return FUSEDNORM_OK;
+  static std::atomic<const void *> done[64];
+  for (int i = 0; i < (int)(sizeof done / sizeof done[0]); ++i) {
+    const void *k = done[i].load();
+    if (k == kernel) return FUSEDNORM_OK;
+    if (k == nullptr) {
+      FN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+      const void *expected = nullptr;
+      done[i].compare_exchange_strong(expected, kernel);
+      return FUSEDNORM_OK;
+    }
+  }
+  FN_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  return FUSEDNORM_OK;
+}
+
 /* Launch `kernel` as the plan says: grid, CTA, dynamic shared memory (opted into), the cluster
  * or the cooperative grid. A plan naming an instance that does not exist is a bug in select.c
  * (test_select checks that it never happens): MODE_UNSUPPORTED rather than a wrong launch. */
@@ -127,6 +146,7 @@ fusednorm_status launch(const void *kernel, const fusednorm_launch &l, void *par
                         const char *what) {
   if (kernel == nullptr) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   fusednorm_status st = allow_smem(kernel, l.smem_bytes);
+  if (st == FUSEDNORM_OK) st = allow_big_cluster(kernel, l.cluster);
   if (st != FUSEDNORM_OK) return st;
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3((unsigned)l.grid);
@@ -231,6 +251,21 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   if (st != FUSEDNORM_OK) return st;
 
   const bool fused = p->has_residual != 0;
+  if (plan.kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
+    fn::FwdWideParams k = {};
+    k.x = a->x; k.x_stride = a->x_stride;
+    k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;
+    k.w = p->has_weight ? a->weight : nullptr; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+    k.y = a->y; k.y_stride = a->y_stride;
+    k.ro = fused ? a->residual_out : nullptr; k.ro_stride = fused ? a->residual_out_stride : 0;
+    k.rstd = a->rstd;
+    k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
+    k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
+    k.aligned = layout.aligned16;
+    k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+    return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &k, stream,
+                  "rms_norm_fwd_wide launch");
+  }
   fn::FwdParams k = {};
   k.x = a->x; k.x_stride = a->x_stride;
   k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;

@@ -123,7 +123,8 @@ static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 
 
 /* Largest number of vector slots one CTA keeps in registers (all cache sizes agree). */
 #define FN_MAX_CACHED_SLOTS 2048
-/* Largest cluster (CTAs per row) the wide backward uses: 8 is the portable maximum. */
+/* Largest cluster (CTAs per row) the wide backward uses: 8 is the portable maximum (the wide
+ * forward's: fn_fwd_wide_max_cluster). */
 #define FN_MAX_CLUSTER 8
 
 /* Columns of a row that one CTA of a cluster handles: a multiple of the vector width so that
@@ -131,6 +132,33 @@ static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 
 static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
   int64_t c = (n + ctas_per_row - 1) / ctas_per_row;
   return (c + vec - 1) / vec * vec;
+}
+
+/* ---- Wide forward (rmsnorm_fwd_wide.cu) ----
+ * A row over a thread-block cluster of `cluster` CTAs (compute capability >= 9.0): CTA rank c
+ * owns the columns [c*chunk, (c+1)*chunk) (fn_cluster_chunk), holds S = 1, 2 or 4 vector slots per
+ * thread of them in registers (the rest of the chunk, where the cluster is at its largest, is
+ * streamed: re-read from L2), and the CTAs' partial sums of squares meet in distributed shared
+ * memory. One read of x (and r), one write of y (and residual_out): the copy's traffic.
+ * Launch bound: FN_FWD_WIDE_MAX_THREADS threads and FN_FWD_WIDE_MIN_CTAS CTAs per SM (so at most
+ * 64 registers per thread): two CTAs per SM let a 16-CTA cluster fit a GPC of 8 SMs, and give
+ * every SM a second CTA's loads while one waits at the cluster barrier. */
+#define FN_FWD_WIDE_MAX_THREADS 512
+#define FN_FWD_WIDE_MIN_CTAS 2
+/* Registers of every instance: the launch bound caps them at 64 (ptxas, nvcc 13.0, sm_90a: 54-56
+ * at S = 1, 64 at S = 2, 56-64 at S = 4, no spills). */
+#define FN_FWD_WIDE_REGS 64
+/* Slots one CTA keeps in registers (512 threads x 4): the cluster is sized to this first. */
+#define FN_FWD_WIDE_SLOTS_PER_CTA (FN_FWD_WIDE_MAX_THREADS * 4)
+/* Fewest slots per CTA when a cluster is widened to spread few rows over more SMs (128 threads x
+ * 4 slots; below it the per-row cluster barrier dominates a CTA's time). A model, not measured. */
+#define FN_FWD_WIDE_MIN_SPREAD_SLOTS 512
+/* Largest cluster of the wide forward on a device: 16 (non-portable, opted into per kernel with
+ * cudaFuncAttributeNonPortableClusterSizeAllowed) on compute capability 9.x and 10.x, whose GPCs
+ * hold 16 of these CTAs (two per SM); 8 (the portable maximum) on other cc >= 9 devices; 0 (no
+ * clusters) below 9.0. */
+static inline int fn_fwd_wide_max_cluster(int cc_major) {
+  return cc_major == 9 || cc_major == 10 ? 16 : cc_major > 10 ? 8 : 0;
 }
 
 /* ---- Split-row wide backward (rmsnorm_bwd_wide.cu) ----

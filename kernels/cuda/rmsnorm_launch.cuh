@@ -66,6 +66,22 @@ struct SplitParams {
   int gc, gr, chunk, stages, lookahead, aligned, llama;
 };
 
+/* Wide forward (rmsnorm_fwd_wide.cu): a row over a thread-block cluster of `cluster` CTAs, CTA
+ * rank c owning the columns [c*chunk, min(n, (c+1)*chunk)). Its own block, so that FwdParams (and
+ * the machine code of the kernels measured with it) stays as it is. */
+struct FwdWideParams {
+  const void *x, *r, *w;
+  void *y, *ro;
+  float *rstd;                 /* may be NULL */
+  int64_t x_stride, r_stride, y_stride, ro_stride;
+  int64_t rows;
+  int n, w_dtype;
+  float offset, eps;
+  int cluster, chunk;
+  int aligned;                 /* every row start and the weight are 16-byte aligned */
+  int llama;
+};
+
 /* The generic forward (rmsnorm_fwd.cu) for cache sizes FN_FWD_GENERIC_CACHES; NULL otherwise. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
@@ -73,6 +89,10 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
+/* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
+ * the fused add) and 4 (aligned rows, n a multiple of the vector width, no fused add); NULL
+ * otherwise. */
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4; NULL otherwise. */

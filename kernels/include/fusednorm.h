@@ -91,10 +91,13 @@ typedef enum {
   FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward 16-bit
                                             n <= 256 / f32 n <= 128 */
-  FUSEDNORM_MODE_WIDE = 5,               /* backward only: a row split over several CTAs: the split-row
-                                            kernel (a weight; the row in <= SMs chunks of <= 4 slots
-                                            per thread, a ring of >= 2 rows in shared memory), else a
-                                            thread-block cluster (compute capability >= 9.0) */
+  FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs. Forward: a thread-block
+                                            cluster of 2-16 CTAs per row (compute capability >= 9.0,
+                                            rows of >= 2 vector slots; elsewhere unsupported).
+                                            Backward: the split-row kernel (a weight; the row in <= SMs
+                                            chunks of <= 4 slots per thread, a ring of >= 2 rows in
+                                            shared memory), else a thread-block cluster (compute
+                                            capability >= 9.0) */
   FUSEDNORM_MODE_COUNT_ = 6
 } fusednorm_mode;
 
@@ -177,7 +180,10 @@ typedef enum {
   FUSEDNORM_KERNEL_BWD_ROW = 4,     /* rms_norm_bwd_row: persistent, aligned rows, weight in smem */
   FUSEDNORM_KERNEL_BWD_GENERIC = 5, /* rms_norm_bwd: any layout and width; also the cluster kernel */
   FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
-  FUSEDNORM_KERNEL_COUNT_ = 7
+  /* 7, 8, 9: reserved */
+  FUSEDNORM_KERNEL_FWD_WIDE = 10,   /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
+                                       of squares through distributed shared memory (wide forward) */
+  FUSEDNORM_KERNEL_COUNT_ = 11
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

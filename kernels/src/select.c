@@ -101,6 +101,18 @@
  * small-L2 device (A10: 6 MB) does not run it against its design. On the H200 the rows in flight
  * of the reload range take at most 35 MB of its 60 MB (f32 fused add, 64-thread CTAs). */
 
+/* AUTO forward, compute capability >= 9.0: rows of at least this many vector slots (64 KB: 16-bit
+ * n >= 32768, f32 n >= 16384) run the wide forward (a cluster per row, rmsnorm_fwd_wide.cu) when
+ * there are fewer rows than SMs (one CTA per row would leave SMs idle) or when one CTA cannot hold
+ * the row in registers (the lean forward's limit: then every other kernel re-reads the row's
+ * columns beyond its registers) but a cluster can (with many rows and a chunk beyond the
+ * cluster's registers, the wide kernel would stream too, and the persistent generic forward's
+ * measured 2355 GB/s on 256 x 1048576 bf16 stays). The issue's figures behind it (H200 bf16 fwd, 2026-11, issue 14):
+ * tens of rows of >= 256K columns 1542 GB/s vs Quack's cluster kernel 3409, 1024 x 65536 2586 vs
+ * 4013. The threshold itself is the issue's (">= 32K columns"), not yet a measured crossover:
+ * bench.py --shapes over 1..200 rows of 16K-64K columns, forced wide against AUTO, decides it. */
+#define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
+
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
 #define FN_DW_SMEM_MAX (96 * 1024)
@@ -127,7 +139,8 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_BWD_ROW: return "bwd_row";
     case FUSEDNORM_KERNEL_BWD_GENERIC: return "bwd_generic";
     case FUSEDNORM_KERNEL_BWD_SPLIT: return "bwd_split";
-    case FUSEDNORM_KERNEL_COUNT_: break;
+    case FUSEDNORM_KERNEL_FWD_WIDE: return "fwd_wide";
+    default: break; /* 7-9 (reserved) and COUNT_ */
   }
   return NULL;
 }
@@ -330,6 +343,63 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
   return 1;
 }
 
+/* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
+ * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs), each CTA's chunk in registers at up to
+ * 4 slots per thread (plain aligned rows with n a multiple of the vector width; else 2: the
+ * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads. The cluster
+ * is the smallest that holds the row in registers; then, with `resident` the CTAs the device holds
+ * at once (two per SM, the launch bound):
+ *   - if the rows' CTAs fit one wave, it is widened while they still do and every CTA keeps
+ *     FN_FWD_WIDE_MIN_SPREAD_SLOTS (few rows spread over the SMs: 17 x 32768 bf16, 8 CTAs a row);
+ *   - if they overflow one wave by less than a third (a second wave nearly empty: 17 x 262144 bf16
+ *     at 16 CTAs a row is 272 CTAs for 264 places on 132 SMs), it is narrowed to one wave and the
+ *     chunk's remainder beyond the registers is streamed (read again from L2);
+ *   - otherwise (many waves) it stays.
+ * A model of waves and registers, not a measured choice; the bench commands that check it are in
+ * kernels/cuda/README.md. Every CTA gets a non-empty chunk. */
+static int fwd_wide(const ctx *c, fusednorm_launch *l) {
+  const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
+  const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
+  const int64_t per_cta = (int64_t)FN_FWD_WIDE_MAX_THREADS * spt_max;
+  const int64_t resident =
+      (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_REGS, 0);
+  const int64_t rows = c->p->rows;
+  int cl = 2, threads, s;
+  int64_t chunk, chunk_slots;
+  if (maxcl < 2 || c->slots < 2) return 0;
+  while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
+  if (rows * cl <= resident) {
+    while (2 * cl <= maxcl && rows * 2 * cl <= resident && ceil_div(c->slots, 2 * cl) >= FN_FWD_WIDE_MIN_SPREAD_SLOTS)
+      cl *= 2;
+  } else if (3 * rows * cl < 4 * resident) {
+    while (cl > 2 && rows * cl > resident) cl /= 2;
+  }
+  chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+  while (cl > 2 && (cl - 1) * chunk >= c->p->n) {
+    cl /= 2;
+    chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+  }
+  if ((cl - 1) * chunk >= c->p->n) return 0;
+  chunk_slots = chunk / c->vec;
+  threads = (int)max64(64, min64(FN_FWD_WIDE_MAX_THREADS, round_up(ceil_div(chunk_slots, spt_max), 32)));
+  for (s = 1; s < spt_max && (int64_t)s * threads < chunk_slots; s *= 2) {
+  }
+  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, threads);
+  l->ctas_per_row = cl;
+  l->cluster = cl;
+  l->chunk = chunk;
+  l->slots_per_thread = s;
+  l->grid = min64(rows, INT_MAX / cl) * cl;
+  return 1;
+}
+
+/* Does one CTA of the lean forward hold the whole row in registers (its width limit, whatever
+ * the layout)? */
+static int fwd_row_holds(const ctx *c) {
+  const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
+  return t <= 1024 && fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs) != 0;
+}
+
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
@@ -337,11 +407,14 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
-    case FUSEDNORM_MODE_WIDE: return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* a forward row never spans CTAs */
+    case FUSEDNORM_MODE_WIDE: return fwd_wide(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     default: break;
   }
   /* AUTO. */
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
+  if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && (c->p->rows < c->d->sm_count || !fwd_row_holds(c)) && fwd_wide(c, l) &&
+      (c->p->rows < c->d->sm_count || (int64_t)l->slots_per_thread * l->block_threads * c->vec >= l->chunk))
+    return FUSEDNORM_OK; /* many rows: only where the chunk is in registers (else, unmeasured, as before) */
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;
   if (slots <= (c->fused ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))

@@ -351,6 +351,23 @@ static case_t variant(int64_t M, int64_t N, int v) {
   return c;
 }
 
+/* The run's summary: one line (brief) or the per-dtype table; returns the failures. */
+static int report(const fn_backend *b, const fn_engine_opts *o, const tally *tp) {
+  const tally t = *tp;
+  if (o->brief) {
+    printf("[%s] seed=%" PRIu64 ": %d cases, %d failed: %s\n", b->name, o->seed, t.cases,
+           t.failures, t.failures ? "FAILED" : "OK");
+    return t.failures;
+  }
+  printf("[%s] %-6s %10s %10s %10s\n", b->name, "dtype", "max ulp y", "max ulp dx", "max ulp dw");
+  printf("[%s] %-6s %10s %10s %10s\n", b->name, "", "(ulp)", "(ulp)", "(ulp)");
+  for (int d = 0; d < 3; ++d)
+    printf("[%s] %-6s %10" PRId64 " %10" PRId64 " %10" PRId64 "\n", b->name,
+           fusednorm_dtype_name((fusednorm_dtype)d), t.max_ulp_y[d], t.max_ulp_dx[d], t.max_ulp_dw[d]);
+  printf("[%s] %d cases, %d failed: %s\n", b->name, t.cases, t.failures, t.failures ? "FAILED" : "OK");
+  return t.failures;
+}
+
 int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
   static const int64_t Ms[] = {0, 1, 7, 199, 4096};
   /* 12288 and 24576: rows of 3072 vector slots (f32 / 16-bit), which the lean forward
@@ -381,18 +398,28 @@ int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
       }
     }
 summary:
-  if (o->brief) {
-    printf("[%s] seed=%" PRIu64 ": %d cases, %d failed: %s\n", b->name, o->seed, t.cases,
-           t.failures, t.failures ? "FAILED" : "OK");
-    return t.failures;
+  return report(b, o, &t);
+}
+
+int fn_engine_run_shapes(const fn_backend *b, const fn_engine_opts *o, const fn_engine_shape *shapes, int count) {
+  fn_engine_opts ov = *o;
+  if (!ov.seed) ov.seed = fn_engine_fresh_seed();
+  o = &ov;
+  printf("[%s] seed=%" PRIu64 " mode=%s, %d shapes\n", b->name, o->seed, fusednorm_mode_name(o->mode), count);
+  tally t;
+  memset(&t, 0, sizeof t);
+  int index = 0;
+  for (int i = 0; i < count; ++i) {
+    const int k_n = shapes[i].variants <= 0 || shapes[i].variants > N_VARIANTS ? N_VARIANTS : shapes[i].variants;
+    for (int k = 0; k < k_n; ++k) {
+      /* the same rotation as the matrix: every variant meets some shape */
+      const int v = k_n == N_VARIANTS ? k : (i * 7 + k * (N_VARIANTS / k_n + 1)) % N_VARIANTS;
+      case_t c = variant(shapes[i].rows, shapes[i].n, v);
+      c.index = index++;
+      if (!run_case(b, o, &c, &t) && o->stop_on_fail) return report(b, o, &t);
+    }
   }
-  printf("[%s] %-6s %10s %10s %10s\n", b->name, "dtype", "max ulp y", "max ulp dx", "max ulp dw");
-  printf("[%s] %-6s %10s %10s %10s\n", b->name, "", "(ulp)", "(ulp)", "(ulp)");
-  for (int d = 0; d < 3; ++d)
-    printf("[%s] %-6s %10" PRId64 " %10" PRId64 " %10" PRId64 "\n", b->name,
-           fusednorm_dtype_name((fusednorm_dtype)d), t.max_ulp_y[d], t.max_ulp_dx[d], t.max_ulp_dw[d]);
-  printf("[%s] %d cases, %d failed: %s\n", b->name, t.cases, t.failures, t.failures ? "FAILED" : "OK");
-  return t.failures;
+  return report(b, o, &t);
 }
 
 /* ---- bad arguments ---------------------------------------------------------------------------- */

@@ -48,6 +48,19 @@ uint64_t fn_engine_fresh_seed(void);
  * Returns the number of failed cases (0 = pass). */
 int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o);
 
+/* One shape of fn_engine_run_shapes: `variants` of the matrix's variants (dtype pairs, castings,
+ * offsets, weight or none, fused add, strides, planted NaN/Inf), rotated as in the matrix; <= 0:
+ * all of them. */
+typedef struct {
+  int64_t rows, n;
+  int variants;
+} fn_engine_shape;
+
+/* The engine's checks (float64 reference, poisoned outputs, run-to-run determinism, forward and
+ * backward) over a caller's list of shapes instead of the matrix; prints like
+ * fn_engine_run_matrix. Returns the number of failed cases. */
+int fn_engine_run_shapes(const fn_backend *b, const fn_engine_opts *o, const fn_engine_shape *shapes, int count);
+
 /* The C API entry points of one backend with the stream bound (CUDA adapters pass their stream).
  * Used for the bad-argument checks, which must fail in validation before any memory is touched. */
 typedef struct {

@@ -181,6 +181,12 @@ int main(int argc, char **argv) {
   if (o.repeat > 1) return run_seeds(&cpu, o, argv[0], jobs, max_s);
   int fails = check_thread_invariance();
   fails += fn_engine_run_matrix(&cpu, &o);
+  {
+    /* fn_engine_run_shapes (test_cuda --wide-fwd's list runner) on a few odd wide rows */
+    static const fn_engine_shape wide[] = {{3, 32771, 4}, {1, 65537, 2}};
+    cpu.name = "cpu/shapes";
+    fails += fn_engine_run_shapes(&cpu, &o, wide, 2);
+  }
   printf("test_cpu: %s\n", fails ? "FAILED" : "OK");
   return fails ? 1 : 0;
 }

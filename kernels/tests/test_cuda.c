@@ -13,9 +13,12 @@
  * adapter checks that the entry point returns FUSEDNORM_ERR_MODE_UNSUPPORTED, runs the case in
  * AUTO and counts it; the count is printed per mode.
  *
- * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose]
+ * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
+ *   --wide-fwd: only the few-wide-rows section (wide_fwd_section): forced WIDE (aligned and
+ *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
+ *   the plan check that the forced forward is the cluster kernel where the device has clusters.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -240,10 +243,14 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   } while (0)
   fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_F32);
   p.has_residual = 1, p.mode = mode;
-  /* A forced mode names one family per direction; where the forward has none (wide is
-   * backward-only) the captured forward runs in AUTO and the backward keeps the forced family. */
+  /* A forced mode names one family per direction; where the forward's cannot run (the wide
+   * forward below compute capability 9.0) the captured forward runs in AUTO and the backward keeps
+   * the forced family. */
   fusednorm_problem pf = p;
-  if (mode == FUSEDNORM_MODE_WIDE) pf.mode = FUSEDNORM_MODE_AUTO;
+  {
+    const fusednorm_layout al = {1};
+    if (plan_unsupported(&pf, 0, &al)) pf.mode = FUSEDNORM_MODE_AUTO;
+  }
   const size_t mn = (size_t)M * (size_t)N;
   uint16_t *hx = malloc(mn * 2);
   float *hw = malloc((size_t)N * 4);
@@ -317,10 +324,88 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
 #undef GCHECK
 }
 
+/* ---- few wide rows: the wide forward (rmsnorm_fwd_wide.cu, FUSEDNORM_KERNEL_FWD_WIDE) ----
+ * Every variant of the engine (dtype pairs, castings, offsets, no weight, fused add, strides,
+ * planted NaN/Inf; forward and backward, run twice for determinism) over 1..200 rows of 32K..1M
+ * columns, odd widths included, in forced WIDE with aligned and with misaligned pointers (the
+ * 16-byte and the element-wise instances), then AUTO. Shapes of one or two vector slots, which no
+ * cluster can split, check that the forced mode answers FUSEDNORM_ERR_MODE_UNSUPPORTED (counted by
+ * run_launch). --quick: fewer variants, rows x n <= 2^22. Returns the failed runs. */
+static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
+  /* About 85M elements a run (the host's float64 reference dominates the time): every variant on
+   * the small shapes, a rotating few on the large ones. */
+  static const fn_engine_shape kShapes[] = {
+      {1, 32768, 0},     {17, 32768, 6},   {131, 32768, 2},  {200, 32776, 1},   {3, 32771, 12},
+      {1, 65537, 12},    {160, 65536, 1},  {33, 98303, 2},   {64, 131072, 1},   {1, 262144, 12},
+      {17, 262144, 2},   {5, 262147, 3},   {2, 1048576, 2},  {1, 1048573, 3},   {7, 1048576, 1},
+      {199, 40000, 1},   {4, 16, 6},       {2, 9, 4},        {5, 8, 6},         {3, 1, 4},
+      /* 16 and 9 columns: two 16-bit slots, the smallest cluster; 8 (16-bit) and 1: one slot, which
+       * no cluster splits: MODE_UNSUPPORTED */
+  };
+  enum { NS = (int)(sizeof kShapes / sizeof kShapes[0]) };
+  fn_engine_shape list[NS];
+  int n = 0, failed = 0, planfail = 0;
+  for (int i = 0; i < NS; ++i) {
+    fn_engine_shape sh = kShapes[i];
+    if (o->quick && sh.rows * sh.n > (1 << 22)) continue;
+    if (o->quick && (sh.variants <= 0 || sh.variants > 3)) sh.variants = 3;
+    list[n++] = sh;
+  }
+  /* The forced forward is the cluster kernel wherever the device has clusters (else unsupported):
+   * a section that silently ran another kernel would test nothing. */
+  for (int i = 0; i < n; ++i) {
+    fusednorm_problem p = fusednorm_problem_init(list[i].rows, list[i].n, FUSEDNORM_BF16, FUSEDNORM_BF16);
+    const fusednorm_layout al = {1};
+    fusednorm_launch l;
+    p.mode = FUSEDNORM_MODE_WIDE;
+    const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
+    const int want = info->cc_major >= 9 && list[i].n > 8;
+    if (want ? st != FUSEDNORM_OK || l.kernel != FUSEDNORM_KERNEL_FWD_WIDE : st != FUSEDNORM_ERR_MODE_UNSUPPORTED) {
+      printf("FAIL [cuda/wide-fwd] plan of forced wide %lldx%lld bf16: status %d kernel %s\n", (long long)list[i].rows,
+             (long long)list[i].n, (int)st, st == FUSEDNORM_OK ? fusednorm_kernel_name(l.kernel) : "-");
+      ++planfail;
+    }
+  }
+  failed += planfail != 0;
+  if (info->cc_major < 9)
+    printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, every forced wide forward must answer "
+           "MODE_UNSUPPORTED (then runs in AUTO)\n", info->cc_major, info->cc_minor);
+  static const struct { fusednorm_mode mode; int misalign; const char *name; } kRuns[] = {
+      {FUSEDNORM_MODE_WIDE, 0, "cuda/wide-fwd/wide"},
+      {FUSEDNORM_MODE_WIDE, 1, "cuda/wide-fwd/wide/misaligned"},
+      {FUSEDNORM_MODE_AUTO, 0, "cuda/wide-fwd/auto"},
+  };
+  for (size_t r = 0; r < sizeof kRuns / sizeof kRuns[0]; ++r) {
+    fn_engine_opts om = *o;
+    om.mode = kRuns[r].mode;
+    c->misalign = kRuns[r].misalign;
+    c->fallbacks = c->bad_status = 0;
+    b->name = kRuns[r].name;
+    const int f = fn_engine_run_shapes(b, &om, list, n);
+    if (c->fallbacks) printf("[%s] %d calls outside the family's limits ran in AUTO\n", b->name, c->fallbacks);
+    if (c->bad_status) {
+      printf("FAIL [%s] %d of them did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b->name, c->bad_status);
+      ++failed;
+    }
+    failed += f != 0;
+  }
+  c->misalign = 0;
+  return failed;
+}
+
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log when a time limit kills the run */
   fn_engine_opts o;
-  int rc = fn_engine_parse_args(argc, argv, &o);
+  /* --wide-fwd is this binary's own flag; the rest are the engine's. */
+  int wide_fwd = 0, eargc = 0;
+  char **eargv = malloc(sizeof(char *) * (size_t)(argc + 1));
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && !strcmp(argv[i], "--wide-fwd")) wide_fwd = 1;
+    else eargv[eargc++] = argv[i];
+  }
+  eargv[eargc] = NULL;
+  int rc = fn_engine_parse_args(eargc, eargv, &o);
+  free(eargv);
   if (rc) return rc;
   if (!fusednorm_cuda_available()) {
     printf("test_cuda: FAILED: no CUDA device visible (this GPU test needs one)\n");
@@ -351,6 +436,14 @@ int main(int argc, char **argv) {
   g_stream = c.stream;
   fn_backend b = {"cuda", &c, cuda_forward, cuda_backward};
   int failed = 0, runs = 0;
+  if (wide_fwd) {
+    failed = wide_fwd_section(&c, &b, &o, &info);
+    /* the wide forward captured into a graph with the wide backward (clusters: cc >= 9.0) */
+    if (info.cc_major >= 9) failed += graph_check(c.stream, 17, 262144, FUSEDNORM_MODE_WIDE, o.seed ? o.seed : 0x5eed) != 0;
+    cudaStreamDestroy(c.stream);
+    printf("test_cuda --wide-fwd: %s\n", failed ? "FAILED" : "OK");
+    return failed ? 1 : 0;
+  }
   const int forced_only = o.mode != FUSEDNORM_MODE_AUTO;
   /* AUTO runs the requested matrix. Each forced mode (unless one was asked for with --mode, which
    * then runs the requested matrix) runs two slices of the quick matrix: every width at M = 199,

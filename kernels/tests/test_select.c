@@ -90,6 +90,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_ROW: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
+    case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
     default: return 0;
   }
 }
@@ -134,6 +135,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
       inst = in_set(l->slots_per_thread, k124, 3);
       break;
+    case FUSEDNORM_KERNEL_FWD_WIDE:
+      /* 1 and 2 slots per thread for any layout; 4 only plain, aligned, whole vectors */
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
+      inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
+             (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
+      break;
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -152,9 +159,26 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
         "%s: shared memory beyond the device: %s", what, s);
   /* rows split over CTAs */
-  CHECK(l->cluster >= 1 && l->cluster <= FN_MAX_CLUSTER && l->grid % l->cluster == 0, "%s: %s", what, s);
-  CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && l->ctas_per_row == l->cluster),
-        "%s: a cluster before compute capability 9.0 or outside the generic backward: %s", what, s);
+  CHECK(l->cluster >= 1 && (l->cluster & (l->cluster - 1)) == 0 && l->grid % l->cluster == 0 &&
+            l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? fn_fwd_wide_max_cluster(d->cc_major) : FN_MAX_CLUSTER),
+        "%s: %s", what, s);
+  CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->ctas_per_row == l->cluster &&
+                            (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)),
+        "%s: a cluster before compute capability 9.0 or outside the cluster kernels: %s", what, s);
+  CHECK(l->cluster <= 8 || d->cc_major == 9 || d->cc_major == 10, "%s: a non-portable cluster: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
+    /* a cluster of >= 2 CTAs; the chunk streamed beyond the registers only at the widest CTA */
+    CHECK(l->cluster >= 2, "%s: %s", what, s);
+    CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
+                                l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
+          "%s: chunk streamed below the widest CTA: %s", what, s);
+    CHECK(l->grid == (p->rows < INT_MAX / l->cluster ? p->rows : INT_MAX / l->cluster) * l->cluster,
+          "%s: one cluster per row: %s", what, s);
+    /* two CTAs per SM (the launch bound's registers): a 16-CTA cluster fits 8 SMs */
+    CHECK(2 * FN_FWD_WIDE_MAX_THREADS * FN_FWD_WIDE_REGS <= d->regs_per_sm &&
+              2 * FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm,
+          "%s: %s", what, s);
+  }
   CHECK(l->ctas_per_row == 1 || l->cluster > 1 || l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT, "%s: %s", what, s);
   CHECK(l->chunk % vec == 0 || l->ctas_per_row == 1, "%s: %s", what, s);
   CHECK((int64_t)l->ctas_per_row * l->chunk >= p->n && (int64_t)(l->ctas_per_row - 1) * l->chunk < p->n,
@@ -163,6 +187,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->grid >= 1 && l->grid <= INT_MAX, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
+  } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
+    /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
     CHECK(l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
@@ -230,6 +256,10 @@ static const struct {
     {4096, 16384, BF, 0, 1, 0, 1},  {2048, 32768, BF, 0, 0, 1, 1},  {2048, 32768, BF, 1, 0, 1, 1},
     {1024, 65536, BF, 1, 1, 1, 1},  {1024, 65536, BF, 1, 0, 1, 0},  {256, 1048576, BF, 0, 0, 1, 1},
     {256, 1048576, BF, 1, 0, 1, 1},
+    /* few wide rows, the forward (issue 14): a cluster per row from compute capability 9.0 */
+    {1, 262144, BF, 0, 0, 1, 1},    {17, 262144, BF, 0, 0, 1, 1},   {64, 131072, BF, 0, 0, 1, 1},
+    {1024, 65536, BF, 0, 0, 1, 1},  {17, 32768, BF, 0, 1, 1, 1},    {131, 32768, BF, 0, 0, 0, 1},
+    {7, 1048576, F32, 0, 0, 1, 0},
 };
 #define NSHAPES ((int)(sizeof kShapes / sizeof kShapes[0]))
 
@@ -254,6 +284,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 17x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 64x131072 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 17x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
@@ -273,6 +310,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch1048576 sm0 st0/0 w0 dw0 P72 ws301989904", /* A10 auto bwd 256x1048576 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 17x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 64x131072 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 17x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3408 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
@@ -292,6 +336,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
     "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/1 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 17x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 64x131072 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 17x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3072 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
@@ -311,6 +362,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/1 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 17x262144 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 64x131072 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 17x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
@@ -330,6 +388,13 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
@@ -349,6 +414,13 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4736 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
@@ -368,6 +440,13 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
@@ -387,6 +466,13 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/1 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
 };
 
 /* AUTO on the H200 (aligned rows) at the widths where its thresholds switch: each threshold and
@@ -429,14 +515,15 @@ static const struct {
     {16384, 8192, BF, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch8192 sm32768 st0/0 w1 dw1 P264 ws8650768"},
     {8, 8192, BF, 0, 0, "fwd_row/multi_wave_cached t256 r1 c1 k1 g8 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
-    /* Wider: forward one CTA per row (lean cached to 2048 slots, then cached + streamed),
-     * backward clusters. */
+    /* Wider: forward one CTA per row (lean cached to 2048 slots, 4096 plain with a 16-bit
+     * weight), then the wide forward where a cluster holds the row in registers (else cached +
+     * streamed); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 1, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 32768, BF, 0, 1, "fwd_wide/wide t512 r1 c4 k4 g16384 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused: 2 slots a thread */
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {2048, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -446,8 +533,20 @@ static const struct {
     {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
-    {1024, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    /* many rows wider than a cluster's registers: the persistent generic forward, as measured */
     {256, 1048576, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0"},
+    /* few wide rows (issue 14): the wide forward. One wave where the rows' clusters fit 264 CTAs
+     * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
+     * (272 CTAs would leave a second wave of one cluster), half of each chunk streamed */
+    {1, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {17, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
+    {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
+    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
+    {131, 32768, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g262 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
+    {1, 1048576, F32, 0, 1, "fwd_wide/wide t512 r1 c16 k16 g16 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
@@ -598,9 +697,10 @@ static void test_forced(void) {
                     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: must_run = 1; break;
                     case FUSEDNORM_MODE_WIDE: {
                       fn_split_geom g;
-                      const int split = w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, dv, &g);
-                      must_run = bwd && (split || (dv->cc_major >= 9 && slots >= 2));
-                      must_not = !bwd || (!split && (dv->cc_major < 9 || slots < 2));
+                      const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, dv, &g);
+                      /* the forward: clusters only; the backward: the split-row kernel, else clusters */
+                      must_run = split || (dv->cc_major >= 9 && slots >= 2);
+                      must_not = !split && (dv->cc_major < 9 || slots < 2);
                       break;
                     }
                     default: break;
@@ -695,7 +795,8 @@ static void test_bad_args(void) {
   CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_BAD_SHAPE, "n = 0");
   p.n = (int64_t)INT_MAX;
   CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED, "n >= 2^31 - 2^16");
-  CHECK(fusednorm_kernel_name(FUSEDNORM_KERNEL_COUNT_) == NULL && fusednorm_kernel_name(FUSEDNORM_KERNEL_BWD_SPLIT) != NULL,
+  CHECK(fusednorm_kernel_name(FUSEDNORM_KERNEL_COUNT_) == NULL && fusednorm_kernel_name(FUSEDNORM_KERNEL_BWD_SPLIT) != NULL &&
+            fusednorm_kernel_name(FUSEDNORM_KERNEL_FWD_WIDE) != NULL && fusednorm_kernel_name((fusednorm_kernel)7) == NULL,
         "kernel names");
   /* layouts: a pointer or a stride off 16 bytes, the weight included, the same in both directions */
   p = prob(10, 64, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);

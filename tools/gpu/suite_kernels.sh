@@ -2,6 +2,8 @@
 # GPU suite section: the C API's CUDA backend (kernels/).
 #   test_cuda          the full engine matrix on CUDA vs the float64 reference, bitwise
 #                      run-to-run determinism (kernels/tests/test_cuda.c)
+#   test_cuda --wide-fwd  few wide rows: the wide forward (forced wide, aligned and misaligned,
+#                      and AUTO) over 1..200 rows of 32K..1M columns vs the float64 reference
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
 #   memcheck           compute-sanitizer memcheck over test_cuda --quick (out-of-bounds and
 #                      misaligned accesses, leaks, API errors)
@@ -9,6 +11,7 @@
 suite_require "$BUNDLE/bin/test_cuda" "$BUNDLE/bin/test_cpu" || exit 0
 
 suite_check "test_cuda" --timeout 420 -- "$BUNDLE/bin/test_cuda"
+suite_check "test_cuda --wide-fwd" --timeout 420 -- "$BUNDLE/bin/test_cuda" --wide-fwd
 suite_check "test_cpu --quick" --timeout 240 -- "$BUNDLE/bin/test_cpu" --quick
 
 san="$(command -v compute-sanitizer || true)"
@@ -20,4 +23,6 @@ if [ -z "$san" ]; then
 else
   suite_check "memcheck test_cuda --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --quick
+  suite_check "memcheck test_cuda --wide-fwd --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
+    "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --wide-fwd --quick
 fi
