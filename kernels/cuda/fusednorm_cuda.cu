@@ -248,7 +248,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused); break;
     case FUSEDNORM_KERNEL_FWD_ROW:
       kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused,
-                                  p->has_weight && p->w_dtype == FUSEDNORM_F32);
+                                  p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC: kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread); break;
     default: break; /* a backward family: a bug in select.c */
@@ -263,7 +263,7 @@ fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem 
   if (st != FUSEDNORM_OK) return st;
   *bytes = 0;
   if (p->rows == 0) return FUSEDNORM_OK;
-  const fusednorm_layout aligned = {1};
+  const fusednorm_layout aligned = {1, 1};
   fusednorm_launch plan;
   st = make_plan(p, 1, device, aligned, &plan);
   if (st == FUSEDNORM_OK) *bytes = plan.workspace_bytes;
@@ -313,7 +313,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     const void *kernel = nullptr;
     switch (plan.kernel) {
       case FUSEDNORM_KERNEL_BWD_PIPE: kernel = fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr); break;
-      case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
+      case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0); break;
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       default: break; /* a forward family: a bug in select.c */
     }
