@@ -81,13 +81,16 @@ typedef enum {
   FUSEDNORM_MODE_AUTO = 0,               /* the plan picks (fusednorm_select_launch) */
   FUSEDNORM_MODE_PERSISTENT = 1,         /* one row per CTA at a time, grid = resident CTAs, the row in
                                             registers: forward row-pipelined (<= 4 slots per thread),
-                                            backward lean (16-byte aligned rows, a weight) */
+                                            backward lean (a weight; rows 16-byte aligned, or congruent
+                                            modulo 16 bytes with the weight and dw fitting shared
+                                            memory twice over: fusednorm_layout) */
   FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* the general kernels: any alignment and width; forward one CTA
                                             per row reading it twice (L2) up to 1792/2048 slots, beyond
                                             (and always in the backward) a persistent grid with the
                                             slots beyond the register cache re-read */
-  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers, 16-byte
-                                            aligned rows and n a multiple of 16 bytes */
+  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers; rows
+                                            16-byte aligned, or congruent modulo 16 bytes (a scalar head
+                                            and tail per row: fusednorm_layout) */
   FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward 16-bit
                                             n <= 256 / f32 n <= 128 */

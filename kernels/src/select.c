@@ -80,7 +80,11 @@
  * 8192 x 8192 3958 vs 3492; fused add bf16 131072 x 512 4009 vs persistent 3818, 65536 x 1024
  * 3999 vs reload 3944, 32768 x 4096 4043 vs 3987, 8192 x 16384 4006 vs persistent 3620. At 64
  * slots the plain forward keeps the pipelined persistent kernel: 131072 x 512 3391 vs 3116.
- * Misaligned rows keep the rules below (the generic cached kernel is slower than reload). */
+ * Misaligned rows keep the rules below (the generic cached kernel is slower than reload).
+ * Rows congruent modulo 16 bytes but not aligned, or n not a multiple of the vector, take the
+ * head-split instance (rmsnorm_unaligned.cuh) at the same thresholds: the aligned measurements
+ * carried over, not yet measured on their own (issue 14: the generic path ran 4000 x ~2900 at
+ * 0.59x fwd / 0.68x bwd of the best peer). */
 #define FN_AUTO_FWD_ROW_MIN_SLOTS 65
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
