@@ -108,6 +108,11 @@ static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, 
   return 0;
 }
 
+/* Dynamic shared memory of the head-split lean backward (rmsnorm_bwd_row.cu rms_norm_bwd_row_u):
+ * the fp32 effective weight and the CTA's dw, column c of each at c + c/vec (bank-conflict
+ * padding), each slots x (vec + 1) floats. */
+static inline int64_t fn_u_bwd_smem(int64_t n, int vec) { return 2 * ((n + vec - 1) / vec) * (vec + 1) * 4; }
+
 /* Registers of the row-pipelined row-packed backward (rmsnorm_bwd.cu rms_norm_bwd_pipe; ptxas,
  * nvcc 13.0, sm_90a), with and without the fused add's ds. */
 static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {

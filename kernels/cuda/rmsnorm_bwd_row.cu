@@ -98,8 +98,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
 /* The head-split instance (rmsnorm_unaligned.cuh): congruent rows that are not 16-byte aligned,
  * or n not a multiple of the vector. A thread's columns move with each row's head, so neither the
  * weight nor dw can stay in a thread's registers: the fp32 effective weight (n floats) and the
- * CTA's dw (the next n floats, rounded up to whole vectors) live in shared memory, read and
- * updated element by element. Each column of dw is still the fmaf chain over the CTA's rows in
+ * CTA's dw live in shared memory, read and updated element by element, column c at c + c/N
+ * (fn_u_smem_index): the lanes of a warp read element e of slots N columns apart, which unpadded
+ * would put every fourth (N = 8) or eighth (N = 4) lane on one bank; padded, they are N + 1
+ * floats apart, an odd stride, on distinct banks. Each column of dw is still the fmaf chain over the CTA's rows in
  * grid-stride order (what the registers of the aligned kernel hold): a thread updates a column in
  * row i's dx pass, before it reaches row i+1's reduction barrier, after which another thread
  * may update it; the partial row is then written in column order. The grid is the aligned plan's
@@ -110,15 +112,16 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[];
   float *const wsm = dyn_smem;
-  float *const dwsm = dyn_smem + (p.n + N - 1) / N * N;
+  float *const dwsm = dyn_smem + (p.n + N - 1) / N * (N + 1); /* fn_u_bwd_smem: two padded arrays */
+  auto at = [](int c) { return c + c / N; };
   __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
   for (int c = threadIdx.x; c < p.n; c += blockDim.x) {
     float wv[1];
     load_weight<1>(wv, p.w, p.w_dtype, p.offset, c, p.n, false);
-    wsm[c] = wv[0];
-    dwsm[c] = 0.0f;
+    wsm[at(c)] = wv[0];
+    dwsm[at(c)] = 0.0f;
   }
   __syncthreads();
 
@@ -154,11 +157,11 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
       if (col + N <= p.n) {
         float wv[N];
 #pragma unroll
-        for (int e = 0; e < N; ++e) wv[e] = wsm[col + e];
+        for (int e = 0; e < N; ++e) wv[e] = wsm[at(col + e)];
         dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
       }
     }
-    if (sp.ecol >= 0) dot = elem_dot(edy, es, wsm[sp.ecol], rs, dot);
+    if (sp.ecol >= 0) dot = elem_dot(edy, es, wsm[at(sp.ecol)], rs, dot);
     const float mean_gn = red.sum(dot, parity) / (float)p.n;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -167,25 +170,25 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
         float wv[N], dw[N];
 #pragma unroll
         for (int e = 0; e < N; ++e) {
-          wv[e] = wsm[col + e];
-          dw[e] = dwsm[col + e];
+          wv[e] = wsm[at(col + e)];
+          dw[e] = dwsm[at(col + e)];
         }
         V dxv;
         slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dw);
         st16(dxr + col, dxv.w);
 #pragma unroll
-        for (int e = 0; e < N; ++e) dwsm[col + e] = dw[e];
+        for (int e = 0; e < N; ++e) dwsm[at(col + e)] = dw[e];
       }
     }
     if (sp.ecol >= 0) {
-      float dw = dwsm[sp.ecol];
-      st_elem(dxr, sp.ecol, elem_dx<T>(edy, es, eds, HAS_DS, wsm[sp.ecol], rs, mean_gn, p.llama, dw));
-      dwsm[sp.ecol] = dw;
+      float dw = dwsm[at(sp.ecol)];
+      st_elem(dxr, sp.ecol, elem_dx<T>(edy, es, eds, HAS_DS, wsm[at(sp.ecol)], rs, mean_gn, p.llama, dw));
+      dwsm[at(sp.ecol)] = dw;
     }
   }
   __syncthreads(); /* the last row's dw updates, made by whichever threads owned the columns */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
-  for (int c = threadIdx.x; c < p.n; c += blockDim.x) wsrow[c] = dwsm[c];
+  for (int c = threadIdx.x; c < p.n; c += blockDim.x) wsrow[c] = dwsm[at(c)];
 }
 
 #define FN_BWD_ROW_INSTANCE(name)                                                                   \

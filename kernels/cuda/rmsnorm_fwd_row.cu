@@ -82,6 +82,35 @@ __device__ __forceinline__ void load_wraw_elems(WRaw<T, W32> &o, const void *w, 
   }
 }
 
+/* The same, as wide as the slot's weight address allows: `wal` is its alignment in bytes (16, 8,
+ * 4 or 2), the same for every slot of a row (slots are 16-byte steps of x, N weight elements
+ * apart). A row's weight bytes then take W/4 16-byte, W/2 8-byte or W 4-byte loads rather than N
+ * element loads (each touches the same cache lines; fewer L1 wavefronts per slot). */
+template <typename T, bool W32>
+__device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int col, int wal) {
+  constexpr int W = WRaw<T, W32>::W;
+  /* The slot's first weight byte (col may be odd: no word arithmetic on the weight pointer). */
+  const uint32_t *q = reinterpret_cast<const uint32_t *>(static_cast<const char *>(w) + (int64_t)col * (W32 ? 4 : 2));
+  if (wal >= 16 && W % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < W / 4; ++i) {
+      const uint4 a = __ldg(reinterpret_cast<const uint4 *>(q) + i);
+      o.w[4 * i] = a.x; o.w[4 * i + 1] = a.y; o.w[4 * i + 2] = a.z; o.w[4 * i + 3] = a.w;
+    }
+  } else if (wal >= 8) {
+#pragma unroll
+    for (int i = 0; i < W / 2; ++i) {
+      const uint2 a = __ldg(reinterpret_cast<const uint2 *>(q) + i);
+      o.w[2 * i] = a.x; o.w[2 * i + 1] = a.y;
+    }
+  } else if (wal >= 4) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) o.w[i] = __ldg(q + i);
+  } else {
+    load_wraw_elems(o, w, col);
+  }
+}
+
 /* U: the head-split instance (rmsnorm_unaligned.cuh) for congruent rows that are not 16-byte
  * aligned or whose n is not a multiple of the vector; U = false is the aligned kernel, unchanged
  * (every U addition below is a constexpr branch). */
@@ -104,6 +133,11 @@ __global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof
     RowSplit sp = {0, -1};
     if constexpr (U) sp = row_split<T>(xr, p.n);
     const int c0 = sp.h + col0;
+    int wal = 16; /* U: the alignment of the row's slots' weight (load_wraw_u) */
+    if constexpr (U) {
+      const unsigned a = (unsigned)((uintptr_t)p.w + (uintptr_t)sp.h * (W32 ? 4u : 2u)) & 15u;
+      wal = a == 0 ? 16 : (a & 7) == 0 ? 8 : (a & 3) == 0 ? 4 : 2;
+    }
     V xv[S], rv[S];
     WRaw<T, W32> wr[S];
     float ex = 0.0f, er = 0.0f; /* U: this thread's edge element */
@@ -116,7 +150,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof
         ld16(xv[k].w, xr + col);
         if (FUSED) ld16(rv[k].w, rr + col);
         if (has_w) {
-          if constexpr (U) load_wraw_elems(wr[k], p.w, col);
+          if constexpr (U) load_wraw_u(wr[k], p.w, col, wal);
           else load_wraw(wr[k], p.w, col);
         }
       }

@@ -460,10 +460,10 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
   bwd_smem(c, l, cache);
   lean = l->weight_smem && c->aligned && c->p->n % c->vec == 0;
   /* The head-split instance (congruent rows, or n not a multiple of the vector): a row's columns
-   * move with its head, so dw accumulates in shared memory beside the staged weight (twice the
-   * bytes), where that costs no residency. */
+   * move with its head, so dw accumulates in shared memory beside the staged weight (both
+   * padded: fn_u_bwd_smem), where that costs no residency. */
   if (!lean && l->weight_smem && c->congruent) {
-    const int64_t bytes = 2 * (int64_t)l->smem_bytes;
+    const int64_t bytes = fn_u_bwd_smem(c->p->n, c->vec);
     if (bwd_resident(c, l, cache) * (bytes + FN_SMEM_RESERVE_PER_CTA) <= (int64_t)c->d->smem_per_sm &&
         smem_ok(c, bytes)) {
       lean = 2; /* (applied below, once the generic kernel is not what was asked for) */
@@ -475,7 +475,7 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
     l->kernel = FUSEDNORM_KERNEL_BWD_ROW;
     if (lean == 2) {
       l->unaligned = 1;
-      l->smem_bytes *= 2;
+      l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
     }
   }
   set_workspace(c, l, l->grid, 0);

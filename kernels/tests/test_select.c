@@ -193,7 +193,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
     CHECK(l->weight_smem && l->smem_bytes == (size_t)((p->n + vec - 1) / vec * vec * 4), "%s: %s", what, s);
   if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE) /* the weight, and the head-split's dw */
-    CHECK(l->smem_bytes == (size_t)((l->chunk + vec - 1) / vec * vec * 4) * (l->unaligned ? 2 : 1) &&
+    CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
+                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
               whole >= l->chunk,
           "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
@@ -274,16 +275,16 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 4000x2881 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2881 sm23104 st0/0 w1 dw1 P540 ws6222976 u1", /* A100-80GB auto bwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2881 sm25992 st0/0 w1 dw1 P540 ws6222976 u1", /* A100-80GB auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fused fwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2887 sm23104 st0/0 w1 dw1 P540 ws6235936 u1", /* A100-80GB auto fused bwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4097 sm32832 st0/0 w1 dw1 P324 ws5309728 u1", /* A100-80GB auto bwd congruent 16384x4097 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2887 sm25992 st0/0 w1 dw1 P540 ws6235936 u1", /* A100-80GB auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4097 sm36936 st0/0 w1 dw1 P324 ws5309728 u1", /* A100-80GB auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g108 s4 ch8191 sm65536 st0/0 w1 dw1 P108 ws3538528 u1", /* A100-80GB auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g108 s4 ch8191 sm81920 st0/0 w1 dw1 P108 ws3538528 u1", /* A100-80GB auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1080 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd 16384x4100 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm32832 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
@@ -309,7 +310,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g360 s4 ch2887 sm11552 st0/0 w1 dw1 P360 ws4157296", /* A10 auto fused bwd congruent 32768x2887 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4097 sm16416 st0/0 w1 dw1 P216 ws3539824", /* A10 auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g72 s4 ch8191 sm65536 st0/0 w1 dw1 P72 ws2359024 u1", /* A10 auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g72 s4 ch8191 sm81920 st0/0 w1 dw1 P72 ws2359024 u1", /* A10 auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g720 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd 16384x4100 bf16 */
@@ -339,7 +340,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g710 s4 ch2887 sm11552 st0/0 w1 dw1 P710 ws8199096", /* L40S auto fused bwd congruent 32768x2887 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4097 sm16416 st0/0 w1 dw1 P426 ws6981304", /* L40S auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g142 s4 ch8191 sm65536 st0/0 w1 dw1 P142 ws4652504 u1", /* L40S auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g142 s4 ch8191 sm81920 st0/0 w1 dw1 P142 ws4652504 u1", /* L40S auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1420 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd 16384x4100 bf16 */
@@ -369,7 +370,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g640 s4 ch2887 sm11552 st0/0 w1 dw1 P640 ws7390736", /* RTX4090 auto fused bwd congruent 32768x2887 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4097 sm16416 st0/0 w1 dw1 P384 ws6293008", /* RTX4090 auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g128 s4 ch8191 sm65536 st0/0 w1 dw1 P128 ws4193808 u1", /* RTX4090 auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g128 s4 ch8191 sm81920 st0/0 w1 dw1 P128 ws4193808 u1", /* RTX4090 auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1280 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd 16384x4100 bf16 */
@@ -394,16 +395,16 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 4000x2881 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm23104 st0/0 w1 dw1 P660 ws7605856 u1", /* H100-SXM auto bwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H100-SXM auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fused fwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm23104 st0/0 w1 dw1 P660 ws7621696 u1", /* H100-SXM auto fused bwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm32832 st0/0 w1 dw1 P396 ws6489664 u1", /* H100-SXM auto bwd congruent 16384x4097 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm25992 st0/0 w1 dw1 P660 ws7621696 u1", /* H100-SXM auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm36936 st0/0 w1 dw1 P396 ws6489664 u1", /* H100-SXM auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm65536 st0/0 w1 dw1 P132 ws4324864 u1", /* H100-SXM auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm81920 st0/0 w1 dw1 P132 ws4324864 u1", /* H100-SXM auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd 16384x4100 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm32832 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
@@ -424,16 +425,16 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 4000x2881 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm23104 st0/0 w1 dw1 P660 ws7605856 u1", /* H200 auto bwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H200 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fused fwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm23104 st0/0 w1 dw1 P660 ws7621696 u1", /* H200 auto fused bwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm32832 st0/0 w1 dw1 P396 ws6489664 u1", /* H200 auto bwd congruent 16384x4097 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm25992 st0/0 w1 dw1 P660 ws7621696 u1", /* H200 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm36936 st0/0 w1 dw1 P396 ws6489664 u1", /* H200 auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm65536 st0/0 w1 dw1 P132 ws4324864 u1", /* H200 auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm81920 st0/0 w1 dw1 P132 ws4324864 u1", /* H200 auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd 16384x4100 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm32832 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4736 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
@@ -454,16 +455,16 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 4000x2881 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2881 sm23104 st0/0 w1 dw1 P740 ws8527776 u1", /* B200 auto bwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2881 sm25992 st0/0 w1 dw1 P740 ws8527776 u1", /* B200 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fused fwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2887 sm23104 st0/0 w1 dw1 P740 ws8545536 u1", /* B200 auto fused bwd congruent 32768x2887 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4097 sm32832 st0/0 w1 dw1 P444 ws7276288 u1", /* B200 auto bwd congruent 16384x4097 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2887 sm25992 st0/0 w1 dw1 P740 ws8545536 u1", /* B200 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4097 sm36936 st0/0 w1 dw1 P444 ws7276288 u1", /* B200 auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8191 sm65536 st0/0 w1 dw1 P148 ws4849088 u1", /* B200 auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8191 sm81920 st0/0 w1 dw1 P148 ws4849088 u1", /* B200 auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1480 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd 16384x4100 bf16 */
-    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm32832 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
@@ -489,7 +490,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2887 sm11552 st0/0 w1 dw1 P850 ws9815816", /* RTX5090 auto fused bwd congruent 32768x2887 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g510 s4 ch4097 sm16416 st0/0 w1 dw1 P510 ws8357896", /* RTX5090 auto bwd congruent 16384x4097 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 8192x8191 f32 */
-    "bwd_row/persistent t512 r1 c1 k1 g170 s4 ch8191 sm65536 st0/0 w1 dw1 P170 ws5569896 u1", /* RTX5090 auto bwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g170 s4 ch8191 sm81920 st0/0 w1 dw1 P170 ws5569896 u1", /* RTX5090 auto bwd congruent 8192x8191 f32 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 65536x1023 bf16 */
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1700 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd 16384x4100 bf16 */
