@@ -101,10 +101,10 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
 fusednorm_status allow_smem(const void *kernel, size_t bytes) {
   /* Dynamic + static (<= 1 KB here) must fit the default 48 KB, or opt in. */
   if (bytes + 1024 <= 48 * 1024) return FUSEDNORM_OK;
-  /* One slot per kernel instance (fewer than 128 exist, kernels/cuda/README.md); a kernel
+  /* One slot per kernel instance (fewer than 256 exist, kernels/cuda/README.md); a kernel
    * without a slot would still get its attribute set, every time. */
-  static std::atomic<size_t> granted[128];
-  static std::atomic<const void *> keys[128];
+  static std::atomic<size_t> granted[256];
+  static std::atomic<const void *> keys[256];
   int slot = -1;
   for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); ++i) {
     const void *k = keys[i].load();

@@ -17,9 +17,10 @@
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
  *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
- *   offsets, congruent and not, every mode or the one of --mode; its own line of the GPU suite,
- *   for its own time limit). The default run meets the head-split kernels too: its odd widths
- *   (7, 127) of unstrided variants and its misaligned pass are congruent rows.
+ *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
+ *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
+ *   kernels too: its odd widths (7, 127) of unstrided variants and its misaligned pass are
+ *   congruent rows.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -355,9 +356,10 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
  *     the weight elsewhere: congruent where the engine's strides agree (its unstrided variants),
  *     not where they differ (its strided ones: N+3 in, N+5 out);
  *   OFFS_APART: row tensors at different offsets: never congruent;
- * for AUTO and every forced mode (one forced by --mode: that mode only). --quick (the suite's
- * compute-sanitizer run): AUTO in both patterns and the two modes whose families have head-split
- * instances (persistent, multi_wave_cached) congruent, over the first kQuickNs widths. */
+ * AUTO in both patterns, every forced mode congruent (the generic path of rows apart is the
+ * misaligned pass's); --mode=NAME: that mode in both. --quick (the suite's compute-sanitizer
+ * run): AUTO and the two modes whose families have head-split instances (persistent,
+ * multi_wave_cached), over the first kQuickNs widths. */
 static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 1025, 2887, 8191};
 #define kQuickNs 5
 
@@ -367,8 +369,9 @@ static int run_unaligned(fn_backend *b, cuda_ctx *c, const fn_engine_opts *o, in
   for (int pat = 0; pat < 2; ++pat)
     for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
       if (forced_only && m != (int)o->mode) continue;
-      if (o->quick && !forced_only && m != FUSEDNORM_MODE_AUTO &&
-          (pat || (m != FUSEDNORM_MODE_PERSISTENT && m != FUSEDNORM_MODE_MULTI_WAVE_CACHED)))
+      if (pat && m != FUSEDNORM_MODE_AUTO && !forced_only) continue;
+      if (o->quick && !forced_only && m != FUSEDNORM_MODE_AUTO && m != FUSEDNORM_MODE_PERSISTENT &&
+          m != FUSEDNORM_MODE_MULTI_WAVE_CACHED)
         continue;
       fn_engine_opts om = *o;
       om.mode = (fusednorm_mode)m;

@@ -2,16 +2,13 @@
 # GPU suite section: the C API's CUDA backend (kernels/).
 #   test_cuda          the full engine matrix on CUDA vs the float64 reference, bitwise
 #                      run-to-run determinism (kernels/tests/test_cuda.c)
-#   test_cuda --unaligned  odd widths and per-tensor offsets (congruent: the head-split kernels;
-#                      apart: the generic path) in every mode vs the float64 reference
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
-#   memcheck           compute-sanitizer memcheck over test_cuda --quick and over its unaligned
-#                      section (out-of-bounds and misaligned accesses, leaks, API errors)
+#   memcheck           compute-sanitizer memcheck over test_cuda --quick (out-of-bounds and
+#                      misaligned accesses, leaks, API errors)
 . "$(dirname "$0")/common.sh"
 suite_require "$BUNDLE/bin/test_cuda" "$BUNDLE/bin/test_cpu" || exit 0
 
 suite_check "test_cuda" --timeout 420 -- "$BUNDLE/bin/test_cuda"
-suite_check "test_cuda --unaligned" --timeout 420 -- "$BUNDLE/bin/test_cuda" --unaligned
 suite_check "test_cpu --quick" --timeout 240 -- "$BUNDLE/bin/test_cpu" --quick
 
 san="$(command -v compute-sanitizer || true)"
@@ -20,10 +17,7 @@ for d in /usr/local/cuda/bin /usr/local/cuda/compute-sanitizer; do
 done
 if [ -z "$san" ]; then
   suite_row "memcheck test_cuda --quick" FAIL "compute-sanitizer not found (PATH, /usr/local/cuda)"
-  suite_row "memcheck test_cuda --unaligned --quick" FAIL "compute-sanitizer not found (PATH, /usr/local/cuda)"
 else
   suite_check "memcheck test_cuda --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --quick
-  suite_check "memcheck test_cuda --unaligned --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
-    "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --unaligned --quick
 fi
