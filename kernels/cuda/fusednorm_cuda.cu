@@ -101,10 +101,10 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
 fusednorm_status allow_smem(const void *kernel, size_t bytes) {
   /* Dynamic + static (<= 1 KB here) must fit the default 48 KB, or opt in. */
   if (bytes + 1024 <= 48 * 1024) return FUSEDNORM_OK;
-  /* One slot per kernel instance (fewer than 128 exist, kernels/cuda/README.md); a kernel
+  /* One slot per kernel instance (fewer than 256 exist, kernels/cuda/README.md); a kernel
    * without a slot would still get its attribute set, every time. */
-  static std::atomic<size_t> granted[128];
-  static std::atomic<const void *> keys[128];
+  static std::atomic<size_t> granted[256];
+  static std::atomic<const void *> keys[256];
   int slot = -1;
   for (int i = 0; i < (int)(sizeof keys / sizeof keys[0]); ++i) {
     const void *k = keys[i].load();
@@ -283,7 +283,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused); break;
     case FUSEDNORM_KERNEL_FWD_ROW:
       kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused,
-                                  p->has_weight && p->w_dtype == FUSEDNORM_F32);
+                                  p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC: kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread); break;
     default: break; /* a backward family: a bug in select.c */
@@ -298,7 +298,7 @@ fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem 
   if (st != FUSEDNORM_OK) return st;
   *bytes = 0;
   if (p->rows == 0) return FUSEDNORM_OK;
-  const fusednorm_layout aligned = {1};
+  const fusednorm_layout aligned = {1, 1};
   fusednorm_launch plan;
   st = make_plan(p, 1, device, aligned, &plan);
   if (st == FUSEDNORM_OK) *bytes = plan.workspace_bytes;
@@ -348,7 +348,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     const void *kernel = nullptr;
     switch (plan.kernel) {
       case FUSEDNORM_KERNEL_BWD_PIPE: kernel = fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr); break;
-      case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
+      case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0); break;
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       default: break; /* a forward family: a bug in select.c */
     }

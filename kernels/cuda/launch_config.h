@@ -91,16 +91,27 @@ static inline int fn_fwd_pipe_fits(int cache, int team, int64_t slots, int fused
  * per x element. */
 #define FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize) \
   ((s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
+/* The head-split instances (U, rmsnorm_fwd_row.cu with rmsnorm_unaligned.cuh) read the weight
+ * element-wise, and with a 16-bit x, a 16-bit weight and S = 4 spilled 368 bytes at 64
+ * registers (1024 threads; ptxas, nvcc 13.0, sm_90a): 512 there; the other bounds as aligned
+ * (f32 x at S = 4 without the fused add: 61-64 registers, no spills). */
+#define FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xsize, u) \
+  ((u) ? ((s) <= 2 || (!(fused) && (xsize) == 4) ? 1024 : 512) : FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize))
 /* Slots per thread of the lean forward for a row of `slots` vector slots over `team` threads:
  * the smallest S in {1, 2, 4} that holds the whole row within the launch bound, else 0. (No
  * S = 8: 101-172 registers, and 4 per thread at up to 1024 threads already covers what AUTO
  * gives it.) */
-static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, int xsize) {
+static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, int xsize, int unaligned) {
   int s;
   for (s = 1; s <= 4; s *= 2)
-    if ((int64_t)s * team >= slots && team <= FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize)) return s;
+    if ((int64_t)s * team >= slots && team <= FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xsize, unaligned)) return s;
   return 0;
 }
+
+/* Dynamic shared memory of the head-split lean backward (rmsnorm_bwd_row.cu rms_norm_bwd_row_u):
+ * the fp32 effective weight and the CTA's dw, column c of each at c + c/vec (bank-conflict
+ * padding), each slots x (vec + 1) floats. */
+static inline int64_t fn_u_bwd_smem(int64_t n, int vec) { return 2 * ((n + vec - 1) / vec) * (vec + 1) * 4; }
 
 /* Registers of the row-pipelined row-packed backward (rmsnorm_bwd.cu rms_norm_bwd_pipe; ptxas,
  * nvcc 13.0, sm_90a), with and without the fused add's ds. */

@@ -14,6 +14,7 @@
 #include "kernels/cuda/rmsnorm_bwd_slot.cuh"
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -94,24 +95,127 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
   }
 }
 
-template <typename T>
-static const void *bwd_row_kernel_for(int cache, bool has_ds) {
-  switch (cache) {
-    case 1: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, true>)
-                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, false>);
-    case 2: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 2, true>)
-                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 2, false>);
-    case 4: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 4, true>)
-                          : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 4, false>);
+/* The head-split instance (rmsnorm_unaligned.cuh): congruent rows that are not 16-byte aligned,
+ * or n not a multiple of the vector. A thread's columns move with each row's head, so neither the
+ * weight nor dw can stay in a thread's registers: the fp32 effective weight (n floats) and the
+ * CTA's dw live in shared memory, read and updated element by element, column c at c + c/N
+ * (fn_u_smem_index): the lanes of a warp read element e of slots N columns apart, which unpadded
+ * would put every fourth (N = 8) or eighth (N = 4) lane on one bank; padded, they are N + 1
+ * floats apart, an odd stride, on distinct banks. Each column of dw is still the fmaf chain over the CTA's rows in
+ * grid-stride order (what the registers of the aligned kernel hold): a thread updates a column in
+ * row i's dx pass, before it reaches row i+1's reduction barrier, after which another thread
+ * may update it; the partial row is then written in column order. The grid is the aligned plan's
+ * (no rounding), and dw_reduce sums the partial rows in their fixed order as always. */
+template <typename T, int S, bool HAS_DS>
+__global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const BwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  extern __shared__ float dyn_smem[];
+  float *const wsm = dyn_smem;
+  float *const dwsm = dyn_smem + (p.n + N - 1) / N * (N + 1); /* fn_u_bwd_smem: two padded arrays */
+  auto at = [](int c) { return c + c / N; };
+  __shared__ PaddedRed red;
+  const int step = blockDim.x * N, col0 = threadIdx.x * N;
+  red.zero();
+  for (int c = threadIdx.x; c < p.n; c += blockDim.x) {
+    float wv[1];
+    load_weight<1>(wv, p.w, p.w_dtype, p.offset, c, p.n, false);
+    wsm[at(c)] = wv[0];
+    dwsm[at(c)] = 0.0f;
   }
-  return nullptr;
+  __syncthreads();
+
+  int parity = 0;
+  for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
+    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
+    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
+    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
+    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    const float rs = p.rstd[row];
+    const RowSplit sp = row_split<T>(dyr, p.n);
+    const int c0 = sp.h + col0;
+    V cdy[S], cs[S], cds[S];
+    float edy = 0.0f, es = 0.0f, eds = 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = c0 + k * step;
+      if (col + N <= p.n) {
+        ld16(cdy[k].w, dyr + col);
+        ld16(cs[k].w, sr + col);
+        if (HAS_DS) ld16(cds[k].w, dsr + col);
+      }
+    }
+    if (sp.ecol >= 0) {
+      edy = ld_elem(dyr, sp.ecol);
+      es = ld_elem(sr, sp.ecol);
+      if (HAS_DS) eds = ld_elem(dsr, sp.ecol);
+    }
+    float dot = 0.0f;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = c0 + k * step;
+      if (col + N <= p.n) {
+        float wv[N];
+#pragma unroll
+        for (int e = 0; e < N; ++e) wv[e] = wsm[at(col + e)];
+        dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
+      }
+    }
+    if (sp.ecol >= 0) dot = elem_dot(edy, es, wsm[at(sp.ecol)], rs, dot);
+    const float mean_gn = red.sum(dot, parity) / (float)p.n;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = c0 + k * step;
+      if (col + N <= p.n) {
+        float wv[N], dw[N];
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          wv[e] = wsm[at(col + e)];
+          dw[e] = dwsm[at(col + e)];
+        }
+        V dxv;
+        slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dw);
+        st16(dxr + col, dxv.w);
+#pragma unroll
+        for (int e = 0; e < N; ++e) dwsm[at(col + e)] = dw[e];
+      }
+    }
+    if (sp.ecol >= 0) {
+      float dw = dwsm[at(sp.ecol)];
+      st_elem(dxr, sp.ecol, elem_dx<T>(edy, es, eds, HAS_DS, wsm[at(sp.ecol)], rs, mean_gn, p.llama, dw));
+      dwsm[at(sp.ecol)] = dw;
+    }
+  }
+  __syncthreads(); /* the last row's dw updates, made by whichever threads owned the columns */
+  float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
+  for (int c = threadIdx.x; c < p.n; c += blockDim.x) wsrow[c] = dwsm[at(c)];
 }
 
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds) {
+#define FN_BWD_ROW_INSTANCE(name)                                                                   \
+  template <typename T> static const void *name##_for(int cache, bool has_ds) {                    \
+    switch (cache) {                                                                              \
+      case 1: return has_ds ? reinterpret_cast<const void *>(&name<T, 1, true>)                   \
+                            : reinterpret_cast<const void *>(&name<T, 1, false>);                 \
+      case 2: return has_ds ? reinterpret_cast<const void *>(&name<T, 2, true>)                   \
+                            : reinterpret_cast<const void *>(&name<T, 2, false>);                 \
+      case 4: return has_ds ? reinterpret_cast<const void *>(&name<T, 4, true>)                   \
+                            : reinterpret_cast<const void *>(&name<T, 4, false>);                 \
+    }                                                                                             \
+    return nullptr;                                                                               \
+  }
+FN_BWD_ROW_INSTANCE(rms_norm_bwd_row)
+FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
+#undef FN_BWD_ROW_INSTANCE
+
+template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned) {
+  return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
+}
+
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds);
-    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds);
-    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds);
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned);
+    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned);
   }
   return nullptr;
 }

@@ -16,6 +16,7 @@
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -67,8 +68,54 @@ __device__ __forceinline__ void weight_of(float (&wv)[Vec<T>::N], const WRaw<T, 
   for (int e = 0; e < N; ++e) wv[e] += offset;
 }
 
-template <typename T, int S, bool FUSED, bool W32>
-__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T))) rms_norm_fwd_row(const FwdParams p) {
+/* The raw weight bits of a slot read element-wise (the U instances: the slot's columns start
+ * wherever the row's head puts them), in WRaw's layout. */
+template <typename T, bool W32>
+__device__ __forceinline__ void load_wraw_elems(WRaw<T, W32> &o, const void *w, int col) {
+  constexpr int N = Vec<T>::N;
+  if constexpr (W32) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) o.w[e] = ld_wbits<true>(w, col + e);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) o.w[i] = ld_wbits<false>(w, col + 2 * i) | (ld_wbits<false>(w, col + 2 * i + 1) << 16);
+  }
+}
+
+/* The same, as wide as the slot's weight address allows: `wal` is its alignment in bytes (16, 8,
+ * 4 or 2), the same for every slot of a row (slots are 16-byte steps of x, N weight elements
+ * apart). A row's weight bytes then take W/4 16-byte, W/2 8-byte or W 4-byte loads rather than N
+ * element loads (each touches the same cache lines; fewer L1 wavefronts per slot). */
+template <typename T, bool W32>
+__device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int col, int wal) {
+  constexpr int W = WRaw<T, W32>::W;
+  /* The slot's first weight byte (col may be odd: no word arithmetic on the weight pointer). */
+  const uint32_t *q = reinterpret_cast<const uint32_t *>(static_cast<const char *>(w) + (int64_t)col * (W32 ? 4 : 2));
+  if (wal >= 16 && W % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < W / 4; ++i) {
+      const uint4 a = __ldg(reinterpret_cast<const uint4 *>(q) + i);
+      o.w[4 * i] = a.x; o.w[4 * i + 1] = a.y; o.w[4 * i + 2] = a.z; o.w[4 * i + 3] = a.w;
+    }
+  } else if (wal >= 8) {
+#pragma unroll
+    for (int i = 0; i < W / 2; ++i) {
+      const uint2 a = __ldg(reinterpret_cast<const uint2 *>(q) + i);
+      o.w[2 * i] = a.x; o.w[2 * i + 1] = a.y;
+    }
+  } else if (wal >= 4) {
+#pragma unroll
+    for (int i = 0; i < W; ++i) o.w[i] = __ldg(q + i);
+  } else {
+    load_wraw_elems(o, w, col);
+  }
+}
+
+/* U: the head-split instance (rmsnorm_unaligned.cuh) for congruent rows that are not 16-byte
+ * aligned or whose n is not a multiple of the vector; U = false is the aligned kernel, unchanged
+ * (every U addition below is a constexpr branch). */
+template <typename T, int S, bool FUSED, bool W32, bool U>
+__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U)) rms_norm_fwd_row(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   __shared__ PaddedRed red;
@@ -82,28 +129,58 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
     const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
     T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
     T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    /* U: the interior starts at the row's head h; a slot is whole or not there. */
+    RowSplit sp = {0, -1};
+    if constexpr (U) sp = row_split<T>(xr, p.n);
+    const int c0 = sp.h + col0;
+    int wal = 16; /* U: the alignment of the row's slots' weight (load_wraw_u) */
+    if constexpr (U) {
+      const unsigned a = (unsigned)((uintptr_t)p.w + (uintptr_t)sp.h * (W32 ? 4u : 2u)) & 15u;
+      wal = a == 0 ? 16 : (a & 7) == 0 ? 8 : (a & 3) == 0 ? 4 : 2;
+    }
     V xv[S], rv[S];
     WRaw<T, W32> wr[S];
+    float ex = 0.0f, er = 0.0f; /* U: this thread's edge element */
+    uint32_t ew = 0;
     /* Every load of the row (x, r, the weight) is issued before the first use. */
 #pragma unroll
     for (int k = 0; k < S; ++k) {
-      const int col = col0 + k * step;
-      if (col < p.n) {
+      const int col = c0 + k * step;
+      if (U ? col + N <= p.n : col < p.n) {
         ld16(xv[k].w, xr + col);
         if (FUSED) ld16(rv[k].w, rr + col);
-        if (has_w) load_wraw(wr[k], p.w, col);
+        if (has_w) {
+          if constexpr (U) load_wraw_u(wr[k], p.w, col, wal);
+          else load_wraw(wr[k], p.w, col);
+        }
+      }
+    }
+    if constexpr (U) {
+      if (sp.ecol >= 0) {
+        ex = ld_elem(xr, sp.ecol);
+        if (FUSED) er = ld_elem(rr, sp.ecol);
+        if (has_w) ew = ld_wbits<W32>(p.w, sp.ecol);
       }
     }
     float ss = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
-      const int col = col0 + k * step;
-      if (col < p.n) {
+      const int col = c0 + k * step;
+      if (U ? col + N <= p.n : col < p.n) {
         if (FUSED) {
           add_residual(xv[k], rv[k]); /* s replaces x */
           st16(ror + col, xv[k].w);
         }
         ss = add_squares(xv[k], ss);
+      }
+    }
+    if constexpr (U) {
+      if (sp.ecol >= 0) {
+        if (FUSED) {
+          ex = round_to<T>(ex + er);
+          st_elem(ror, sp.ecol, ex);
+        }
+        ss = fmaf(ex, ex, ss);
       }
     }
     const float rstd = rstd_of(red.sum(ss, parity), p.n, p.eps);
@@ -112,8 +189,8 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
       constexpr bool L = decltype(llama_c)::value;
 #pragma unroll
       for (int k = 0; k < S; ++k) {
-        const int col = col0 + k * step;
-        if (col < p.n) {
+        const int col = c0 + k * step;
+        if (U ? col + N <= p.n : col < p.n) {
           V yv;
           float wv[N];
           weight_of<T, W32>(wv, wr[k], has_w, wbf16, p.offset);
@@ -121,33 +198,42 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
           st16(yr + col, yv.w);
         }
       }
+      if constexpr (U) {
+        if (sp.ecol >= 0)
+          st_elem(yr, sp.ecol, normalize_elem<T, L>(ex, wbits_eff<W32>(ew, has_w, wbf16, p.offset), rstd));
+      }
     });
   }
 }
 
-template <typename T, int S>
+template <typename T, int S, bool U>
 static const void *fwd_row_kernel_s(bool fused, bool w32) {
-  if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, true>)
-                        : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, false>);
-  return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, true>)
-             : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, false>);
+  if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, true, U>)
+                        : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, false, U>);
+  return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, true, U>)
+             : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, false, U>);
 }
 
-template <typename T>
+template <typename T, bool U>
 static const void *fwd_row_kernel_for(int cache, bool fused, bool w32) {
   switch (cache) {
-    case 1: return fwd_row_kernel_s<T, 1>(fused, w32);
-    case 2: return fwd_row_kernel_s<T, 2>(fused, w32);
-    case 4: return fwd_row_kernel_s<T, 4>(fused, w32);
+    case 1: return fwd_row_kernel_s<T, 1, U>(fused, w32);
+    case 2: return fwd_row_kernel_s<T, 2, U>(fused, w32);
+    case 4: return fwd_row_kernel_s<T, 4, U>(fused, w32);
   }
   return nullptr;
 }
 
-const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32) {
+template <typename T>
+static const void *fwd_row_kernel_u(int cache, bool fused, bool w32, bool unaligned) {
+  return unaligned ? fwd_row_kernel_for<T, true>(cache, fused, w32) : fwd_row_kernel_for<T, false>(cache, fused, w32);
+}
+
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_row_kernel_for<float>(cache, fused, w32);
-    case FUSEDNORM_F16: return fwd_row_kernel_for<__half>(cache, fused, w32);
-    case FUSEDNORM_BF16: return fwd_row_kernel_for<__nv_bfloat16>(cache, fused, w32);
+    case FUSEDNORM_F32: return fwd_row_kernel_u<float>(cache, fused, w32, unaligned);
+    case FUSEDNORM_F16: return fwd_row_kernel_u<__half>(cache, fused, w32, unaligned);
+    case FUSEDNORM_BF16: return fwd_row_kernel_u<__nv_bfloat16>(cache, fused, w32, unaligned);
   }
   return nullptr;
 }

@@ -87,16 +87,18 @@ const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
- * without the fused add, with a 4-byte (w32) or 16-bit / no weight; NULL otherwise. */
-const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32);
+ * without the fused add, with a 4-byte (w32) or 16-bit / no weight, aligned or head-split
+ * (`unaligned`, rmsnorm_unaligned.cuh); NULL otherwise. */
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned);
 /* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
  * the fused add) and 4 (aligned rows, n a multiple of the vector width, no fused add); NULL
  * otherwise. */
 const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
-/* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4; NULL otherwise. */
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds);
+/* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or
+ * head-split (`unaligned`); NULL otherwise. */
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */

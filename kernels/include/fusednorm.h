@@ -81,13 +81,16 @@ typedef enum {
   FUSEDNORM_MODE_AUTO = 0,               /* the plan picks (fusednorm_select_launch) */
   FUSEDNORM_MODE_PERSISTENT = 1,         /* one row per CTA at a time, grid = resident CTAs, the row in
                                             registers: forward row-pipelined (<= 4 slots per thread),
-                                            backward lean (16-byte aligned rows, a weight) */
+                                            backward lean (a weight; rows 16-byte aligned, or congruent
+                                            modulo 16 bytes with the weight and dw fitting shared
+                                            memory twice over: fusednorm_layout) */
   FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* the general kernels: any alignment and width; forward one CTA
                                             per row reading it twice (L2) up to 1792/2048 slots, beyond
                                             (and always in the backward) a persistent grid with the
                                             slots beyond the register cache re-read */
-  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers, 16-byte
-                                            aligned rows and n a multiple of 16 bytes */
+  FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers; rows
+                                            16-byte aligned, or congruent modulo 16 bytes (a scalar head
+                                            and tail per row: fusednorm_layout) */
   FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward 16-bit
                                             n <= 256 / f32 n <= 128 */
@@ -205,10 +208,15 @@ typedef struct {
 
 /* The tensors' layout, as far as the plan depends on it. aligned16: every row start of every
  * tensor the launch reads or writes (x/residual/y/residual_out, or dy/s/ds/dx) and the weight
- * are 16-byte aligned; the fusednorm_*_layout functions below compute it from the arguments, the
- * same way for both directions. */
+ * are 16-byte aligned. congruent16: every such row tensor has the same base address modulo 16
+ * bytes and the same row stride in bytes modulo 16, so every row starts the same number of bytes
+ * off a 16-byte boundary in all of them (a row-dependent head of fewer than one vector before an
+ * aligned interior; the weight may lie anywhere). aligned16 implies congruent16 for the rows. The
+ * fusednorm_*_layout functions below compute both from the arguments, the same way for both
+ * directions; a layout with congruent16 = 0 and aligned16 = 1 is read as congruent. */
 typedef struct {
   int aligned16;
+  int congruent16;
 } fusednorm_layout;
 
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -237,6 +245,9 @@ typedef struct {
                                 shared memory (1) or in the CTA's workspace row (0) */
   int64_t partial_rows;      /* backward with weight: rows of n fp32 partial dw in the workspace */
   size_t workspace_bytes;    /* backward: bytes the workspace must have (0 without weight or rows) */
+  int unaligned;             /* FWD_ROW / BWD_ROW: the head-split instance (congruent rows not
+                                16-byte aligned, or n not a multiple of the vector): a scalar
+                                head and tail per row around the vector interior; else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

@@ -80,7 +80,11 @@
  * 8192 x 8192 3958 vs 3492; fused add bf16 131072 x 512 4009 vs persistent 3818, 65536 x 1024
  * 3999 vs reload 3944, 32768 x 4096 4043 vs 3987, 8192 x 16384 4006 vs persistent 3620. At 64
  * slots the plain forward keeps the pipelined persistent kernel: 131072 x 512 3391 vs 3116.
- * Misaligned rows keep the rules below (the generic cached kernel is slower than reload). */
+ * Misaligned rows keep the rules below (the generic cached kernel is slower than reload).
+ * Rows congruent modulo 16 bytes but not aligned, or n not a multiple of the vector, take the
+ * head-split instance (rmsnorm_unaligned.cuh) at the same thresholds: the aligned measurements
+ * carried over, not yet measured on their own (issue 14: the generic path ran 4000 x ~2900 at
+ * 0.59x fwd / 0.68x bwd of the best peer). */
 #define FN_AUTO_FWD_ROW_MIN_SLOTS 65
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
@@ -151,15 +155,41 @@ static int aligned16(const void *ptr, int64_t stride, size_t elem) {
   return ptr == NULL || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
 }
 
+/* Congruence of the row tensors modulo 16 bytes (fusednorm_layout.congruent16): the first
+ * tensor's base and stride residues, each further tensor compared with them. Element-aligned
+ * pointers only: the head-split kernels count the head in elements. (With rows addressed through
+ * several leading dimensions, every leading stride would have to agree modulo 16 the same way.) */
+typedef struct {
+  int seen, ok;
+  unsigned base, stride;
+} congruence;
+
+static void congruent_add(congruence *c, const void *ptr, int64_t stride, size_t elem) {
+  const unsigned b = (unsigned)((uintptr_t)ptr % 16), s = (unsigned)(((uint64_t)stride * elem) % 16);
+  if (ptr == NULL || !c->ok) return;
+  if ((uintptr_t)ptr % elem != 0) c->ok = 0;
+  else if (!c->seen) c->seen = 1, c->base = b, c->stride = s;
+  else if (b != c->base || s != c->stride) c->ok = 0;
+}
+
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                           fusednorm_layout *out) {
   size_t xs;
+  congruence c = {0, 1, 0, 0};
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
   out->aligned16 = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
                    (!p->has_residual || (aligned16(a->residual, a->residual_stride, xs) &&
                                          aligned16(a->residual_out, a->residual_out_stride, xs))) &&
                    aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  congruent_add(&c, a->x, a->x_stride, xs);
+  congruent_add(&c, a->y, a->y_stride, xs);
+  if (p->has_residual) {
+    congruent_add(&c, a->residual, a->residual_stride, xs);
+    congruent_add(&c, a->residual_out, a->residual_out_stride, xs);
+  }
+  if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
+  out->congruent16 = c.ok;
   return FUSEDNORM_OK;
 }
 
@@ -167,12 +197,19 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
                                            fusednorm_layout *out) {
   size_t xs;
   const void *ds;
+  congruence c = {0, 1, 0, 0};
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
   ds = p->has_residual ? a->ds : NULL;
   out->aligned16 = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
                    aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
                    aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  congruent_add(&c, a->dy, a->dy_stride, xs);
+  congruent_add(&c, a->s, a->s_stride, xs);
+  congruent_add(&c, a->dx, a->dx_stride, xs);
+  if (ds != NULL) congruent_add(&c, ds, a->ds_stride, xs);
+  if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
+  out->congruent16 = c.ok;
   return FUSEDNORM_OK;
 }
 
@@ -182,6 +219,7 @@ typedef struct {
   const fusednorm_problem *p;
   const fusednorm_device_info *d;
   int backward, aligned, fused, w32, xs, vec;
+  int congruent; /* rows congruent modulo 16 bytes (aligned rows are): the head-split lean kernels */
   int64_t slots; /* vector slots of a row */
 } ctx;
 
@@ -247,6 +285,7 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->dw_smem = 0;
   l->partial_rows = 0;
   l->workspace_bytes = 0;
+  l->unaligned = 0;
 }
 
 /* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
@@ -304,12 +343,14 @@ static int fwd_persistent(const ctx *c, fusednorm_launch *l) {
  * FN_TARGET_CACHE slots per thread (fewer where the row is narrow). */
 static int fwd_row(const ctx *c, fusednorm_launch *l) {
   const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
+  const int whole = c->aligned && c->p->n % c->vec == 0; /* else the head-split instance */
   int s;
-  if (!c->aligned || c->p->n % c->vec != 0 || t > 1024) return 0;
-  s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs);
+  if ((!whole && !c->congruent) || t > 1024) return 0;
+  s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs, !whole);
   if (s == 0) return 0;
   plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_CACHED, FUSEDNORM_KERNEL_FWD_ROW, (int)t);
   l->slots_per_thread = s;
+  l->unaligned = !whole;
   l->grid = grid_of(c->p->rows, INT_MAX);
   return 1;
 }
@@ -397,7 +438,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
  * the layout)? */
 static int fwd_row_holds(const ctx *c) {
   const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
-  return t <= 1024 && fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs) != 0;
+  return t <= 1024 && fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs, 0) != 0;
 }
 
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
@@ -491,10 +532,24 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
   l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0));
   bwd_smem(c, l, cache);
   lean = l->weight_smem && c->aligned && c->p->n % c->vec == 0;
+  /* The head-split instance (congruent rows, or n not a multiple of the vector): a row's columns
+   * move with its head, so dw accumulates in shared memory beside the staged weight (both
+   * padded: fn_u_bwd_smem), where that costs no residency. */
+  if (!lean && l->weight_smem && c->congruent) {
+    const int64_t bytes = fn_u_bwd_smem(c->p->n, c->vec);
+    if (bwd_resident(c, l, cache) * (bytes + FN_SMEM_RESERVE_PER_CTA) <= (int64_t)c->d->smem_per_sm &&
+        smem_ok(c, bytes)) {
+      lean = 2; /* (applied below, once the generic kernel is not what was asked for) */
+    }
+  }
   if (want == FUSEDNORM_KERNEL_BWD_ROW && !lean) return 0;
   if (lean && want != FUSEDNORM_KERNEL_BWD_GENERIC) {
     l->mode = FUSEDNORM_MODE_PERSISTENT;
     l->kernel = FUSEDNORM_KERNEL_BWD_ROW;
+    if (lean == 2) {
+      l->unaligned = 1;
+      l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
+    }
   }
   set_workspace(c, l, l->grid, 0);
   return 1;
@@ -588,6 +643,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.d = dev;
   c.backward = backward != 0;
   c.aligned = layout->aligned16 != 0;
+  c.congruent = c.aligned || layout->congruent16 != 0;
   c.fused = p->has_residual != 0;
   c.w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
   c.xs = (int)fusednorm_dtype_size(p->x_dtype);

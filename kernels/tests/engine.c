@@ -381,9 +381,11 @@ int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
   tally t;
   memset(&t, 0, sizeof t);
   int shape_idx = 0, index = 0;
+  const int64_t *ns = o->ns ? o->ns : Ns;
+  const size_t n_ns = o->ns ? (size_t)o->n_ns : sizeof Ns / sizeof *Ns;
   for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; ++mi)
-    for (size_t ni = 0; ni < sizeof Ns / sizeof *Ns; ++ni, ++shape_idx) {
-      int64_t M = Ms[mi], N = Ns[ni], e = M * N;
+    for (size_t ni = 0; ni < n_ns; ++ni, ++shape_idx) {
+      int64_t M = Ms[mi], N = ns[ni], e = M * N;
       if (e > (1 << 25) && !o->big) continue; /* 4096 x 65536: GPU suite (--big) only */
       /* Every variant on small shapes; on larger ones a rotating subset, so that every variant
        * still meets large shapes somewhere in the matrix. */

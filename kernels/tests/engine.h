@@ -39,6 +39,9 @@ typedef struct {
                            kept for callers that only have merged statistics); they assume the naive
                            formula's rounding order and reject correct alternative orders */
   int repeat;           /* --repeat=R: the caller runs R seeds (seed, seed+1, ...); 1 by default */
+  const int64_t *ns;    /* non-NULL: these widths instead of the matrix's (n_ns of them; a backend's
+                           own section, e.g. test_cuda's odd widths for the head-split kernels) */
+  int n_ns;
 } fn_engine_opts;
 
 /* A fresh nonzero seed (time, clock, address). */

@@ -13,12 +13,17 @@
  * adapter checks that the entry point returns FUSEDNORM_ERR_MODE_UNSUPPORTED, runs the case in
  * AUTO and counts it; the count is printed per mode.
  *
- * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd]
+ * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd | --unaligned]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
  *   --wide-fwd: only the few-wide-rows section (wide_fwd_section): forced WIDE (aligned and
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
+ *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
+ *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
+ *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
+ *   kernels too: its odd widths (7, 127) of unstrided variants and its misaligned pass are
+ *   congruent rows.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -41,7 +46,13 @@
 
 typedef struct {
   cudaStream_t stream;
-  int misalign;         /* 1: every device tensor pointer one element past a 16-byte boundary */
+  int misalign;         /* device tensor offsets from a 16-byte boundary (tensor_offset): */
+#define OFFS_NONE 0      /*   none */
+#define OFFS_ONE 1       /*   every tensor one element past (the workspace 4 bytes) */
+#define OFFS_CONGRUENT 2 /*   every row tensor `head` elements past (congruent16 where the row
+                              strides agree modulo 16 bytes), the weight elsewhere */
+#define OFFS_APART 3     /*   row tensors 1, 2, 3, 1 elements past: never congruent */
+  int head;             /* OFFS_CONGRUENT: elements past the boundary, per case */
   int fallbacks;        /* forced-mode cases the family cannot run, run in AUTO */
   int bad_status;       /* such cases where the entry point did not say MODE_UNSUPPORTED */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
@@ -85,10 +96,29 @@ static fusednorm_status dev_alloc(dbuf *b, size_t bytes, size_t misalign, cuda_c
 }
 
 /* Upload (NULL host pointer: nothing to upload, device pointer stays NULL). */
-static fusednorm_status dev_in(dbuf *b, const void *host, size_t bytes, size_t elem, cuda_ctx *c) {
+/* A device tensor's role, for its offset: the k-th row tensor of a call (x, residual, y,
+ * residual_out; dy, s, ds, dx), the weight or dw, or rstd. */
+#define ROLE_W 8
+#define ROLE_RSTD 9
+static size_t tensor_offset(const cuda_ctx *c, int role, size_t elem) {
+  switch (c->misalign) {
+    case OFFS_ONE: return elem;
+    case OFFS_CONGRUENT: return role < ROLE_W ? (size_t)c->head * elem : role == ROLE_W ? elem * (c->head == 1 ? 2 : 1) : 4;
+    case OFFS_APART: return role < ROLE_W ? (size_t)(1 + role % 4 % 3) * elem : 0;
+    default: return 0;
+  }
+}
+/* OFFS_CONGRUENT's head for a case: 1 .. vector - 1 elements, varied over the shapes (fixed for a
+ * case, so that its determinism check compares like with like). */
+static void set_head(cuda_ctx *c, const fusednorm_problem *p) {
+  const int vec = 16 / (int)fusednorm_dtype_size(p->x_dtype);
+  c->head = 1 + (int)((p->rows * 31 + p->n) % (vec - 1));
+}
+
+static fusednorm_status dev_in(dbuf *b, const void *host, size_t bytes, size_t elem, int role, cuda_ctx *c) {
   memset(b, 0, sizeof *b);
   if (host == NULL || bytes == 0) return FUSEDNORM_OK;
-  fusednorm_status st = dev_alloc(b, bytes, c->misalign ? elem : 0, c);
+  fusednorm_status st = dev_alloc(b, bytes, tensor_offset(c, role, elem), c);
   if (st != FUSEDNORM_OK) return st;
   CUDACHECK(cudaMemcpyAsync(b->ptr, host, bytes, cudaMemcpyHostToDevice, c->stream));
   return FUSEDNORM_OK;
@@ -96,8 +126,8 @@ static fusednorm_status dev_in(dbuf *b, const void *host, size_t bytes, size_t e
 
 /* An output: upload (keeps the padding sentinel), then poison the rows' n elements. */
 static fusednorm_status dev_out(dbuf *b, const void *host, int64_t rows, int64_t n, int64_t stride,
-                                size_t elem, cuda_ctx *c) {
-  fusednorm_status st = dev_in(b, host, extent(rows, n, stride, elem), elem, c);
+                                size_t elem, int role, cuda_ctx *c) {
+  fusednorm_status st = dev_in(b, host, extent(rows, n, stride, elem), elem, role, c);
   if (st != FUSEDNORM_OK || b->ptr == NULL) return st;
   CUDACHECK(cudaMemset2DAsync(b->ptr, (size_t)stride * elem, 0xFF, (size_t)n * elem, (size_t)rows, c->stream));
   return FUSEDNORM_OK;
@@ -154,13 +184,14 @@ static fusednorm_status cuda_forward(void *ctx, const fusednorm_problem *p0, con
   const size_t mat = extent(M, N, a->x_stride > a->y_stride ? a->x_stride : a->y_stride, xs);
   const size_t mat2 = extent(M, N, a->residual_stride > a->residual_out_stride ? a->residual_stride
                                                                                 : a->residual_out_stride, xs);
+  set_head(c, &p);
   fusednorm_status st = arena_reset(c, 2 * mat + 2 * mat2 + (size_t)N * ws + (size_t)M * 4 + 6 * SLACK);
-  if (st == FUSEDNORM_OK) st = dev_in(&x, a->x, extent(M, N, a->x_stride, xs), xs, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&r, p.has_residual ? a->residual : NULL, extent(M, N, a->residual_stride, xs), xs, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * ws, ws, c);
-  if (st == FUSEDNORM_OK) st = dev_out(&y, a->y, M, N, a->y_stride, xs, c);
-  if (st == FUSEDNORM_OK) st = dev_out(&ro, p.has_residual ? a->residual_out : NULL, M, N, a->residual_out_stride, xs, c);
-  if (st == FUSEDNORM_OK) st = dev_out(&rstd, a->rstd, M, 1, 1, 4, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&x, a->x, extent(M, N, a->x_stride, xs), xs, 0, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&r, p.has_residual ? a->residual : NULL, extent(M, N, a->residual_stride, xs), xs, 1, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * ws, ws, ROLE_W, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&y, a->y, M, N, a->y_stride, xs, 2, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&ro, p.has_residual ? a->residual_out : NULL, M, N, a->residual_out_stride, xs, 3, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&rstd, a->rstd, M, 1, 1, 4, ROLE_RSTD, c);
   if (st == FUSEDNORM_OK) {
     fusednorm_fwd_args d = *a;
     d.x = x.ptr, d.residual = r.ptr, d.weight = w.ptr, d.y = y.ptr, d.residual_out = ro.ptr;
@@ -192,14 +223,15 @@ static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, co
   memset(&wsb, 0, sizeof wsb);
   const size_t mats = extent(M, N, a->dy_stride, xs) + extent(M, N, a->s_stride, xs) +
                       extent(M, N, a->ds_stride, xs) + extent(M, N, a->dx_stride, xs);
+  set_head(c, &p);
   st = arena_reset(c, mats + 2 * (size_t)N * wsz + (size_t)M * 4 + ws_bytes + 8 * SLACK);
-  if (st == FUSEDNORM_OK) st = dev_in(&dy, a->dy, extent(M, N, a->dy_stride, xs), xs, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&s, a->s, extent(M, N, a->s_stride, xs), xs, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&ds, p.has_residual ? a->ds : NULL, extent(M, N, a->ds_stride, xs), xs, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * wsz, wsz, c);
-  if (st == FUSEDNORM_OK) st = dev_in(&rstd, a->rstd, (size_t)M * 4, 4, c);
-  if (st == FUSEDNORM_OK) st = dev_out(&dx, a->dx, M, N, a->dx_stride, xs, c);
-  if (st == FUSEDNORM_OK) st = dev_out(&dw, p.has_weight ? a->dw : NULL, 1, N, N, wsz, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&dy, a->dy, extent(M, N, a->dy_stride, xs), xs, 0, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&s, a->s, extent(M, N, a->s_stride, xs), xs, 1, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&ds, p.has_residual ? a->ds : NULL, extent(M, N, a->ds_stride, xs), xs, 2, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&w, p.has_weight ? a->weight : NULL, (size_t)N * wsz, wsz, ROLE_W, c);
+  if (st == FUSEDNORM_OK) st = dev_in(&rstd, a->rstd, (size_t)M * 4, 4, ROLE_RSTD, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&dx, a->dx, M, N, a->dx_stride, xs, 3, c);
+  if (st == FUSEDNORM_OK) st = dev_out(&dw, p.has_weight ? a->dw : NULL, 1, N, N, wsz, ROLE_W, c);
   if (st == FUSEDNORM_OK && ws_bytes) {
     st = dev_alloc(&wsb, ws_bytes, c->misalign ? 4 : 0, c); /* a misaligned workspace too */
     if (st == FUSEDNORM_OK && cudaMemsetAsync(wsb.ptr, 0xFF, ws_bytes, c->stream) != cudaSuccess)
@@ -390,22 +422,69 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     failed += f != 0;
   }
   c->misalign = 0;
+
+/* Unaligned rows (the head-split lean kernels, rmsnorm_unaligned.cuh, and the generic path where
+ * the rows are not congruent): odd widths over the quick matrix's rows (0, 1, 7, 199, 4096), every
+ * dtype pair, casting, fused add and weight flavour the matrix rotates through, with
+ *   OFFS_CONGRUENT: all row tensors `head` elements off (1 .. vector-1, varied over the shapes),
+ *     the weight elsewhere: congruent where the engine's strides agree (its unstrided variants),
+ *     not where they differ (its strided ones: N+3 in, N+5 out);
+ *   OFFS_APART: row tensors at different offsets: never congruent;
+ * AUTO in both patterns, every forced mode congruent (the generic path of rows apart is the
+ * misaligned pass's); --mode=NAME: that mode in both. --quick (the suite's compute-sanitizer
+ * run): AUTO and the two modes whose families have head-split instances (persistent,
+ * multi_wave_cached), over the first kQuickNs widths. */
+static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 1025, 2887, 8191};
+#define kQuickNs 5
+
+static int run_unaligned(fn_backend *b, cuda_ctx *c, const fn_engine_opts *o, int forced_only, int *runs) {
+  static char names[2][FUSEDNORM_MODE_COUNT_][64];
+  int failed = 0;
+  for (int pat = 0; pat < 2; ++pat)
+    for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
+      if (forced_only && m != (int)o->mode) continue;
+      if (pat && m != FUSEDNORM_MODE_AUTO && !forced_only) continue;
+      if (o->quick && !forced_only && m != FUSEDNORM_MODE_AUTO && m != FUSEDNORM_MODE_PERSISTENT &&
+          m != FUSEDNORM_MODE_MULTI_WAVE_CACHED)
+        continue;
+      fn_engine_opts om = *o;
+      om.mode = (fusednorm_mode)m;
+      om.quick = 1;
+      om.ns = kUnalignedNs;
+      om.n_ns = o->quick ? kQuickNs : (int)(sizeof kUnalignedNs / sizeof kUnalignedNs[0]);
+      snprintf(names[pat][m], sizeof names[pat][m], "cuda/%s/%s", fusednorm_mode_name((fusednorm_mode)m),
+               pat ? "apart" : "congruent");
+      b->name = names[pat][m];
+      c->misalign = pat ? OFFS_APART : OFFS_CONGRUENT;
+      c->fallbacks = c->bad_status = 0;
+      failed += fn_engine_run_matrix(b, &om) != 0, ++*runs;
+      if (c->fallbacks) printf("[%s] %d calls outside the family's documented limits ran in AUTO\n", b->name, c->fallbacks);
+      if (c->bad_status) {
+        printf("FAIL [%s] %d of them did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b->name, c->bad_status);
+        ++failed;
+      }
+      c->misalign = OFFS_NONE;
+    }
   return failed;
 }
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0); /* keep the log when a time limit kills the run */
   fn_engine_opts o;
-  /* --wide-fwd is this binary's own flag; the rest are the engine's. */
-  int wide_fwd = 0, eargc = 0;
-  char **eargv = malloc(sizeof(char *) * (size_t)(argc + 1));
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0 && !strcmp(argv[i], "--wide-fwd")) wide_fwd = 1;
-    else eargv[eargc++] = argv[i];
+  /* --wide-fwd and --unaligned are this binary's own flags (one section each); the rest are the
+   * engine's. */
+  int wide_fwd = 0, unaligned_only = 0, kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--wide-fwd")) wide_fwd = 1;
+    else if (!strcmp(argv[i], "--unaligned")) unaligned_only = 1;
+    else argv[kept++] = argv[i];
   }
-  eargv[eargc] = NULL;
-  int rc = fn_engine_parse_args(eargc, eargv, &o);
-  free(eargv);
+  argc = kept;
+  if (wide_fwd && unaligned_only) {
+    printf("test_cuda: --wide-fwd and --unaligned are separate sections: give one\n");
+    return 2;
+  }
+  int rc = fn_engine_parse_args(argc, argv, &o);
   if (rc) return rc;
   if (!fusednorm_cuda_available()) {
     printf("test_cuda: FAILED: no CUDA device visible (this GPU test needs one)\n");
@@ -428,7 +507,7 @@ int main(int argc, char **argv) {
          info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
          info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
 
-  cuda_ctx c = {0, 0, 0, 0, NULL, 0, 0};
+  cuda_ctx c = {0, 0, 0, 0, 0, NULL, 0, 0};
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
     printf("test_cuda: FAILED: cannot create a stream\n");
     return 1;
@@ -451,6 +530,12 @@ int main(int argc, char **argv) {
    * which keeps the GPU suite within its time (the full matrix takes about a minute per mode). */
   static const char *kForcedSlices[] = {"M=199 ", "M=4096 N=1"};
   char names[FUSEDNORM_MODE_COUNT_][64];
+  if (unaligned_only) {
+    failed += run_unaligned(&b, &c, &o, forced_only, &runs);
+    cudaStreamDestroy(c.stream);
+    printf("test_cuda --unaligned: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
+    return failed ? 1 : 0;
+  }
   for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
     if (forced_only && m != (int)o.mode) continue;
     const int sliced = !forced_only && m != FUSEDNORM_MODE_AUTO && o.filter == NULL;
@@ -479,10 +564,10 @@ int main(int argc, char **argv) {
       fn_engine_opts om = o;
       om.quick = 1;
       if (o.filter == NULL) om.filter = kForcedSlices[sl];
-      c.misalign = 1;
+      c.misalign = OFFS_ONE;
       b.name = "cuda/auto/misaligned";
       failed += fn_engine_run_matrix(&b, &om) != 0, ++runs;
-      c.misalign = 0;
+      c.misalign = OFFS_NONE;
       if (o.filter != NULL) break;
     }
   }

@@ -55,7 +55,10 @@ static const device kDevices[] = {
     {"RTX5090", {170, 12, 0, 1536, 32, 65536, 100 * KB, 99 * KB, 96 * MB}},
 };
 #define NDEV ((int)(sizeof kDevices / sizeof kDevices[0]))
-static const fusednorm_layout kAligned = {1}, kMisaligned = {0};
+/* Aligned rows; rows off 16 bytes and not congruent (the generic kernels); rows congruent modulo
+ * 16 bytes but not aligned (the head-split lean kernels). */
+static const fusednorm_layout kAligned = {1, 1}, kMisaligned = {0, 0}, kCongruent = {0, 1};
+static const fusednorm_layout *const kLayouts[3] = {&kMisaligned, &kAligned, &kCongruent};
 
 static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusednorm_mode mode) {
   fusednorm_problem p = fusednorm_problem_init(rows, n, x, x);
@@ -65,10 +68,12 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
 
 /* The plan in one line (every field), for pinning and for failure messages. */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
-  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu",
+  /* (" u1" only for a head-split plan: the aligned plans' pins read as before) */
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
            fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
            l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
-           l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes);
+           l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
+           l->unaligned ? " u1" : "");
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -84,7 +89,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
   const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
   switch (l->kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE: return FN_FWD_PIPE_MAX_THREADS(s, fused);
-    case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_MAX_THREADS(s, fused, w32, xs);
+    case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xs, l->unaligned);
     case FUSEDNORM_KERNEL_FWD_GENERIC: return FN_MAX_THREADS(0, s);
     case FUSEDNORM_KERNEL_BWD_PIPE: return FN_ROW_PACKED_THREADS;
     case FUSEDNORM_KERNEL_BWD_ROW: return FN_MAX_THREADS(1, s);
@@ -201,13 +206,23 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
       l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
     CHECK(whole >= p->n, "%s: the row is not in registers: %s", what, s);
+  /* the lean kernels: the aligned instance exactly where rows are aligned and whole vectors, the
+   * head-split one elsewhere on congruent rows, never on rows that are not congruent */
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
-    CHECK(lay->aligned16 && p->n % vec == 0, "%s: lean kernel on a misaligned layout: %s", what, s);
+    CHECK(l->unaligned == !(lay->aligned16 && p->n % vec == 0) && (lay->aligned16 || lay->congruent16),
+          "%s: lean kernel instance for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
+          lay->congruent16, s);
+  else
+    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
     CHECK(l->weight_smem && l->smem_bytes == (size_t)((p->n + vec - 1) / vec * vec * 4), "%s: %s", what, s);
-  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE)
-    CHECK(l->smem_bytes == (size_t)((l->chunk + vec - 1) / vec * vec * 4) && whole >= l->chunk, "%s: %s", what, s);
+  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE) /* the weight, and the head-split's dw */
+    CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
+                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
+              whole >= l->chunk,
+          "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
     CHECK(l->dw_smem ? l->smem_bytes == (size_t)(l->chunk - whole) * 4 : l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
@@ -243,7 +258,7 @@ typedef struct {
 #define BF FUSEDNORM_BF16
 #define F32 FUSEDNORM_F32
 /* Representative shapes: QK-norm rows, hidden sizes, misaligned rows, rows wider than a CTA,
- * without weight. Reasons and measurements per threshold: select.c. */
+ * without weight; `aligned` indexes kLayouts (0 misaligned, 1 aligned, 2 congruent). Reasons and measurements per threshold: select.c. */
 static const struct {
   int64_t rows, n;
   fusednorm_dtype x;
@@ -260,6 +275,11 @@ static const struct {
     {1, 262144, BF, 0, 0, 1, 1},    {17, 262144, BF, 0, 0, 1, 1},   {64, 131072, BF, 0, 0, 1, 1},
     {1024, 65536, BF, 0, 0, 1, 1},  {17, 32768, BF, 0, 1, 1, 1},    {131, 32768, BF, 0, 0, 0, 1},
     {7, 1048576, F32, 0, 0, 1, 0},
+    /* congruent rows (aligned = 2): odd widths and offset views, the head-split lean kernels */
+    {4000, 2881, BF, 0, 0, 2, 1},   {4000, 2881, BF, 1, 0, 2, 1},   {32768, 2887, BF, 0, 1, 2, 1},
+    {32768, 2887, BF, 1, 1, 2, 1},  {16384, 4097, BF, 1, 0, 2, 1},  {8192, 8191, F32, 0, 0, 2, 1},
+    {8192, 8191, F32, 1, 0, 2, 1},  {65536, 1023, BF, 0, 0, 2, 1},  {65536, 1023, BF, 1, 0, 2, 0},
+    {16384, 4100, BF, 0, 0, 1, 1},  {16384, 4100, BF, 1, 0, 1, 1},
 };
 #define NSHAPES ((int)(sizeof kShapes / sizeof kShapes[0]))
 
@@ -291,6 +311,17 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 131x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2881 sm25992 st0/0 w1 dw1 P540 ws6222976 u1", /* A100-80GB auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2887 sm25992 st0/0 w1 dw1 P540 ws6235936 u1", /* A100-80GB auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4097 sm36936 st0/0 w1 dw1 P324 ws5309728 u1", /* A100-80GB auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g108 s4 ch8191 sm81920 st0/0 w1 dw1 P108 ws3538528 u1", /* A100-80GB auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1080 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
@@ -317,6 +348,17 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd misaligned 131x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 4000x2881 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g360 s4 ch2881 sm11552 st0/0 w1 dw1 P360 ws4148656", /* A10 auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g360 s4 ch2887 sm11552 st0/0 w1 dw1 P360 ws4157296", /* A10 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4097 sm16416 st0/0 w1 dw1 P216 ws3539824", /* A10 auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g72 s4 ch8191 sm81920 st0/0 w1 dw1 P72 ws2359024 u1", /* A10 auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g720 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd 16384x4100 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3408 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
@@ -343,6 +385,17 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd misaligned 131x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 4000x2881 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g710 s4 ch2881 sm11552 st0/0 w1 dw1 P710 ws8182056", /* L40S auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g710 s4 ch2887 sm11552 st0/0 w1 dw1 P710 ws8199096", /* L40S auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4097 sm16416 st0/0 w1 dw1 P426 ws6981304", /* L40S auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g142 s4 ch8191 sm81920 st0/0 w1 dw1 P142 ws4652504 u1", /* L40S auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1420 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd 16384x4100 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3072 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
@@ -369,6 +422,17 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 131x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 4000x2881 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g640 s4 ch2881 sm11552 st0/0 w1 dw1 P640 ws7375376", /* RTX4090 auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g640 s4 ch2887 sm11552 st0/0 w1 dw1 P640 ws7390736", /* RTX4090 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4097 sm16416 st0/0 w1 dw1 P384 ws6293008", /* RTX4090 auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g128 s4 ch8191 sm81920 st0/0 w1 dw1 P128 ws4193808 u1", /* RTX4090 auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1280 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd 16384x4100 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
@@ -395,6 +459,17 @@ static const char *const kPins[] = {
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H100-SXM auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm25992 st0/0 w1 dw1 P660 ws7621696 u1", /* H100-SXM auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm36936 st0/0 w1 dw1 P396 ws6489664 u1", /* H100-SXM auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm81920 st0/0 w1 dw1 P132 ws4324864 u1", /* H100-SXM auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
@@ -421,6 +496,17 @@ static const char *const kPins[] = {
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H200 auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2887 sm25992 st0/0 w1 dw1 P660 ws7621696 u1", /* H200 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4097 sm36936 st0/0 w1 dw1 P396 ws6489664 u1", /* H200 auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8191 sm81920 st0/0 w1 dw1 P132 ws4324864 u1", /* H200 auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4736 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
@@ -447,6 +533,17 @@ static const char *const kPins[] = {
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 4000x2881 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2881 sm25992 st0/0 w1 dw1 P740 ws8527776 u1", /* B200 auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2887 sm25992 st0/0 w1 dw1 P740 ws8545536 u1", /* B200 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4097 sm36936 st0/0 w1 dw1 P444 ws7276288 u1", /* B200 auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8191 sm81920 st0/0 w1 dw1 P148 ws4849088 u1", /* B200 auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1480 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd 16384x4100 bf16 */
+    "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
@@ -473,6 +570,17 @@ static const char *const kPins[] = {
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 4000x2881 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2881 sm11552 st0/0 w1 dw1 P850 ws9795416", /* RTX5090 auto bwd congruent 4000x2881 bf16 */
+    "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fused fwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2887 sm11552 st0/0 w1 dw1 P850 ws9815816", /* RTX5090 auto fused bwd congruent 32768x2887 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g510 s4 ch4097 sm16416 st0/0 w1 dw1 P510 ws8357896", /* RTX5090 auto bwd congruent 16384x4097 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8191 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 8192x8191 f32 */
+    "bwd_row/persistent t512 r1 c1 k1 g170 s4 ch8191 sm81920 st0/0 w1 dw1 P170 ws5569896 u1", /* RTX5090 auto bwd congruent 8192x8191 f32 */
+    "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 65536x1023 bf16 */
+    "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1700 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd congruent noweight 65536x1023 bf16 */
+    "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd 16384x4100 bf16 */
+    "bwd_generic/multi_wave_reload t160 r1 c1 k1 g510 s4 ch4100 sm16416 st0/0 w1 dw1 P510 ws8364016", /* RTX5090 auto bwd 16384x4100 bf16 */
 };
 
 /* AUTO on the H200 (aligned rows) at the widths where its thresholds switch: each threshold and
@@ -596,15 +704,16 @@ static void test_pinned(int print) {
       fusednorm_status st;
       p.has_residual = kShapes[i].fused;
       p.has_weight = kShapes[i].weight;
-      st = fusednorm_select_launch(&p, kShapes[i].bwd, &kDevices[d].d, kShapes[i].aligned ? &kAligned : &kMisaligned, &l);
+      st = fusednorm_select_launch(&p, kShapes[i].bwd, &kDevices[d].d, kLayouts[kShapes[i].aligned], &l);
       snprintf(what, sizeof what, "%s auto %s%s%s%s %lldx%lld %s", kDevices[d].name, kShapes[i].fused ? "fused " : "",
-               kShapes[i].bwd ? "bwd" : "fwd", kShapes[i].aligned ? "" : " misaligned", kShapes[i].weight ? "" : " noweight",
+               kShapes[i].bwd ? "bwd" : "fwd", kShapes[i].aligned == 1 ? "" : kShapes[i].aligned ? " congruent" : " misaligned",
+               kShapes[i].weight ? "" : " noweight",
                (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
       CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
       if (st != FUSEDNORM_OK) continue;
       plan_str(&l, s, sizeof s);
       if (print) printf("    \"%s\", /* %s */\n", s, what);
-      check_plan(&p, kShapes[i].bwd, kShapes[i].aligned ? &kAligned : &kMisaligned, &l, &kDevices[d].d, what);
+      check_plan(&p, kShapes[i].bwd, kLayouts[kShapes[i].aligned], &l, &kDevices[d].d, what);
       if (k < (int)(sizeof kPins / sizeof kPins[0]))
         CHECK(!strcmp(s, kPins[k]), "%s:\n   plan   %s\n   pinned %s", what, s, kPins[k]);
       ++k;
@@ -629,22 +738,22 @@ static void test_all_valid(void) {
           for (bwd = 0; bwd < 2; ++bwd)
             for (f = 0; f < 2; ++f)
               for (w = 0; w < 2; ++w) {
-                fusednorm_launch l[2];
-                for (a = 0; a < 2; ++a) {
+                fusednorm_launch l[3];
+                for (a = 0; a < 3; ++a) {
                   fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, FUSEDNORM_MODE_AUTO);
                   char what[160];
                   fusednorm_status st;
                   p.has_residual = f;
                   p.has_weight = w;
-                  st = fusednorm_select_launch(&p, bwd, &kDevices[d].d, a ? &kAligned : &kMisaligned, &l[a]);
+                  st = fusednorm_select_launch(&p, bwd, &kDevices[d].d, kLayouts[a], &l[a]);
                   snprintf(what, sizeof what, "%s auto %s%s %lldx%lld %s w%d a%d", kDevices[d].name, f ? "fused " : "",
                            bwd ? "bwd" : "fwd", (long long)kRows[r], (long long)kNs[c], fusednorm_dtype_name(p.x_dtype), w, a);
                   CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
                   if (st != FUSEDNORM_OK) break;
-                  check_plan(&p, bwd, a ? &kAligned : &kMisaligned, &l[a], &kDevices[d].d, what);
-                  if (a == 1 && bwd)
-                    CHECK(l[0].workspace_bytes == l[1].workspace_bytes && l[0].partial_rows == l[1].partial_rows,
-                          "%s: workspace %zu misaligned vs %zu aligned", what, l[0].workspace_bytes, l[1].workspace_bytes);
+                  check_plan(&p, bwd, kLayouts[a], &l[a], &kDevices[d].d, what);
+                  if (a >= 1 && bwd)
+                    CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
+                          "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
                 }
               }
 }
@@ -660,7 +769,7 @@ static void test_forced(void) {
           for (x = 0; x < 3; ++x)
             for (bwd = 0; bwd < 2; ++bwd)
               for (w = 0; w < 2; ++w)
-                for (a = 0; a < 2; ++a) {
+                for (a = 0; a < 3; ++a) {
                   const fusednorm_device_info *dv = &kDevices[d].d;
                   fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, (fusednorm_mode)m);
                   const int vec = fn_vec_elems(p.x_dtype);
@@ -671,7 +780,7 @@ static void test_forced(void) {
                   fusednorm_status st;
                   int must_run = 0, must_not = 0;
                   p.has_weight = w;
-                  st = fusednorm_select_launch(&p, bwd, dv, a ? &kAligned : &kMisaligned, &l);
+                  st = fusednorm_select_launch(&p, bwd, dv, kLayouts[a], &l);
                   snprintf(what, sizeof what, "%s %s %s %lldx%lld %s w%d a%d", kDevices[d].name,
                            fusednorm_mode_name(p.mode), bwd ? "bwd" : "fwd", (long long)p.rows, (long long)p.n,
                            fusednorm_dtype_name(p.x_dtype), w, a);
@@ -682,17 +791,17 @@ static void test_forced(void) {
                       must_not = !must_run;
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
-                      if (bwd) {
-                        must_run = a && w && whole_vecs && slots <= 2048;
-                        must_not = !must_run;
+                      if (bwd) { /* (congruent: where the weight and dw fit shared memory) */
+                        must_run = a == 1 && w && whole_vecs && slots <= 2048;
+                        must_not = !(a != 0 && w && slots <= 2048);
                       } else {
                         must_run = slots <= 512; /* the row at <= 4 slots per thread in 128 threads */
                         must_not = slots > 2048;
                       }
                       break;
                     case FUSEDNORM_MODE_MULTI_WAVE_CACHED:
-                      must_run = !bwd && a && whole_vecs && slots <= 2048;
-                      must_not = bwd || !a || !whole_vecs || slots > 4096;
+                      must_run = !bwd && a != 0 && slots <= 2048; /* aligned, or head-split */
+                      must_not = bwd || a == 0 || slots > 4096;
                       break;
                     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: must_run = 1; break;
                     case FUSEDNORM_MODE_WIDE: {
@@ -708,7 +817,7 @@ static void test_forced(void) {
                   if (must_run) CHECK(st == FUSEDNORM_OK, "%s: status %d, documented to run", what, st);
                   if (must_not) CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s: status %d, documented unsupported", what, st);
                   CHECK(st == FUSEDNORM_OK || st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s: status %d", what, st);
-                  if (st == FUSEDNORM_OK) check_plan(&p, bwd, a ? &kAligned : &kMisaligned, &l, dv, what);
+                  if (st == FUSEDNORM_OK) check_plan(&p, bwd, kLayouts[a], &l, dv, what);
                 }
 }
 
@@ -733,8 +842,9 @@ static void test_wide_no_weight(void) {
     }
 }
 
-/* AUTO's forward takes the lean kernel only where it can run: rows and weight 16-byte aligned and
- * n a multiple of the vector width; otherwise the rules for misaligned rows (H200). */
+/* AUTO's forward takes the lean kernel where it can run: the aligned instance on rows and weight
+ * 16-byte aligned with n a multiple of the vector width, the head-split one on other congruent
+ * rows; otherwise the rules for misaligned rows (H200). `aligned` indexes kLayouts. */
 static void test_alignment(void) {
   static const struct {
     int64_t rows, n;
@@ -745,18 +855,22 @@ static void test_alignment(void) {
   } cases[] = {
       {16384, 4096, BF, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},
       {16384, 4096, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* reload */
-      {16384, 4100, BF, 0, 1, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* n % 8 != 0 */
+      {16384, 4100, BF, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},     /* n % 8 != 0: the tail alone */
+      {16384, 4096, BF, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},     /* congruent: head-split */
+      {4000, 2881, BF, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},
+      {4000, 2881, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0},  /* not congruent: reload */
       {8192, 16384, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 4}, /* beyond reload: persistent */
       {8192, 16384, BF, 1, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0},
       {131072, 512, BF, 1, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1},
       {65536, 1024, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 2},
-      {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* n % 4 != 0 */
+      {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},    /* n % 4 != 0: the tail alone */
+      {65536, 1022, F32, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* not congruent: reload */
       {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     fusednorm_problem p = prob(cases[i].rows, cases[i].n, cases[i].x, FUSEDNORM_MODE_AUTO);
-    const fusednorm_layout *lay = cases[i].aligned ? &kAligned : &kMisaligned;
+    const fusednorm_layout *lay = kLayouts[cases[i].aligned];
     fusednorm_launch l;
     char what[96], s[256];
     p.has_residual = cases[i].fused;
@@ -819,7 +933,39 @@ static void test_bad_args(void) {
     p.has_residual = 1;
     CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.aligned16 == 0, "ds off 16 bytes");
     CHECK(fusednorm_backward_layout(&p, NULL, &lay) == FUSEDNORM_ERR_NULL_POINTER, "null args");
+    ba.ds = (const void *)(uintptr_t)(4096 + 32), ba.ds_stride = 64;
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.aligned16 && lay.congruent16, "aligned ds");
+    /* congruent: every row tensor 6 bytes off and strides of 2881 elements (5762 bytes) */
+    ba.dy = (const void *)(uintptr_t)(4096 + 6), ba.s = (const void *)(uintptr_t)(65536 + 6);
+    ba.dx = (void *)(uintptr_t)(8192 + 6), ba.ds = (const void *)(uintptr_t)(16384 + 6);
+    ba.dy_stride = ba.s_stride = ba.dx_stride = 2881, ba.ds_stride = 2881 + 8;
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.aligned16 && lay.congruent16,
+          "congruent backward");
+    ba.ds_stride = 2882;
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.congruent16, "ds stride not congruent");
+    ba.ds_stride = 2881, ba.ds = (const void *)(uintptr_t)(16384 + 8);
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.congruent16, "ds base not congruent");
+    p.has_residual = 0; /* ds not read */
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.congruent16, "ds ignored unfused");
+    ba.weight = (const void *)(uintptr_t)(32768 + 2); /* the weight may lie anywhere element-aligned */
+    p.has_weight = 1;
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.congruent16 && !lay.aligned16, "weight");
+    ba.weight = (const void *)(uintptr_t)(32768 + 1);
+    CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.congruent16, "weight not element-aligned");
   }
+  /* forward: an odd element offset shared by x and y (congruent), y one element further (not) */
+  p = prob(10, 2887, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  fa.x = (const void *)(uintptr_t)(4096 + 2), fa.x_stride = 2887, fa.y = (void *)(uintptr_t)(8192 + 2), fa.y_stride = 2887;
+  fa.weight = (const void *)(uintptr_t)16384;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.aligned16 && lay.congruent16, "congruent forward");
+  fa.y = (void *)(uintptr_t)(8192 + 4);
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.congruent16, "y base not congruent");
+  fa.y = (void *)(uintptr_t)(8192 + 2), fa.residual = fa.x, fa.residual_stride = 2887;
+  fa.residual_out = (void *)(uintptr_t)(65536 + 2), fa.residual_out_stride = 2887 + 16;
+  p.has_residual = 1;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.congruent16, "congruent fused forward");
+  fa.residual_out = (void *)(uintptr_t)(65536 + 3);
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.congruent16, "odd byte address");
 }
 
 int main(int argc, char **argv) {

@@ -4,7 +4,7 @@
  * benchmark (that is tools/bench/, with the peers); this one only compares our own families.
  *
  *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N]
- *               [--bwd | --fwd-only] [--modes=auto,persistent,...]
+ *               [--bwd | --fwd-only] [--modes=auto,persistent,...] [--offset=K]
  *   (every --key=value option also as --key value; a bad value exits 2 with the reason)
  *
  * Kernel time by CUDA events around each launch (median of --iters), inputs rotated over enough
@@ -13,6 +13,10 @@
  * fused add 4MN; backward (3MN + 2N), fused add 4MN (ds read); the dw reduction's time is included
  * in the backward. Output: one line per (shape, direction, mode) with the plan that ran, and a
  * copy-bandwidth line. A forced mode whose family cannot run a shape prints "unsupported".
+ * --offset=K: every row tensor (x, residual, y, residual_out, dy, dx) starts K elements into its
+ * allocation (a view at an element offset; the weight stays 16-byte aligned): with K not a multiple
+ * of the vector the rows are congruent but not aligned (the head-split kernels), as are rows of an
+ * odd width N at any K (row strides not a multiple of 16 bytes); "u1" marks a head-split plan.
  */
 #include <getopt.h>
 #include <cuda_runtime.h>
@@ -76,7 +80,7 @@ typedef struct {
 static void usage(FILE *f, const char *argv0) {
   fprintf(f,
           "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N] [--bwd | --fwd-only]\n"
-          "          [--modes=auto,persistent,multi_wave_reload,multi_wave_cached,row_packed,wide]\n",
+          "          [--modes=auto,persistent,multi_wave_reload,multi_wave_cached,row_packed,wide] [--offset=K]\n",
           argv0);
 }
 
@@ -120,6 +124,7 @@ static int check_shapes(const char *shapes, const char *argv0) {
 int main(int argc, char **argv) {
   fusednorm_dtype dt = FUSEDNORM_BF16;
   int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0;
+  long long offset = 0; /* --offset: elements from each row tensor's allocation to its start */
   int want[FUSEDNORM_MODE_COUNT_]; /* --modes: which modes to time (all by default) */
   for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 1;
   const char *shapes = "1048576x128,65536x128,262144x512,65536x1024,32768x2880,16384x4096,16384x5120,"
@@ -129,6 +134,7 @@ int main(int argc, char **argv) {
       {"shapes", required_argument, NULL, 's'}, {"iters", required_argument, NULL, 'i'},
       {"bwd", no_argument, NULL, 'b'},          {"fwd-only", no_argument, NULL, 'F'},
       {"modes", required_argument, NULL, 'm'},  {"help", no_argument, NULL, 'h'},
+      {"offset", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   opterr = 0; /* our own messages */
   for (;;) {
@@ -154,6 +160,15 @@ int main(int argc, char **argv) {
           return 2;
         }
         iters = (int)v;
+        break;
+      }
+      case 'o': {
+        char *end = NULL;
+        offset = strtoll(optarg, &end, 10);
+        if (!*optarg || *end || offset < 0 || offset > 4096) {
+          fprintf(stderr, "%s: bad --offset '%s': expected an integer in 0..4096\n", argv[0], optarg);
+          return 2;
+        }
         break;
       }
       case 'b': bwd_only = 1; break;
@@ -185,8 +200,9 @@ int main(int argc, char **argv) {
   if (!check_shapes(shapes, argv[0])) return 2; /* before any GPU work */
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s, %d SMs, L2 %d MB; dtype %s%s\n", prop.name, prop.multiProcessorCount,
-         prop.l2CacheSize >> 20, fusednorm_dtype_name(dt), fused ? ", fused add" : "");
+  printf("device: %s, %d SMs, L2 %d MB; dtype %s%s; row tensors %lld elements into their allocations\n",
+         prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, fusednorm_dtype_name(dt),
+         fused ? ", fused add" : "", offset);
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaEvent_t e0, e1;
@@ -219,7 +235,7 @@ int main(int argc, char **argv) {
     long long M, N;
     if (sscanf(sp, "%lldx%lld", &M, &N) != 2) break;
     const size_t es = fusednorm_dtype_size(dt);
-    const size_t mn = (size_t)M * (size_t)N, bytes = mn * es;
+    const size_t mn = (size_t)M * (size_t)N, bytes = (mn + (size_t)offset) * es;
     int sets = (int)((256u << 20) / (bytes * 3) + 1);
     if (sets > 16) sets = 16;
     set_t s[16];
@@ -230,9 +246,18 @@ int main(int argc, char **argv) {
       CK(cudaMalloc(&s[k].dx, bytes)); CK(cudaMalloc((void **)&s[k].rstd, (size_t)M * 4));
       s[k].r = s[k].ro = NULL;
       if (fused) { CK(cudaMalloc(&s[k].r, bytes)); CK(cudaMalloc(&s[k].ro, bytes)); }
-      fill_random(s[k].x, mn, dt, 11 + k);
-      fill_random(s[k].dy, mn, dt, 101 + k);
-      if (fused) fill_random(s[k].r, mn, dt, 1001 + k);
+      fill_random(s[k].x, mn + (size_t)offset, dt, 11 + k);
+      fill_random(s[k].dy, mn + (size_t)offset, dt, 101 + k);
+      if (fused) fill_random(s[k].r, mn + (size_t)offset, dt, 1001 + k);
+    }
+    /* The views the calls see (v[k]); s[k] keeps the allocations. */
+    set_t v[16];
+    for (int k = 0; k < sets; ++k) {
+      const size_t o = (size_t)offset * es;
+      v[k] = s[k];
+      v[k].x = (char *)s[k].x + o, v[k].y = (char *)s[k].y + o;
+      v[k].dy = (char *)s[k].dy + o, v[k].dx = (char *)s[k].dx + o;
+      if (fused) v[k].r = (char *)s[k].r + o, v[k].ro = (char *)s[k].ro + o;
     }
     CK(cudaMalloc(&w, (size_t)N * es));
     CK(cudaMalloc(&dw, (size_t)N * es));
@@ -249,9 +274,9 @@ int main(int argc, char **argv) {
         /* The plan of the first buffer set's layout (cudaMalloc: aligned; n decides the rest). */
         fusednorm_layout lay;
         {
-          fusednorm_fwd_args fa0 = {s[0].x, N, s[0].r, N, w, s[0].y, N, s[0].ro, N, s[0].rstd};
-          fusednorm_bwd_args ba0 = {s[0].dy, N, fused ? s[0].ro : s[0].x, N, fused ? s[0].r : NULL, fused ? N : 0,
-                                    w, s[0].rstd, s[0].dx, N, dw, NULL, 0};
+          fusednorm_fwd_args fa0 = {v[0].x, N, v[0].r, N, w, v[0].y, N, v[0].ro, N, v[0].rstd};
+          fusednorm_bwd_args ba0 = {v[0].dy, N, fused ? v[0].ro : v[0].x, N, fused ? v[0].r : NULL, fused ? N : 0,
+                                    w, v[0].rstd, v[0].dx, N, dw, NULL, 0};
           CKF(dir ? fusednorm_backward_layout(&p, &ba0, &lay) : fusednorm_forward_layout(&p, &fa0, &lay));
         }
         const fusednorm_status pst = fusednorm_select_launch(&p, dir, &info, &lay, &l);
@@ -271,7 +296,7 @@ int main(int argc, char **argv) {
         }
         int bad = 0;
         for (int i = -3; i < iters && !bad; ++i) {
-          set_t *c = &s[(i + 3) % sets];
+          set_t *c = &v[(i + 3) % sets];
           fusednorm_fwd_args fa = {c->x, N, c->r, N, w, c->y, N, c->ro, N, c->rstd};
           /* Fused add: ds (the gradient of residual_out) is read, as in training where the residual
            * stream feeds the next layer (the buffer of r serves as random ds); without it the fused
@@ -280,7 +305,7 @@ int main(int argc, char **argv) {
                                    w, c->rstd, c->dx, N, dw, ws, ws_cap};
           if (dir && i == -3) { /* rstd (and residual_out) for the backward */
             for (int k = 0; k < sets; ++k) {
-              fusednorm_fwd_args f2 = {s[k].x, N, s[k].r, N, w, s[k].y, N, s[k].ro, N, s[k].rstd};
+              fusednorm_fwd_args f2 = {v[k].x, N, v[k].r, N, w, v[k].y, N, v[k].ro, N, v[k].rstd};
               fusednorm_problem pa = p;
               pa.mode = FUSEDNORM_MODE_AUTO;
               if (fusednorm_forward_cuda(&pa, &f2, st) != FUSEDNORM_OK) bad = 1;
@@ -302,10 +327,11 @@ int main(int argc, char **argv) {
         qsort(times, iters, sizeof(float), cmp_float);
         double ms = times[iters / 2];
         double elems = dir ? (fused ? 4.0 * mn : 3.0 * mn + 2.0 * N) : (fused ? 4.0 * mn : 2.0 * mn + N);
-        printf("%7lldx%-7lld %-4s %-18s %10.1f %9.0f  %s threads=%d rows/cta=%d ctas/row=%d grid=%lld slots=%d smem=%zu%s%s\n",
+        printf("%7lldx%-7lld %-4s %-18s %10.1f %9.0f  %s threads=%d rows/cta=%d ctas/row=%d grid=%lld slots=%d smem=%zu%s%s%s\n",
                M, N, dir ? "bwd" : "fwd", fusednorm_mode_name((fusednorm_mode)m), ms * 1e3, elems * es / (ms * 1e6),
                fusednorm_kernel_name(l.kernel), l.block_threads, l.rows_per_cta, l.ctas_per_row, (long long)l.grid,
-               l.slots_per_thread, l.smem_bytes, m == 0 ? " ->" : "", m == 0 ? fusednorm_mode_name(l.mode) : "");
+               l.slots_per_thread, l.smem_bytes, l.unaligned ? " u1" : "", m == 0 ? " ->" : "",
+               m == 0 ? fusednorm_mode_name(l.mode) : "");
       }
     }
     for (int k = 0; k < sets; ++k) {

@@ -1,0 +1,90 @@
+/*
+ * rmsnorm_unaligned.cuh — the head-split of a row for the lean kernels' U instances
+ * (rmsnorm_fwd_row.cu, rmsnorm_bwd_row.cu): rows whose tensors are congruent modulo 16 bytes
+ * (fusednorm_layout.congruent16: every tensor's row r starts the same number of bytes off a
+ * 16-byte boundary) but not aligned, or whose length is not a multiple of the vector.
+ *
+ * A row of n elements splits into
+ *   head     [0, h)             h = elements before the first 16-byte boundary (< one vector),
+ *                               from the row's own address, so it may change from row to row
+ *                               (a row stride that is not a multiple of 16 bytes);
+ *   interior [h, h + m*N)       m whole 16-byte vectors, loaded and stored as in the aligned
+ *                               kernels (slot k of thread t: column h + (k*blockDim + t)*N);
+ *   tail     [h + m*N, n)       fewer than N elements.
+ * The head and tail ("edge") elements, at most 2(N-1), go one per thread: head element e to
+ * thread e, tail element e to thread blockDim-1-e (blockDim >= 64, so no thread gets two). Each
+ * edge element is handled with the same per-element formulas as a slot element, so the numerics
+ * are the aligned kernels' (kernels/README.md); only the summation order of the row's reduction
+ * differs (each thread adds its edge element after its slots), fixed by the row's address, hence
+ * the same on every run.
+ *
+ * The weight cannot be read as vectors: a slot's columns start at h + k*N, and h moves with the
+ * row while the weight stays put. The forward reads it element-wise (L1-resident); the backward
+ * stages it in shared memory in fp32 and reads it element-wise there.
+ */
+#ifndef FUSEDNORM_CUDA_RMSNORM_UNALIGNED_CUH_
+#define FUSEDNORM_CUDA_RMSNORM_UNALIGNED_CUH_
+
+#include "kernels/cuda/rmsnorm_common.cuh"
+
+namespace fn {
+
+/* Where a row's vectors start and which edge element (if any) this thread owns. */
+struct RowSplit {
+  int h;    /* head elements (<= n) */
+  int ecol; /* this thread's edge column, or -1 */
+};
+
+template <typename T> __device__ __forceinline__ RowSplit row_split(const void *row, int n) {
+  constexpr int N = Vec<T>::N;
+  RowSplit r;
+  r.h = (int)(((16u - ((unsigned)(uintptr_t)row & 15u)) & 15u) / sizeof(T));
+  if (r.h > n) r.h = n;
+  const int tail0 = r.h + (n - r.h) / N * N, tail = n - tail0;
+  const int back = (int)blockDim.x - 1 - (int)threadIdx.x;
+  r.ecol = (int)threadIdx.x < r.h ? (int)threadIdx.x : back < tail ? tail0 + back : -1;
+  return r;
+}
+
+/* One element of a row as fp32 / stored from fp32 (RN-even). */
+template <typename T> __device__ __forceinline__ float ld_elem(const T *row, int col) { return to_f(row[col]); }
+template <typename T> __device__ __forceinline__ void st_elem(T *row, int col, float v) { row[col] = from_f<T>(v); }
+
+/* The raw weight bits of one column: a 4-byte weight (W32) or a 16-bit one in the low half. */
+template <bool W32> __device__ __forceinline__ uint32_t ld_wbits(const void *w, int col) {
+  if constexpr (W32) return __ldg(static_cast<const unsigned int *>(w) + col);
+  else return (uint32_t)__ldg(static_cast<const unsigned short *>(w) + col);
+}
+
+/* The effective weight of one column from its raw bits (1 exactly without a weight). */
+template <bool W32> __device__ __forceinline__ float wbits_eff(uint32_t b, bool has_w, bool wbf16, float offset) {
+  if (!has_w) return 1.0f;
+  float v;
+  if constexpr (W32) v = __uint_as_float(b);
+  else v = wbf16 ? __uint_as_float(b << 16) : __half2float(__ushort_as_half((unsigned short)b));
+  return v + offset;
+}
+
+/* The forward's y of one element (normalize_slot's formula). */
+template <typename T, bool LLAMA> __device__ __forceinline__ float normalize_elem(float s, float w, float rstd) {
+  const float nrm = s * rstd;
+  return (LLAMA ? round_to<T>(nrm) : nrm) * w;
+}
+
+/* The backward's dot-product term and dx / dw of one element (slot_dot, slot_dx). */
+__device__ __forceinline__ float elem_dot(float dy, float s, float w, float rs, float dot) {
+  return fmaf(__fmul_rn(dy, w), s * rs, dot);
+}
+template <typename T>
+__device__ __forceinline__ float elem_dx(float dy, float s, float ds, bool has_ds, float w, float rs, float mean_gn,
+                                         bool llama, float &dw) {
+  const float h = s * rs;
+  float d = __fmul_rn(rs, __fsub_rn(__fmul_rn(dy, w), __fmul_rn(h, mean_gn)));
+  if (has_ds) d = __fadd_rn(d, ds);
+  dw = fmaf(dy, llama ? round_to<T>(h) : h, dw);
+  return d;
+}
+
+}  // namespace fn
+
+#endif /* FUSEDNORM_CUDA_RMSNORM_UNALIGNED_CUH_ */
