@@ -138,15 +138,32 @@ static int aligned16(const void *ptr, int64_t stride, size_t elem) {
   return ptr == NULL || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
 }
 
+/* Every row start of one tensor is 16-byte aligned: its pointer, and each stride a row index can
+ * step by (with row_dims > 1, those of the leading dims of size > 1; the innermost's is `stride`). */
+static int rows_aligned16(const fusednorm_problem *p, const void *ptr, int64_t stride,
+                          const int64_t *outer, size_t elem) {
+  if (ptr == NULL) return 1;
+  if (p->row_dims <= 1) return aligned16(ptr, stride, elem);
+  if ((uintptr_t)ptr % 16 != 0) return 0;
+  for (int k = 0; k < p->row_dims; ++k) {
+    const int64_t st = k == p->row_dims - 1 ? stride : outer[k];
+    if (p->row_shape[k] > 1 && ((uint64_t)st * elem) % 16 != 0) return 0;
+  }
+  return 1;
+}
+
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                           fusednorm_layout *out) {
   size_t xs;
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
-  out->aligned16 = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
-                   (!p->has_residual || (aligned16(a->residual, a->residual_stride, xs) &&
-                                         aligned16(a->residual_out, a->residual_out_stride, xs))) &&
-                   aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  out->aligned16 =
+      rows_aligned16(p, a->x, a->x_stride, a->x_outer, xs) &&
+      rows_aligned16(p, a->y, a->y_stride, a->y_outer, xs) &&
+      (!p->has_residual ||
+       (rows_aligned16(p, a->residual, a->residual_stride, a->residual_outer, xs) &&
+        rows_aligned16(p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs))) &&
+      aligned16(p->has_weight ? a->weight : NULL, 0, 1);
   return FUSEDNORM_OK;
 }
 
@@ -157,8 +174,10 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
   ds = p->has_residual ? a->ds : NULL;
-  out->aligned16 = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
-                   aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
+  out->aligned16 = rows_aligned16(p, a->dy, a->dy_stride, a->dy_outer, xs) &&
+                   rows_aligned16(p, a->s, a->s_stride, a->s_outer, xs) &&
+                   rows_aligned16(p, a->dx, a->dx_stride, a->dx_outer, xs) &&
+                   rows_aligned16(p, ds, ds ? a->ds_stride : 0, a->ds_outer, xs) &&
                    aligned16(p->has_weight ? a->weight : NULL, 0, 1);
   return FUSEDNORM_OK;
 }
