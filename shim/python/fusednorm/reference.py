@@ -72,7 +72,7 @@ class ErrStats(ctypes.Structure):  # fusednorm_err_stats
 
 # sizeof of the C structs on LP64, counted from the headers: a field added there and not here
 # fails loudly at import instead of shifting every later field.
-for _cls, _size in ((Problem, 48), (FwdArgs, 80), (BwdArgs, 104), (ErrStats, 160)):
+for _cls, _size in ((Problem, 88), (FwdArgs, 176), (BwdArgs, 200), (ErrStats, 160)):
     assert ctypes.sizeof(_cls) == _size, (_cls.__name__, ctypes.sizeof(_cls), _size)
 
 _DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}   # fusednorm_dtype
