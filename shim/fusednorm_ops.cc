@@ -5,9 +5,9 @@
 // must not reference any _ZN3c10 / _ZN2at / _ZN5torch symbol (shim/tests/check_symbols.sh).
 //
 // Contract of every op (shim/README.md "Ops contract"; numerics: kernels/README.md):
-//   * inputs are [..., N]; the leading dims are flattened into rows. A tensor whose leading dims
-//     collapse to one row dim with a constant row stride >= N and a contiguous last dim is passed
-//     to the kernels as it is (no copy); any other layout is made contiguous first.
+//   * inputs are [..., N]; the leading dims are the rows. Any tensor whose last dim is dense is
+//     passed to the kernels as it is, its rows addressed through the strides of up to 4 merged
+//     leading dims (row_space below); only the exceptions listed there are copied first.
 //   * outputs are new contiguous tensors from the caching allocator (never views of inputs);
 //     rstd is fp32 with the shape x.shape[:-1]; dw has the weight's dtype.
 //   * the backward workspace is a uint8 tensor from the caching allocator on x's device, sized by
@@ -20,6 +20,7 @@
 #include <torch/csrc/stable/tensor.h>
 #include <torch/headeronly/core/ScalarType.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <sstream>
@@ -149,53 +150,145 @@ std::string mode_list() {
   return r;
 }
 
-// A [..., N] tensor seen as rows: the tensor handed to the kernels (the input itself, or a
-// contiguous copy when its layout is not rows with one stride), its row count and row stride.
-struct Rows {
-  Tensor t;
-  int64_t rows = 0;
-  int64_t n = 0;
-  int64_t stride = 0;
+std::vector<int64_t> sizes_of(const Tensor &t);
+
+// ---------------------------------------------------------------- rows of a call
+// Every [..., N] tensor of one call is addressed through the same leading dims (the problem's
+// row_dims and row_shape, kernels/README.md "Layouts and strides"), each tensor with its own
+// strides for them, so any layout whose last dim is dense reaches the kernels without a copy:
+//   * leading dims of size 1 address nothing and are dropped;
+//   * adjacent leading dims that every tensor of the call steps through as one (outer stride =
+//     inner stride x inner size) are merged, so contiguous tensors and column slices have one dim;
+//   * a tensor is copied to contiguous (a dispatcher call, the only copy an op makes) only when
+//     its last dim is not dense, when its rows overlap by the C API's test (broadcast strides,
+//     interleaved dims: kernels/src/common.c check_stride, mirrored in rows_valid), or when the
+//     call would need more than FUSEDNORM_MAX_ROW_DIMS dims (or more than one dim with rows >=
+//     2^31): then the tensors that do not collapse to one dim are copied.
+struct RowSpace {
+  int dims = 1;                              // problem.row_dims
+  int64_t shape[FUSEDNORM_MAX_ROW_DIMS] = {0, 0, 0, 0};
+  int64_t rows = 0, n = 0;
+  std::vector<Tensor> t;                     // the tensors handed to the kernels
+  std::vector<std::vector<int64_t>> str;     // per tensor: one stride per dim, outermost first
 };
 
-// Row stride of t when its leading dims collapse into one row dim and the last dim is dense,
-// or -1 when they don't. Dims of size 1 take no part (their stride is meaningless).
-int64_t collapsed_row_stride(const Tensor &t) {
-  auto sizes = t.sizes();
-  auto strides = t.strides();
-  const int64_t d = static_cast<int64_t>(sizes.size());
-  const int64_t n = sizes[d - 1];
-  if (n > 1 && strides[d - 1] != 1) return -1;
-  int64_t row_stride = -1;  // stride of the innermost leading dim with size > 1
-  int64_t expect = -1;      // stride the next outer leading dim needs to continue the collapse
-  for (int64_t i = d - 2; i >= 0; --i) {
-    if (sizes[i] == 1) continue;
-    if (row_stride < 0) {
-      row_stride = strides[i];
-      if (row_stride < n) return -1;  // overlapping or reversed rows: not a row layout
-    } else if (strides[i] != expect) {
-      return -1;
-    }
-    expect = strides[i] * sizes[i];
-  }
-  return row_stride < 0 ? n : row_stride;  // a single row: any stride >= n describes it
+struct Group {
+  int64_t size;
+  int64_t inner, outer;  // innermost and outermost leading dim of the group
+};
+
+using Strides = std::vector<int64_t>;
+
+Strides strides_of(const Tensor &t) {
+  auto s = t.strides();
+  return Strides(s.begin(), s.end());
 }
 
-Rows as_rows(const Tensor &t) {
-  Rows r;
-  auto sizes = t.sizes();
-  r.n = sizes[sizes.size() - 1];
-  r.rows = 1;
-  for (size_t i = 0; i + 1 < sizes.size(); ++i) r.rows *= sizes[i];
-  int64_t s = collapsed_row_stride(t);
-  if (s >= 0) {
-    r.t = t;
-    r.stride = s;
-  } else {
-    r.t = torch::stable::contiguous(t);  // a dispatcher call: only where a copy is needed
-    r.stride = r.n;
+// The merged dims (outermost first) of the leading dims `lead` (sizes > 1) for the tensors whose
+// strides are `ts`.
+std::vector<Group> merge_dims(const std::vector<int64_t> &sizes, const std::vector<int64_t> &lead,
+                              const std::vector<const Strides *> &ts) {
+  std::vector<Group> g;
+  for (size_t j = lead.size(); j-- > 0;) {
+    const int64_t i = lead[j];
+    bool merge = !g.empty();
+    for (const Strides *t : ts)
+      if (merge && (*t)[i] != (*t)[g.back().outer] * sizes[g.back().outer]) merge = false;
+    if (merge) {
+      g.back().size *= sizes[i];
+      g.back().outer = i;
+    } else {
+      g.push_back({sizes[i], i, i});
+    }
   }
+  return std::vector<Group>(g.rbegin(), g.rend());
+}
+
+// The C API's row test (kernels/src/common.c check_stride) for one tensor in dims `g`.
+bool rows_valid(const Strides &t, const std::vector<Group> &g, int64_t n) {
+  if (g.size() <= 1) return g.empty() || t[g[0].inner] >= n;
+  std::vector<std::pair<int64_t, int64_t>> d;  // (stride, size)
+  for (const Group &x : g) d.push_back({t[x.inner], x.size});
+  std::sort(d.begin(), d.end());
+  int64_t span = n;
+  for (const auto &e : d) {
+    if (e.first < span) return false;
+    span += e.first * (e.second - 1);
+  }
+  return true;
+}
+
+RowSpace row_space(std::vector<Tensor> ts) {
+  RowSpace r;
+  const std::vector<int64_t> sizes = sizes_of(ts[0]);
+  const int64_t last = static_cast<int64_t>(sizes.size()) - 1;
+  r.n = sizes[last];
+  r.rows = 1;
+  std::vector<int64_t> lead;
+  for (int64_t i = 0; i < last; ++i) {
+    r.rows *= sizes[i];
+    if (sizes[i] != 1) lead.push_back(i);
+  }
+  std::vector<Strides> st;
+  for (Tensor &t : ts) {
+    st.push_back(strides_of(t));
+    if (r.n > 1 && st.back()[last] != 1) {
+      t = torch::stable::contiguous(t);
+      st.back() = strides_of(t);
+    }
+  }
+  std::vector<Group> g;
+  if (r.rows > 0) {
+    for (;;) {  // each pass copies at least one tensor or ends: at most ts.size() + 1 passes
+      std::vector<const Strides *> all;
+      for (const Strides &x : st) all.push_back(&x);
+      g = merge_dims(sizes, lead, all);
+      const bool too_many = g.size() > FUSEDNORM_MAX_ROW_DIMS || (g.size() > 1 && r.rows > INT32_MAX);
+      bool copied = false;
+      for (size_t k = 0; k < ts.size(); ++k) {
+        const bool keep = too_many ? merge_dims(sizes, lead, {&st[k]}).size() <= 1 : rows_valid(st[k], g, r.n);
+        if (!keep && !ts[k].is_contiguous()) {
+          ts[k] = torch::stable::contiguous(ts[k]);
+          st[k] = strides_of(ts[k]);
+          copied = true;
+        }
+      }
+      if (!copied) break;
+    }
+  }
+  r.dims = g.size() > 1 ? static_cast<int>(g.size()) : 1;
+  if (g.size() > 1)
+    for (size_t k = 0; k < g.size(); ++k) r.shape[k] = g[k].size;
+  for (const Strides &t : st) {
+    std::vector<int64_t> s;
+    if (g.empty()) s.push_back(r.n);  // one row (or none): any stride >= n describes it
+    for (const Group &x : g) s.push_back(t[x.inner]);
+    r.str.push_back(s);
+  }
+  r.t = std::move(ts);
   return r;
+}
+
+// Strides of a contiguous [..., N] output in the call's dims.
+std::vector<int64_t> dense_strides(const RowSpace &r) {
+  std::vector<int64_t> st(r.dims);
+  int64_t s = r.n;
+  for (int k = r.dims - 1; k >= 0; --k) {
+    st[k] = s;
+    if (r.dims > 1) s *= r.shape[k];
+  }
+  return st;
+}
+
+// One tensor's strides into its argument fields: the innermost dim's stride and the outer block.
+void put_strides(const std::vector<int64_t> &st, int64_t *stride, int64_t *outer) {
+  *stride = st.back();
+  for (size_t k = 0; k + 1 < st.size(); ++k) outer[k] = st[k];
+}
+
+void set_dims(fusednorm_problem &p, const RowSpace &r) {
+  p.row_dims = r.dims;
+  for (int k = 0; k < FUSEDNORM_MAX_ROW_DIMS; ++k) p.row_shape[k] = r.shape[k];
 }
 
 std::vector<int64_t> sizes_of(const Tensor &t) {
@@ -353,16 +446,17 @@ std::tuple<Tensor, Tensor> rms_norm_fwd(Tensor x, std::optional<Tensor> weight, 
   args.add("x", x).add("weight", weight);
   Call c = make_call(op, args, x, weight, {}, nullptr, eps, offset, casting, mode);
   MaybeDeviceGuard guard(c);
-  Rows xr = as_rows(x);
+  RowSpace rs = row_space({x});
+  set_dims(c.p, rs);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor y = torch::stable::new_empty(x, sizes_of(x));
   Tensor rstd = torch::stable::new_empty(x, leading_sizes(x), ScalarType::Float);
   fusednorm_fwd_args a{};
-  a.x = xr.t.const_data_ptr();
-  a.x_stride = xr.stride;
+  a.x = rs.t[0].const_data_ptr();
+  put_strides(rs.str[0], &a.x_stride, a.x_outer);
   a.weight = w ? w->const_data_ptr() : nullptr;
   a.y = y.mutable_data_ptr();
-  a.y_stride = c.p.n;
+  put_strides(dense_strides(rs), &a.y_stride, a.y_outer);
   a.rstd = static_cast<float *>(rstd.mutable_data_ptr());
   check_status(c, run_forward(c, a));
   return {y, rstd};
@@ -378,22 +472,23 @@ std::tuple<Tensor, Tensor, Tensor> fused_add_rms_norm_fwd(Tensor x, Tensor resid
   Call c = make_call(op, args, x, weight, {&residual}, nullptr, eps, offset, casting, mode);
   c.p.has_residual = 1;
   MaybeDeviceGuard guard(c);
-  Rows xr = as_rows(x);
-  Rows rr = as_rows(residual);
+  RowSpace rs = row_space({x, residual});
+  set_dims(c.p, rs);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor y = torch::stable::new_empty(x, sizes_of(x));
   Tensor residual_out = torch::stable::new_empty(x, sizes_of(x));
   Tensor rstd = torch::stable::new_empty(x, leading_sizes(x), ScalarType::Float);
+  const std::vector<int64_t> dense = dense_strides(rs);
   fusednorm_fwd_args a{};
-  a.x = xr.t.const_data_ptr();
-  a.x_stride = xr.stride;
-  a.residual = rr.t.const_data_ptr();
-  a.residual_stride = rr.stride;
+  a.x = rs.t[0].const_data_ptr();
+  put_strides(rs.str[0], &a.x_stride, a.x_outer);
+  a.residual = rs.t[1].const_data_ptr();
+  put_strides(rs.str[1], &a.residual_stride, a.residual_outer);
   a.weight = w ? w->const_data_ptr() : nullptr;
   a.y = y.mutable_data_ptr();
-  a.y_stride = c.p.n;
+  put_strides(dense, &a.y_stride, a.y_outer);
   a.residual_out = residual_out.mutable_data_ptr();
-  a.residual_out_stride = c.p.n;
+  put_strides(dense, &a.residual_out_stride, a.residual_out_outer);
   a.rstd = static_cast<float *>(rstd.mutable_data_ptr());
   check_status(c, run_forward(c, a));
   return {y, residual_out, rstd};
@@ -418,10 +513,10 @@ std::tuple<Tensor, std::optional<Tensor>> backward_impl(const char *op, const Te
   Call c = make_call(op, args, s, weight, same, &rstd, eps, offset, casting, mode);
   c.p.has_residual = fused ? 1 : 0;
   MaybeDeviceGuard guard(c);
-  Rows dyr = as_rows(dy);
-  Rows sr = as_rows(s);
-  std::optional<Rows> dsr;
-  if (ds.has_value()) dsr = as_rows(*ds);
+  std::vector<Tensor> ins{dy, s};
+  if (ds.has_value()) ins.push_back(*ds);
+  RowSpace rs = row_space(ins);
+  set_dims(c.p, rs);
   std::optional<Tensor> w = dense_weight(weight);
   Tensor rstd_c = rstd.is_contiguous() ? rstd : torch::stable::contiguous(rstd);
   Tensor dx = torch::stable::new_empty(s, sizes_of(s));
@@ -433,18 +528,18 @@ std::tuple<Tensor, std::optional<Tensor>> backward_impl(const char *op, const Te
   if (ws_bytes > 0)
     ws = torch::stable::new_empty(s, {static_cast<int64_t>(ws_bytes)}, ScalarType::Byte);
   fusednorm_bwd_args a{};
-  a.dy = dyr.t.const_data_ptr();
-  a.dy_stride = dyr.stride;
-  a.s = sr.t.const_data_ptr();
-  a.s_stride = sr.stride;
-  if (dsr.has_value()) {
-    a.ds = dsr->t.const_data_ptr();
-    a.ds_stride = dsr->stride;
+  a.dy = rs.t[0].const_data_ptr();
+  put_strides(rs.str[0], &a.dy_stride, a.dy_outer);
+  a.s = rs.t[1].const_data_ptr();
+  put_strides(rs.str[1], &a.s_stride, a.s_outer);
+  if (ds.has_value()) {
+    a.ds = rs.t[2].const_data_ptr();
+    put_strides(rs.str[2], &a.ds_stride, a.ds_outer);
   }
   a.weight = w ? w->const_data_ptr() : nullptr;
   a.rstd = static_cast<const float *>(rstd_c.const_data_ptr());
   a.dx = dx.mutable_data_ptr();
-  a.dx_stride = c.p.n;
+  put_strides(dense_strides(rs), &a.dx_stride, a.dx_outer);
   a.dw = dw ? dw->mutable_data_ptr() : nullptr;
   a.workspace = ws ? ws->mutable_data_ptr() : nullptr;
   a.workspace_bytes = ws_bytes;

@@ -208,6 +208,11 @@ void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, f
   k.rows = p->rows; k.n = (int)p->n;
   k.aligned = layout.aligned16;
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+  k.nd = fn_row_dims_make(p);
+  fn_row_outer_make(p, a->dy_outer, k.dy_outer);
+  fn_row_outer_make(p, a->s_outer, k.s_outer);
+  fn_row_outer_make(p, a->ds_outer, k.ds_outer);
+  fn_row_outer_make(p, a->dx_outer, k.dx_outer);
 }
 
 /* The device description and the plan of one call: the device is queried (from the cache) once. */
@@ -263,6 +268,11 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
     k.aligned = layout.aligned16;
     k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+    k.nd = fn_row_dims_make(p);
+    fn_row_outer_make(p, a->x_outer, k.x_outer);
+    fn_row_outer_make(p, a->residual_outer, k.r_outer);
+    fn_row_outer_make(p, a->y_outer, k.y_outer);
+    fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
     return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &k, stream,
                   "rms_norm_fwd_wide launch");
   }
@@ -278,6 +288,11 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   k.aligned = layout.aligned16;
   k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.fused = fused;
+  k.nd = fn_row_dims_make(p);
+  fn_row_outer_make(p, a->x_outer, k.x_outer);
+  fn_row_outer_make(p, a->residual_outer, k.r_outer);
+  fn_row_outer_make(p, a->y_outer, k.y_outer);
+  fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
   const void *kernel = nullptr;
   switch (plan.kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused); break;

@@ -125,10 +125,10 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
     const int64_t row = base + pl.team_idx;
     const bool active = row < p.rows;
-    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
-    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
-    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
-    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
+    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
 
     V cdy[C], cs[C];
     float dot = 0.0f, rs = 0.0f;
@@ -262,9 +262,9 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS) rms_norm_bwd_pipe(const
   auto fetch = [&](Row &r, int64_t row) {
     if (row >= p.rows || !mine) return;
     r.rs = p.rstd[row];
-    load_slot(r.dy, static_cast<const T *>(p.dy) + row * p.dy_stride, col0, p.n, al);
-    load_slot(r.s, static_cast<const T *>(p.s) + row * p.s_stride, col0, p.n, al);
-    if (HAS_DS) load_slot(r.ds, static_cast<const T *>(p.ds) + row * p.ds_stride, col0, p.n, al);
+    load_slot(r.dy, static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer), col0, p.n, al);
+    load_slot(r.s, static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer), col0, p.n, al);
+    if (HAS_DS) load_slot(r.ds, static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer), col0, p.n, al);
   };
   float dwc[1][N];
 #pragma unroll
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS) rms_norm_bwd_pipe(const
     if (!active) return;
     V dxv;
     slot_dx(dxv, r.dy, r.s, r.ds, HAS_DS, wv, r.rs, mean_gn, p.llama, dwc[0]);
-    store_slot(static_cast<T *>(p.dx) + row * p.dx_stride, dxv, col0, p.n, al);
+    store_slot(static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer), dxv, col0, p.n, al);
   };
 
   Row a, b;

@@ -43,10 +43,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
 
   int parity = 0;
   for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
-    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
-    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
-    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
-    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
+    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
     const float rs = p.rstd[row];
     V cdy[S], cs[S], cds[S];
 #pragma unroll
@@ -127,10 +127,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
 
   int parity = 0;
   for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
-    const T *dyr = static_cast<const T *>(p.dy) + row * p.dy_stride;
-    const T *sr = static_cast<const T *>(p.s) + row * p.s_stride;
-    const T *dsr = static_cast<const T *>(p.ds) + row * p.ds_stride;
-    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
+    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
     const float rs = p.rstd[row];
     const RowSplit sp = row_split<T>(dyr, p.n);
     const int c0 = sp.h + col0;

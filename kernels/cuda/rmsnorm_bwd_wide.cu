@@ -133,9 +133,9 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
         const int sl = tid + k * nthr, col = c0 + sl * N;
         if (col < c1) {
           for (int t = 0; t < tensors; ++t) {
-            const T *base = t == 0   ? static_cast<const T *>(p.dy) + row * p.dy_stride
-                            : t == 1 ? static_cast<const T *>(p.s) + row * p.s_stride
-                                     : static_cast<const T *>(p.ds) + row * p.ds_stride;
+            const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
+                            : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
+                                     : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
             uint4 *dst = ring + (st * tensors + t) * cslots + sl;
             if (al && col + N <= c1) {
               cp_async16(dst, base + col);
@@ -223,7 +223,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     __syncthreads();
     const float mean_gn = row_mean[j & 1];
     const float rs = rs_ring[st];
-    T *dxr = static_cast<T *>(p.dx) + row * p.dx_stride;
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int sl = tid + k * nthr, col = c0 + sl * N;

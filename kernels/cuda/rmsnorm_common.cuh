@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/cuda/launch_config.h"
+#include "kernels/cuda/row_dims.h"
 #include "kernels/include/fusednorm.h"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
@@ -48,6 +49,17 @@ __device__ __forceinline__ void cluster_sync() {
 #else
   __trap();
 #endif
+}
+
+/* The element offset of row `row` of one tensor: `stride` for its innermost leading dim, `outer`
+ * its other strides (fn_row_outer_make order). Every kernel addresses every row through this one
+ * function. nd.dims is uniform over the launch, so the single-stride case (dims 1) is one
+ * predicated branch and the multiply it always was; the N-d case is three 32-bit magic-number
+ * divisions (row_dims.h), shared by the tensors of one row (the same row and divisors: the
+ * compiler computes them once). */
+__device__ __forceinline__ int64_t row_offset(const fn_row_dims &nd, int64_t row, int64_t stride,
+                                              const int64_t (&outer)[3]) {
+  return fn_row_offset_dims(&nd, row, stride, outer);
 }
 
 __device__ __forceinline__ float to_f(float v) { return v; }

@@ -54,10 +54,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
     const int64_t row = base + pl.team_idx;
     const bool active = row < p.rows;
-    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
-    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
-    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
-    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
+    const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
+    T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
+    T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
 
     V cache[C];
     float ss = 0.0f;
@@ -147,8 +147,8 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   /* Issue the loads of `row` (nothing past the end of the matrix or the row). */
   auto fetch = [&](V (&xv)[S], V (&rv)[S], int64_t row) {
     if (row >= p.rows) return;
-    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
-    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
+    const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
+    const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;
@@ -161,8 +161,8 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   /* Normalize `row` from (xv, rv); parity selects the reduction buffer. */
   auto process = [&](V (&xv)[S], V (&rv)[S], int64_t row, int parity) {
     const bool active = row < p.rows;
-    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
-    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
+    T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
     float ss = 0.0f;
     if (active) {
 #pragma unroll

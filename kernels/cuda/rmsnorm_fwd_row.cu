@@ -125,10 +125,10 @@ __global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof
   const bool has_w = p.w != nullptr, wbf16 = p.w_dtype == FUSEDNORM_BF16;
   int parity = 0;
   for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
-    const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
-    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
-    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
-    T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+    const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
+    const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
+    T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
+    T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
     /* U: the interior starts at the row's head h; a slot is whole or not there. */
     RowSplit sp = {0, -1};
     if constexpr (U) sp = row_split<T>(xr, p.n);

@@ -34,17 +34,17 @@ namespace fn {
 
 namespace {
 
-/* One row's tensors (the row addressing of every kernel: row * stride, in elements). */
+/* One row's tensors, addressed through row_offset as in every kernel. */
 template <typename T> struct WideRow {
   const T *x, *r;
   T *y, *ro;
 };
 template <typename T> __device__ __forceinline__ WideRow<T> wide_row(const FwdWideParams &p, int64_t row) {
   WideRow<T> w;
-  w.x = static_cast<const T *>(p.x) + row * p.x_stride;
-  w.r = static_cast<const T *>(p.r) + row * p.r_stride;
-  w.y = static_cast<T *>(p.y) + row * p.y_stride;
-  w.ro = static_cast<T *>(p.ro) + row * p.ro_stride;
+  w.x = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
+  w.r = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
+  w.y = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
+  w.ro = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
   return w;
 }
 

@@ -7,11 +7,13 @@
 
 #include <stdint.h>
 
+#include "kernels/cuda/row_dims.h"
 #include "kernels/include/fusednorm.h"
 
 namespace fn {
 
-/* Forward: everything a kernel instance needs at run time (passed by value, 136 bytes). */
+/* Forward: everything a kernel instance needs at run time (passed by value). The row-dims fields
+ * (nd, *_outer) come after the 136-byte block described below so that its offsets stay. */
 struct FwdParams {
   const void *x, *r, *w;
   void *y, *ro;
@@ -31,6 +33,8 @@ struct FwdParams {
                                   changes which neighbouring fields are loaded together: PTX
                                   compared), which would change the row-pipelined and lean
                                   kernels' machine code, the code that was measured. Never read. */
+  fn_row_dims nd;              /* the rows' index space (row_dims.h); read by fn::row_offset only */
+  int64_t x_outer[3], r_outer[3], y_outer[3], ro_outer[3]; /* fn_row_outer_make order */
 };
 
 /* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
@@ -49,6 +53,8 @@ struct BwdParams {
                                   unit's own workspace row in global memory (0) */
   int w_smem;                  /* 1: the fp32 effective weight of the CTA's chunk is staged in
                                   dynamic shared memory (round_up(chunk, vec) floats) */
+  fn_row_dims nd;              /* as in FwdParams */
+  int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
 };
 
 /* Split-row backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */
@@ -64,6 +70,8 @@ struct SplitParams {
   int n, w_dtype;
   float offset;
   int gc, gr, chunk, stages, lookahead, aligned, llama;
+  fn_row_dims nd;              /* as in FwdParams */
+  int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
 };
 
 /* Wide forward (rmsnorm_fwd_wide.cu): a row over a thread-block cluster of `cluster` CTAs, CTA
@@ -80,6 +88,8 @@ struct FwdWideParams {
   int cluster, chunk;
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama;
+  fn_row_dims nd;              /* as in FwdParams */
+  int64_t x_outer[3], r_outer[3], y_outer[3], ro_outer[3];
 };
 
 /* The generic forward (rmsnorm_fwd.cu) for cache sizes FN_FWD_GENERIC_CACHES; NULL otherwise. */

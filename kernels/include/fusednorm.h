@@ -2,8 +2,9 @@
  * fusednorm.h — fused RMSNorm forward/backward, plain C API.
  *
  * Contract (kernels/README.md, "Numerics contract" and "C API rules"):
- *   rows of length n; the last dim is contiguous, each tensor has its own row stride (in elements,
- *   >= n). All accumulation is fp32.
+ *   rows of length n; the last dim is contiguous. The rows are addressed through up to 4 leading
+ *   dims (problem.row_dims / row_shape), each tensor with its own strides for them (in elements):
+ *   row_stride for the innermost, the *_outer block for the others. All accumulation is fp32.
  *   fused add:  s = RN(x + r) is written to residual_out; the norm reads the rounded s.
  *   rstd[i]   = 1 / sqrt(mean_j(s[i,j]^2) + eps)            (fp32, saved for the backward)
  *   casting FP32  / GEMMA: y = RN(s * rstd * (w + offset))   one rounding
@@ -41,8 +42,12 @@ typedef struct CUstream_st *cudaStream_t;
 typedef enum {
   FUSEDNORM_OK = 0,
   FUSEDNORM_ERR_NULL_POINTER = 1,      /* a required pointer is NULL */
-  FUSEDNORM_ERR_BAD_SHAPE = 2,         /* rows < 0 or n < 1 */
-  FUSEDNORM_ERR_BAD_STRIDE = 3,        /* a row stride < n, or rows*stride overflows int64 */
+  FUSEDNORM_ERR_BAD_SHAPE = 2,         /* rows < 0, n < 1, row_dims not 0..4, row_shape with a
+                                          negative size or a product != rows, or rows >= 2^31
+                                          with row_dims > 1 */
+  FUSEDNORM_ERR_BAD_STRIDE = 3,        /* a negative stride, rows that overlap each other (the
+                                          sufficient test in kernels/README.md), or a largest
+                                          offset beyond int64 */
   FUSEDNORM_ERR_BAD_DTYPE = 4,         /* dtype not one of fusednorm_dtype */
   FUSEDNORM_ERR_BAD_CASTING = 5,       /* casting not one of fusednorm_casting */
   FUSEDNORM_ERR_BAD_MODE = 6,          /* mode not one of fusednorm_mode */
@@ -120,13 +125,26 @@ typedef struct {
   int has_weight;             /* 0: y = RN(s * rstd), no dw */
   int has_residual;           /* 1: fused add */
   fusednorm_mode mode;        /* AUTO or a forced mode */
+  /* The rows' index space (kernels/README.md, "Layouts and strides"). row_dims 0 or 1: one
+   * leading dim of `rows` rows, each tensor's rows one row stride apart (row_shape ignored).
+   * 2..FUSEDNORM_MAX_ROW_DIMS: row i is the row-major index of leading dims of sizes
+   * row_shape[0..row_dims-1] (outermost first, product = rows, rows < 2^31); each tensor's
+   * innermost leading dim has its *_stride and the others the strides in its *_outer block
+   * (outer[k]: dim k, outermost first). rstd stays dense [rows] in row order. */
+  int row_dims;
+  int64_t row_shape[4];
 } fusednorm_problem;
 
-/* A problem with the defaults: fp32 casting, eps 1e-6, offset 0, weight on, no residual, AUTO. */
+#define FUSEDNORM_MAX_ROW_DIMS 4
+
+/* A problem with the defaults: fp32 casting, eps 1e-6, offset 0, weight on, no residual, AUTO,
+ * row_dims 1. */
 fusednorm_problem fusednorm_problem_init(int64_t rows, int64_t n, fusednorm_dtype x_dtype,
                                          fusednorm_dtype w_dtype);
 
-/* Forward arguments. Strides are in elements. */
+/* Forward arguments. Strides are in elements. The *_outer blocks (strides of the leading dims
+ * 0..row_dims-2) are read only with problem.row_dims > 1; trailing zero-initialised fields keep
+ * every single-stride caller as it was. */
 typedef struct {
   const void *x;            int64_t x_stride;
   const void *residual;     int64_t residual_stride;     /* has_residual only */
@@ -134,6 +152,7 @@ typedef struct {
   void *y;                  int64_t y_stride;
   void *residual_out;       int64_t residual_out_stride; /* has_residual only: RN(x + residual) */
   float *rstd;              /* [rows] fp32, may be NULL (inference) */
+  int64_t x_outer[3], residual_outer[3], y_outer[3], residual_out_outer[3];
 } fusednorm_fwd_args;
 
 /* Backward arguments. `s` is what the forward normalized: x (plain) or residual_out (fused add). */
@@ -146,6 +165,7 @@ typedef struct {
   void *dx;                 int64_t dx_stride;   /* grad of x (and of residual when fused add) */
   void *dw;                                      /* [n] in w_dtype, has_weight only */
   void *workspace;          size_t workspace_bytes; /* fp32 partial dw, see *_workspace_size */
+  int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3]; /* as in fusednorm_fwd_args */
 } fusednorm_bwd_args;
 
 /* ---- CPU backend (OpenMP across fixed row chunks; results independent of thread count) ---- */

@@ -147,17 +147,22 @@ static size_t esz(fusednorm_dtype d) { return fusednorm_dtype_size(d); }
 static const void *row_ptr(const void *base, fusednorm_dtype d, int64_t row, int64_t stride) {
   return (const char *)base + (size_t)row * (size_t)stride * esz(d);
 }
+/* Row i of an argument tensor, through the problem's row dims (fn_row_offset, common.h). */
+static const void *arg_row(const fusednorm_problem *p, const void *base, int64_t row, int64_t stride,
+                           const int64_t *outer) {
+  return (const char *)base + (size_t)fn_row_offset(p, row, stride, outer) * esz(p->x_dtype);
+}
 
 /* s[j] of one row in double: the fused add rounds to the storage dtype, exactly like a backend.
  * f32: the float sum is IEEE single (one rounding); 16-bit: the double sum is exact. */
 static void load_s_row(const fusednorm_problem *p, const fusednorm_fwd_args *a, int64_t i,
                        double *s) {
-  const void *xr = row_ptr(a->x, p->x_dtype, i, a->x_stride);
+  const void *xr = arg_row(p, a->x, i, a->x_stride, a->x_outer);
   if (!p->has_residual) {
     for (int64_t j = 0; j < p->n; ++j) s[j] = fusednorm_load(xr, p->x_dtype, j);
     return;
   }
-  const void *rr = row_ptr(a->residual, p->x_dtype, i, a->residual_stride);
+  const void *rr = arg_row(p, a->residual, i, a->residual_stride, a->residual_outer);
   for (int64_t j = 0; j < p->n; ++j) {
     double x = fusednorm_load(xr, p->x_dtype, j), r = fusednorm_load(rr, p->x_dtype, j);
     s[j] = p->x_dtype == FUSEDNORM_F32 ? (double)((float)x + (float)r)
@@ -221,8 +226,8 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
   if (dw)
     for (int64_t j = 0; j < n; ++j) dw[j] = 0.0;
   for (int64_t i = 0; i < p->rows; ++i) {
-    const void *sr = row_ptr(a->s, p->x_dtype, i, a->s_stride);
-    const void *dyr = row_ptr(a->dy, p->x_dtype, i, a->dy_stride);
+    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+    const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
     for (int64_t j = 0; j < n; ++j) s[j] = fusednorm_load(sr, p->x_dtype, j);
     /* dx is the gradient of the forward with every rounding passed straight through (what
      * autograd computes through HF's module): the normalization's Jacobian at the true point
@@ -236,7 +241,7 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
       if (dw) dw[j] += dy * bwd_norm(p, s[j], rstd);
     }
     double mean = dot / (double)n;
-    const void *dsr = a->ds ? row_ptr(a->ds, p->x_dtype, i, a->ds_stride) : NULL;
+    const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
     if (dx)
       for (int64_t j = 0; j < n; ++j) {
         double v = rstd * (g[j] - s[j] * rstd * mean);
@@ -257,8 +262,8 @@ fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusedn
   double *acc = (double *)calloc((size_t)p->n, sizeof(double));
   if (!acc) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   for (int64_t i = 0; i < p->rows; ++i) {
-    const void *sr = row_ptr(a->s, p->x_dtype, i, a->s_stride);
-    const void *dyr = row_ptr(a->dy, p->x_dtype, i, a->dy_stride);
+    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+    const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
     for (int64_t j = 0; j < p->n; ++j)
       acc[j] += fabs(fusednorm_load(dyr, p->x_dtype, j) *
                      bwd_norm(p, fusednorm_load(sr, p->x_dtype, j), (double)a->rstd[i]));
@@ -292,10 +297,10 @@ fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fused
   float *s = (float *)malloc((size_t)n * sizeof(float));
   if (!s) return FUSEDNORM_ERR_OUT_OF_MEMORY;
   for (int64_t i = 0; i < p->rows; ++i) {
-    const void *xr = row_ptr(a->x, p->x_dtype, i, a->x_stride);
-    const void *rr = p->has_residual ? row_ptr(a->residual, p->x_dtype, i, a->residual_stride) : 0;
-    void *ro = p->has_residual ? (void *)row_ptr(a->residual_out, p->x_dtype, i,
-                                                 a->residual_out_stride) : NULL;
+    const void *xr = arg_row(p, a->x, i, a->x_stride, a->x_outer);
+    const void *rr = p->has_residual ? arg_row(p, a->residual, i, a->residual_stride, a->residual_outer) : 0;
+    void *ro = p->has_residual ? (void *)arg_row(p, a->residual_out, i, a->residual_out_stride,
+                                                 a->residual_out_outer) : NULL;
     for (int64_t j = 0; j < n; ++j) {
       float v = (float)fusednorm_load(xr, p->x_dtype, j);
       if (rr) {
@@ -306,7 +311,7 @@ fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fused
     }
     float rstd = naive_rstd(p, s);
     if (a->rstd) a->rstd[i] = rstd;
-    void *yr = (void *)row_ptr(a->y, p->x_dtype, i, a->y_stride);
+    void *yr = (void *)arg_row(p, a->y, i, a->y_stride, a->y_outer);
     for (int64_t j = 0; j < n; ++j)
       fusednorm_store(yr, p->x_dtype, j, naive_norm(p, s[j], rstd) * naive_weight(p, a->weight, j));
   }
@@ -323,8 +328,8 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
   float *s = buf, *g = buf + n, *dw = buf + 2 * n;
   for (int64_t j = 0; j < n; ++j) dw[j] = 0.0f;
   for (int64_t i = 0; i < p->rows; ++i) {
-    const void *sr = row_ptr(a->s, p->x_dtype, i, a->s_stride);
-    const void *dyr = row_ptr(a->dy, p->x_dtype, i, a->dy_stride);
+    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+    const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
     for (int64_t j = 0; j < n; ++j) s[j] = (float)fusednorm_load(sr, p->x_dtype, j);
     float rstd = a->rstd[i], dot = 0.0f;
     for (int64_t j = 0; j < n; ++j) { /* dx at the true point h, dw with n (as the reference) */
@@ -334,8 +339,8 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
       dw[j] += dy * naive_norm(p, s[j], rstd);
     }
     float mean = dot / (float)n;
-    const void *dsr = a->ds ? row_ptr(a->ds, p->x_dtype, i, a->ds_stride) : NULL;
-    void *dxr = (void *)row_ptr(a->dx, p->x_dtype, i, a->dx_stride);
+    const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
+    void *dxr = (void *)arg_row(p, a->dx, i, a->dx_stride, a->dx_outer);
     for (int64_t j = 0; j < n; ++j) {
       float v = rstd * (g[j] - (s[j] * rstd) * mean);
       if (dsr) v += (float)fusednorm_load(dsr, p->x_dtype, j);
@@ -735,7 +740,7 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
     if (!ok) break;
     /* y from the saved rstd */
     const float rf = (float)rgot;
-    const void *yr = row_ptr(a->y, xd, i, a->y_stride);
+    const void *yr = arg_row(p, a->y, i, a->y_stride, a->y_outer);
     for (int64_t j = 0; j < n; ++j) {
       const double got = fusednorm_load(yr, xd, j);
       const float wf = p->has_weight ? (float)fusednorm_load(a->weight, p->w_dtype, j) + p->offset : 1.0f;
@@ -791,9 +796,9 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
     wo[j] = weight_at(p, a->weight, j);
   }
   for (int64_t i = 0; i < M && ok; ++i) {
-    const void *sr = row_ptr(a->s, xd, i, a->s_stride), *dyr = row_ptr(a->dy, xd, i, a->dy_stride);
-    const void *dsr = a->ds ? row_ptr(a->ds, xd, i, a->ds_stride) : NULL;
-    const void *dxr = row_ptr(a->dx, xd, i, a->dx_stride);
+    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer), *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
+    const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
+    const void *dxr = arg_row(p, a->dx, i, a->dx_stride, a->dx_outer);
     const double r = (double)a->rstd[i];
     double dot = 0.0, A = 0.0;
     for (int64_t j = 0; j < n; ++j) {

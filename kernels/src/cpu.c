@@ -99,8 +99,10 @@ static void store_row(void *dst, const float *src, fusednorm_dtype d, int64_t n)
   }
 }
 
-static inline const char *row_at(const void *base, fusednorm_dtype d, int64_t i, int64_t stride) {
-  return (const char *)base + (size_t)i * (size_t)stride * fusednorm_dtype_size(d);
+/* Row i of a tensor with innermost row stride `stride` and outer strides `outer`. */
+static inline const char *row_at(const fusednorm_problem *p, const void *base, int64_t i, int64_t stride,
+                                 const int64_t *outer) {
+  return (const char *)base + (size_t)fn_row_offset(p, i, stride, outer) * fusednorm_dtype_size(p->x_dtype);
 }
 
 /* Dot product of up to 512 elements with 8 fixed lanes: vectorizes, order depends only on n. */
@@ -162,11 +164,11 @@ fusednorm_status fusednorm_forward_cpu(const fusednorm_problem *p, const fusedno
     for (int64_t i = 0; i < p->rows; ++i) {
       if (!s) continue;
       float *t = s + n;
-      load_row(s, row_at(a->x, xd, i, a->x_stride), xd, n);
+      load_row(s, row_at(p, a->x, i, a->x_stride, a->x_outer), xd, n);
       if (p->has_residual) {
-        load_row(t, row_at(a->residual, xd, i, a->residual_stride), xd, n);
+        load_row(t, row_at(p, a->residual, i, a->residual_stride, a->residual_outer), xd, n);
         for (int64_t j = 0; j < n; ++j) t[j] += s[j];
-        void *ro = (void *)row_at(a->residual_out, xd, i, a->residual_out_stride);
+        void *ro = (void *)row_at(p, a->residual_out, i, a->residual_out_stride, a->residual_out_outer);
         store_row(ro, t, xd, n);
         load_row(s, ro, xd, n); /* the norm reads the rounded sum */
       }
@@ -188,8 +190,8 @@ fusednorm_status fusednorm_forward_cpu(const fusednorm_problem *p, const fusedno
       FN_MUTATE(FN_MUT_Y_TAIL, if (n > 1) t[n - 1] = t[n - 2]);
       FN_MUTATE(FN_MUT_Y_ULP_F32, if (xd == FUSEDNORM_F32) fn_mut_f32_up(t, n));
       FN_MUTATE(FN_MUT_Y_FLUSH, if (xd == FUSEDNORM_F32) fn_mut_flush(t, n));
-      store_row((void *)row_at(a->y, xd, i, a->y_stride), t, xd, n);
-      FN_MUTATE(FN_MUT_Y_ULP_1PCT, fn_mut_bump_1pct((void *)row_at(a->y, xd, i, a->y_stride),
+      store_row((void *)row_at(p, a->y, i, a->y_stride, a->y_outer), t, xd, n);
+      FN_MUTATE(FN_MUT_Y_ULP_1PCT, fn_mut_bump_1pct((void *)row_at(p, a->y, i, a->y_stride, a->y_outer),
                                                     xd == FUSEDNORM_F32, n, i));
     }
     free(s);
@@ -244,8 +246,8 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
       for (int64_t i = c * cr; i < end; ++i) {
         float rstd = a->rstd[i];
         FN_MUTATE(FN_MUT_ROWS_SWAPPED, if ((i ^ 1) < rows) rstd = a->rstd[i ^ 1]);
-        load_row(s, row_at(a->s, xd, i, a->s_stride), xd, n);
-        load_row(dy, row_at(a->dy, xd, i, a->dy_stride), xd, n);
+        load_row(s, row_at(p, a->s, i, a->s_stride, a->s_outer), xd, n);
+        load_row(dy, row_at(p, a->dy, i, a->dy_stride, a->dy_outer), xd, n);
         /* s becomes h = s*rstd, the true point dx is evaluated at (every casting); dw takes
          * n = RN_x(h) for llama, the value y was made from. One operation per loop so that each
          * vectorizes. */
@@ -259,11 +261,11 @@ fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusedn
         const float mean = gh / (float)n;
         for (int64_t j = 0; j < n; ++j) t[j] = rstd * (g[j] - s[j] * mean);
         if (a->ds) {
-          load_row(g, row_at(a->ds, xd, i, a->ds_stride), xd, n);
+          load_row(g, row_at(p, a->ds, i, a->ds_stride, a->ds_outer), xd, n);
           for (int64_t j = 0; j < n; ++j) t[j] += g[j];
         }
         FN_MUTATE(FN_MUT_DX_ULP_F32, if (xd == FUSEDNORM_F32) fn_mut_f32_up(t, n));
-        store_row((void *)row_at(a->dx, xd, i, a->dx_stride), t, xd, n);
+        store_row((void *)row_at(p, a->dx, i, a->dx_stride, a->dx_outer), t, xd, n);
         float *dwq = dwp;
         FN_MUTATE(FN_MUT_DW_SKIP_ROW, if (i == c * cr) dwq = NULL);
         FN_MUTATE(FN_MUT_LLAMA_DW_TRUE, if (dwq && is_llama(p)) {

@@ -155,38 +155,72 @@ static int aligned16(const void *ptr, int64_t stride, size_t elem) {
   return ptr == NULL || ((uintptr_t)ptr % 16 == 0 && ((uint64_t)stride * elem) % 16 == 0);
 }
 
-/* Congruence of the row tensors modulo 16 bytes (fusednorm_layout.congruent16): the first
- * tensor's base and stride residues, each further tensor compared with them. Element-aligned
- * pointers only: the head-split kernels count the head in elements. (With rows addressed through
- * several leading dimensions, every leading stride would have to agree modulo 16 the same way.) */
+/* Congruence of the row tensors modulo 16 bytes (fusednorm_layout.congruent16): every row of
+ * every tensor starts at the same address modulo 16, i.e. the tensors' base addresses agree
+ * modulo 16 and so does, dim by dim, every stride a row index can step by (the leading dims of
+ * size > 1). The first tensor's residues, each further tensor compared with them. Element-aligned
+ * pointers only: the head-split kernels count the head in elements. */
 typedef struct {
   int seen, ok;
-  unsigned base, stride;
+  unsigned base, stride[FUSEDNORM_MAX_ROW_DIMS];
 } congruence;
 
-static void congruent_add(congruence *c, const void *ptr, int64_t stride, size_t elem) {
-  const unsigned b = (unsigned)((uintptr_t)ptr % 16), s = (unsigned)(((uint64_t)stride * elem) % 16);
+static void congruent_add(congruence *c, const fusednorm_problem *p, const void *ptr, int64_t stride,
+                          const int64_t *outer, size_t elem) {
+  const int dims = p->row_dims <= 1 ? 1 : p->row_dims;
+  unsigned s[FUSEDNORM_MAX_ROW_DIMS] = {0};
   if (ptr == NULL || !c->ok) return;
-  if ((uintptr_t)ptr % elem != 0) c->ok = 0;
-  else if (!c->seen) c->seen = 1, c->base = b, c->stride = s;
-  else if (b != c->base || s != c->stride) c->ok = 0;
+  if ((uintptr_t)ptr % elem != 0) {
+    c->ok = 0;
+    return;
+  }
+  for (int k = 0; k < dims; ++k) {
+    const int64_t st = k == dims - 1 ? stride : outer[k];
+    const int64_t size = dims == 1 ? 2 : p->row_shape[k]; /* one dim: its stride always steps */
+    s[k] = size > 1 ? (unsigned)(((uint64_t)st * elem) % 16) : 0;
+  }
+  if (!c->seen) {
+    c->seen = 1, c->base = (unsigned)((uintptr_t)ptr % 16);
+    for (int k = 0; k < dims; ++k) c->stride[k] = s[k];
+    return;
+  }
+  if ((unsigned)((uintptr_t)ptr % 16) != c->base) c->ok = 0;
+  for (int k = 0; k < dims; ++k)
+    if (s[k] != c->stride[k]) c->ok = 0;
+}
+
+/* Every row start of one tensor is 16-byte aligned: its pointer, and each stride a row index can
+ * step by (with row_dims > 1, those of the leading dims of size > 1; the innermost's is `stride`). */
+static int rows_aligned16(const fusednorm_problem *p, const void *ptr, int64_t stride,
+                          const int64_t *outer, size_t elem) {
+  if (ptr == NULL) return 1;
+  if (p->row_dims <= 1) return aligned16(ptr, stride, elem);
+  if ((uintptr_t)ptr % 16 != 0) return 0;
+  for (int k = 0; k < p->row_dims; ++k) {
+    const int64_t st = k == p->row_dims - 1 ? stride : outer[k];
+    if (p->row_shape[k] > 1 && ((uint64_t)st * elem) % 16 != 0) return 0;
+  }
+  return 1;
 }
 
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                           fusednorm_layout *out) {
   size_t xs;
-  congruence c = {0, 1, 0, 0};
+  congruence c = {0, 1, 0, {0}};
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
-  out->aligned16 = aligned16(a->x, a->x_stride, xs) && aligned16(a->y, a->y_stride, xs) &&
-                   (!p->has_residual || (aligned16(a->residual, a->residual_stride, xs) &&
-                                         aligned16(a->residual_out, a->residual_out_stride, xs))) &&
-                   aligned16(p->has_weight ? a->weight : NULL, 0, 1);
-  congruent_add(&c, a->x, a->x_stride, xs);
-  congruent_add(&c, a->y, a->y_stride, xs);
+  out->aligned16 =
+      rows_aligned16(p, a->x, a->x_stride, a->x_outer, xs) &&
+      rows_aligned16(p, a->y, a->y_stride, a->y_outer, xs) &&
+      (!p->has_residual ||
+       (rows_aligned16(p, a->residual, a->residual_stride, a->residual_outer, xs) &&
+        rows_aligned16(p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs))) &&
+      aligned16(p->has_weight ? a->weight : NULL, 0, 1);
+  congruent_add(&c, p, a->x, a->x_stride, a->x_outer, xs);
+  congruent_add(&c, p, a->y, a->y_stride, a->y_outer, xs);
   if (p->has_residual) {
-    congruent_add(&c, a->residual, a->residual_stride, xs);
-    congruent_add(&c, a->residual_out, a->residual_out_stride, xs);
+    congruent_add(&c, p, a->residual, a->residual_stride, a->residual_outer, xs);
+    congruent_add(&c, p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs);
   }
   if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
   out->congruent16 = c.ok;
@@ -197,17 +231,19 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
                                            fusednorm_layout *out) {
   size_t xs;
   const void *ds;
-  congruence c = {0, 1, 0, 0};
+  congruence c = {0, 1, 0, {0}};
   if (p == NULL || a == NULL || out == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   xs = fusednorm_dtype_size(p->x_dtype);
   ds = p->has_residual ? a->ds : NULL;
-  out->aligned16 = aligned16(a->dy, a->dy_stride, xs) && aligned16(a->s, a->s_stride, xs) &&
-                   aligned16(a->dx, a->dx_stride, xs) && aligned16(ds, ds ? a->ds_stride : 0, xs) &&
+  out->aligned16 = rows_aligned16(p, a->dy, a->dy_stride, a->dy_outer, xs) &&
+                   rows_aligned16(p, a->s, a->s_stride, a->s_outer, xs) &&
+                   rows_aligned16(p, a->dx, a->dx_stride, a->dx_outer, xs) &&
+                   rows_aligned16(p, ds, ds ? a->ds_stride : 0, a->ds_outer, xs) &&
                    aligned16(p->has_weight ? a->weight : NULL, 0, 1);
-  congruent_add(&c, a->dy, a->dy_stride, xs);
-  congruent_add(&c, a->s, a->s_stride, xs);
-  congruent_add(&c, a->dx, a->dx_stride, xs);
-  if (ds != NULL) congruent_add(&c, ds, a->ds_stride, xs);
+  congruent_add(&c, p, a->dy, a->dy_stride, a->dy_outer, xs);
+  congruent_add(&c, p, a->s, a->s_stride, a->s_outer, xs);
+  congruent_add(&c, p, a->dx, a->dx_stride, a->dx_outer, xs);
+  if (ds != NULL) congruent_add(&c, p, ds, a->ds_stride, a->ds_outer, xs);
   if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
   out->congruent16 = c.ok;
   return FUSEDNORM_OK;

@@ -209,7 +209,7 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
 
   /* ---- forward ---- */
   fusednorm_fwd_args fa = {x.data, sin, c->residual ? r.data : NULL, sin, c->weight ? w.data : NULL,
-                           y.data, sout, c->residual ? ro.data : NULL, sout, rstd};
+                           y.data, sout, c->residual ? ro.data : NULL, sout, rstd, {0}, {0}, {0}, {0}};
   mat_poison(&y), mat_poison(&ro);
   for (int64_t i = 0; i < M; ++i) rstd[i] = NAN;
   fusednorm_status st = b->forward(b->ctx, &p, &fa);
@@ -262,7 +262,7 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
   size_t ws_bytes = 0;
   fusednorm_bwd_args ba = {dy.data, sin, s_mat->data, s_mat->stride, c->residual ? ds.data : NULL,
                            sin, c->weight ? w.data : NULL, rstd, dx.data, sout,
-                           c->weight ? dw.data : NULL, NULL, ws_bytes};
+                           c->weight ? dw.data : NULL, NULL, ws_bytes, {0}, {0}, {0}, {0}};
   mat_poison(&dx), mat_poison(&dw);
   st = b->backward(b->ctx, &p, &ba);
   if (st != FUSEDNORM_OK) {
@@ -440,8 +440,8 @@ int fn_engine_check_bad_args(const fn_api *api) {
   for (int i = 0; i < 64; ++i) xbuf[i] = rbuf[i] = wbuf[i] = (float)(i % 5) + 0.5f;
   for (int i = 0; i < 8; ++i) rs[i] = 1.0f;
   const fusednorm_problem good = fusednorm_problem_init(2, 8, FUSEDNORM_F32, FUSEDNORM_F32);
-  const fusednorm_fwd_args fa = {xbuf, 8, NULL, 0, wbuf, ybuf, 8, NULL, 0, rs};
-  const fusednorm_bwd_args ba = {xbuf, 8, xbuf, 8, NULL, 0, wbuf, rs, ybuf, 8, rbuf, ws, sizeof ws};
+  const fusednorm_fwd_args fa = {xbuf, 8, NULL, 0, wbuf, ybuf, 8, NULL, 0, rs, {0}, {0}, {0}, {0}};
+  const fusednorm_bwd_args ba = {xbuf, 8, xbuf, 8, NULL, 0, wbuf, rs, ybuf, 8, rbuf, ws, sizeof ws, {0}, {0}, {0}, {0}};
   fusednorm_problem p;
   fusednorm_fwd_args f;
   fusednorm_bwd_args b;

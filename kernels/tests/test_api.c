@@ -129,13 +129,13 @@ static void test_llama_true_point(void) {
   float wf[N];
   for (int j = 0; j < N; ++j) wf[j] = fusednorm_bf16_to_float(w[j]);
   uint16_t y[N];
-  fusednorm_fwd_args fa = {x, N, NULL, 0, wf, y, N, NULL, 0, &rstd};
+  fusednorm_fwd_args fa = {x, N, NULL, 0, wf, y, N, NULL, 0, &rstd, {0}, {0}, {0}, {0}};
   CHECK(fusednorm_forward_cpu(&p, &fa) == FUSEDNORM_OK, "forward");
   size_t bytes = 0;
   fusednorm_backward_workspace_size_cpu(&p, &bytes);
   static float ws[64 * N];
   CHECK(bytes <= sizeof ws, "workspace %zu", bytes);
-  fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, wf, &rstd, dx, N, dw, ws, sizeof ws};
+  fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, wf, &rstd, dx, N, dw, ws, sizeof ws, {0}, {0}, {0}, {0}};
   CHECK(fusednorm_backward_cpu(&p, &ba) == FUSEDNORM_OK, "backward");
   CHECK(fusednorm_ref_backward(&p, &ba, dxr, dwr) == FUSEDNORM_OK, "reference backward");
   double sx = 0, xx = 0, ss = 0, cx = 0, cc = 0, rx = 0, rr = 0, dwerr = 0;

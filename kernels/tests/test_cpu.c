@@ -31,13 +31,13 @@ static int check_thread_invariance(void) {
     dy[i] = fusednorm_float_to_bf16((float)((int)(s >> 20) % 2001 - 1000) / 500.0f);
   }
   for (int64_t j = 0; j < N; ++j) w[j] = 1.0f + (float)(j % 13) / 17.0f;
-  fusednorm_fwd_args fa = {x, N, NULL, 0, w, y, N, NULL, 0, rstd};
+  fusednorm_fwd_args fa = {x, N, NULL, 0, w, y, N, NULL, 0, rstd, {0}, {0}, {0}, {0}};
   int fails = fusednorm_forward_cpu(&p, &fa) != FUSEDNORM_OK;
   const int threads[4] = {1, 2, 3, 7};
   for (int t = 0; t < 4; ++t) {
     omp_set_num_threads(threads[t]);
     dx[t] = malloc(M * N * 2), dw[t] = malloc(N * 4);
-    fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, w, rstd, dx[t], N, dw[t], ws, bytes};
+    fusednorm_bwd_args ba = {dy, N, x, N, NULL, 0, w, rstd, dx[t], N, dw[t], ws, bytes, {0}, {0}, {0}, {0}};
     fails += fusednorm_backward_cpu(&p, &ba) != FUSEDNORM_OK;
     if (t && (memcmp(dx[0], dx[t], M * N * 2) || memcmp(dw[0], dw[t], N * 4))) {
       printf("FAIL backward differs between 1 and %d threads\n", threads[t]);

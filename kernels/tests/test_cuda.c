@@ -33,6 +33,7 @@
 
 #include "kernels/include/fusednorm.h"
 #include "kernels/tests/engine.h"
+#include "kernels/tests/layout.h"
 
 #define CUDACHECK(call)                                                                       \
   do {                                                                                        \
@@ -260,6 +261,23 @@ static fusednorm_status api_ws(const fusednorm_problem *p, size_t *bytes) {
   return fusednorm_backward_workspace_size_cuda(p, -1, bytes);
 }
 
+/* ---- N-d row layouts (kernels/tests/layout.h) on device memory, on the test's stream ---- */
+static void *l_alloc(size_t bytes) {
+  void *p = NULL;
+  return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+}
+static void l_release(void *p) { cudaFree(p); }
+static int l_upload(void *dst, const void *src, size_t bytes) {
+  return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, g_stream) != cudaSuccess ||
+         cudaStreamSynchronize(g_stream) != cudaSuccess;
+}
+static int l_download(void *dst, const void *src, size_t bytes) {
+  if (cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, g_stream) != cudaSuccess) return 1;
+  const cudaError_t e = cudaStreamSynchronize(g_stream);
+  if (e != cudaSuccess) fprintf(stderr, "test_cuda: layout case: %s\n", cudaGetErrorString(e));
+  return e != cudaSuccess;
+}
+
 /* ---- CUDA graph capture: forward + backward captured and replayed, bitwise equal to a direct
  * run (the launches must not allocate, synchronize or query anything capture forbids). ---- */
 static uint64_t lcg(uint64_t *s) { return *s = *s * 6364136223846793005ull + 1442695040888963407ull; }
@@ -307,14 +325,14 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   GCHECK(cudaDeviceSynchronize()); /* the stream below does not wait for legacy-stream copies */
 
   /* direct */
-  fusednorm_fwd_args fa = {x, N, r, N, w, y, N, ro, N, rstd};
-  fusednorm_bwd_args ba = {dy, N, ro, N, NULL, 0, w, rstd, dx, N, dw, ws, wsb};
+  fusednorm_fwd_args fa = {x, N, r, N, w, y, N, ro, N, rstd, {0}, {0}, {0}, {0}};
+  fusednorm_bwd_args ba = {dy, N, ro, N, NULL, 0, w, rstd, dx, N, dw, ws, wsb, {0}, {0}, {0}, {0}};
   GCHECK(fusednorm_forward_cuda(&pf, &fa, st));
   GCHECK(fusednorm_backward_cuda(&p, &ba, st));
   GCHECK(cudaStreamSynchronize(st));
   /* captured, replayed twice into poisoned outputs */
-  fusednorm_fwd_args fa2 = {x, N, r, N, w, y2, N, ro2, N, rstd2};
-  fusednorm_bwd_args ba2 = {dy, N, ro2, N, NULL, 0, w, rstd2, dx2, N, dw2, ws, wsb};
+  fusednorm_fwd_args fa2 = {x, N, r, N, w, y2, N, ro2, N, rstd2, {0}, {0}, {0}, {0}};
+  fusednorm_bwd_args ba2 = {dy, N, ro2, N, NULL, 0, w, rstd2, dx2, N, dw2, ws, wsb, {0}, {0}, {0}, {0}};
   cudaGraph_t g;
   cudaGraphExec_t ge;
   GCHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeGlobal));
@@ -573,6 +591,10 @@ int main(int argc, char **argv) {
   }
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
+  /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */
+  const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws};
+  failed += fn_layout_bad_args(&lb) != 0, ++runs;
+  failed += fn_layout_run(&lb, o.seed ? o.seed : fn_engine_fresh_seed(), o.quick ? 150 : 600, o.verbose) != 0, ++runs;
   uint64_t gseed = o.seed ? o.seed : 0x5eed;
   int gf = graph_check(c.stream, 4096, 4096, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 199, 256, FUSEDNORM_MODE_ROW_PACKED, gseed);

@@ -105,10 +105,10 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
     poison(dy_, mn * xe), poison(dro, mn * xe), poison(ddx, mn * xe), poison(ddw, N * we);
     poison(drstd, M * 4);
     fusednorm_fwd_args fa = {dx_, N, v->residual ? dr : NULL, N, v->weight ? dw_ : NULL, dy_, N,
-                             v->residual ? dro : NULL, N, drstd};
+                             v->residual ? dro : NULL, N, drstd, {0}, {0}, {0}, {0}};
     st = use_cuda ? fusednorm_forward_cuda(&p, &fa, 0) : fusednorm_forward_cpu(&p, &fa);
     fusednorm_bwd_args ba = {ddy, N, v->residual ? dro : dx_, N, v->residual ? ddy : NULL, N,
-                             v->weight ? dw_ : NULL, drstd, ddx, N, v->weight ? ddw : NULL, ws, wsb};
+                             v->weight ? dw_ : NULL, drstd, ddx, N, v->weight ? ddw : NULL, ws, wsb, {0}, {0}, {0}, {0}};
     if (st == FUSEDNORM_OK)
       st = use_cuda ? fusednorm_backward_cuda(&p, &ba, 0) : fusednorm_backward_cpu(&p, &ba);
     if (use_cuda && st == FUSEDNORM_OK && cudaDeviceSynchronize() != cudaSuccess) st = FUSEDNORM_ERR_CUDA;
@@ -124,14 +124,14 @@ static int run(int64_t M, int64_t N, fusednorm_dtype xd, fusednorm_dtype wd, con
   if (ok) {
     to_host(hy, dy_, mn * xe), to_host(hro, dro, mn * xe), to_host(hdx, ddx, mn * xe);
     to_host(hdw, ddw, N * we), to_host(hrstd, drstd, M * 4);
-    fusednorm_fwd_args fa = {hx, N, hr, N, hw, hy, N, hro, N, hrstd};
+    fusednorm_fwd_args fa = {hx, N, hr, N, hw, hy, N, hro, N, hrstd, {0}, {0}, {0}, {0}};
     if (!v->residual) fa.residual = fa.residual_out = NULL;
     fusednorm_ref_forward(&p, &fa, yref, NULL, NULL);
     fusednorm_fwd_args na = fa;
     na.y = ny, na.residual_out = v->residual ? nro : NULL, na.rstd = nrstd;
     fusednorm_naive_forward(&p, &na);
     fusednorm_bwd_args ba = {hdy, N, v->residual ? hro : hx, N, v->residual ? hdy : NULL, N, hw,
-                             hrstd, hdx, N, v->weight ? hdw : NULL, NULL, 0};
+                             hrstd, hdx, N, v->weight ? hdw : NULL, NULL, 0, {0}, {0}, {0}, {0}};
     fusednorm_ref_backward(&p, &ba, dxref, v->weight ? dwref : NULL);
     fusednorm_bwd_args nb = ba;
     nb.dx = ndx, nb.dw = v->weight ? ndw : NULL;

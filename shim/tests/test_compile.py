@@ -123,5 +123,101 @@ def test_compile_patched_hf_model():
         assert bits_equal(a, b)
 
 
+_COPY_OPS = ("aten::contiguous", "aten::clone", "aten::copy_")
+_COPY_TARGETS = ("aten.clone", "aten.copy", "aten.contiguous")
+
+
+def _tiny_qwen3(patched):
+    """A 2-layer Qwen3 (q/k norms: their gradient arrives as the [B, H, S, D] storage of a
+    [B, S, H, D] tensor, the layout that used to be copied) on a fixed seed."""
+    import transformers as T
+    cfg = T.Qwen3Config(vocab_size=128, hidden_size=128, intermediate_size=96, num_hidden_layers=2,
+                        num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+                        max_position_embeddings=64, pad_token_id=0)
+    cfg._attn_implementation = "eager"
+    torch.manual_seed(harness.seed_for("no copies"))
+    model = T.Qwen3ForCausalLM(cfg).to(DEVICE)
+    if patched:
+        assert len(fusednorm.patch_hf(model)) == 2 * 4 + 1  # 2 layers x (2 norms + q/k) + final
+    return model
+
+
+def _compiled_step_graph_copies(model):
+    """Copy nodes in the AOT forward and backward graphs of one compiled step, and the aten copy
+    ops that ran inside a fusednorm op during it (the shim's only copies)."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+    graphs = []
+
+    def keep(gm, _inputs):
+        graphs.append(gm)
+        return make_boxed_func(gm.forward)
+    torch._dynamo.reset()
+    counters.clear()
+    comp = torch.compile(model, fullgraph=True, backend=aot_autograd(fw_compiler=keep, bw_compiler=keep))
+    ids = torch.randint(3, 128, (2, 16), device=DEVICE)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+        out = comp(input_ids=ids, labels=ids)
+        out.loss.backward()
+    assert not counters["graph_break"], dict(counters["graph_break"])
+    in_graph = [str(n.target) for gm in graphs for n in gm.graph.nodes
+                if n.op == "call_function" and str(n.target).startswith(_COPY_TARGETS)]
+    inside = []
+    for e in prof.events():
+        if e.name in _COPY_OPS:
+            p = e.cpu_parent
+            while p is not None and not p.name.startswith("fusednorm::"):
+                p = p.cpu_parent
+            if p is not None:
+                inside.append(f"{e.name} under {p.name}")
+    return in_graph, inside, len(graphs)
+
+
+def test_compiled_patched_qwen3_adds_no_copy():
+    """Compiled (fullgraph) patched Qwen3 step: no copy op inside any fusednorm op (the q/k norm
+    gradients come transposed and are addressed in place), and the AOT graphs hold no more copy
+    nodes than the stock model's."""
+    stock_graph, _, _ = _compiled_step_graph_copies(_tiny_qwen3(False))
+    graph, inside, ngraphs = _compiled_step_graph_copies(_tiny_qwen3(True))
+    print(f"copy nodes in the AOT graphs: stock {len(stock_graph)}, patched {len(graph)} "
+          f"({ngraphs} graphs); copies inside fusednorm ops: {len(inside)}")
+    assert ngraphs >= 2, "the backward graph was not compiled"
+    assert not inside, f"fusednorm copied inside its ops: {inside[:8]}"
+    assert len(graph) <= len(stock_graph), (graph, stock_graph)
+
+
+def _step_copies(model):
+    """Copies in the profile of one compiled training step (after a warm-up step): on CUDA the
+    copy kernels (names with "copy", e.g. direct_copy_kernel) of an Inductor-compiled step; on
+    the CPU the aten copy ops of an aot_eager step (Inductor's CPU build is too slow for CI)."""
+    cuda = DEVICE.startswith("cuda")
+    torch._dynamo.reset()
+    comp = torch.compile(model, fullgraph=True, backend="inductor" if cuda else "aot_eager")
+    ids = torch.randint(3, 128, (2, 16), device=DEVICE)
+
+    def step():
+        model.zero_grad(set_to_none=True)
+        comp(input_ids=ids, labels=ids).loss.backward()
+    step()
+    acts = [torch.profiler.ProfilerActivity.CPU] + ([torch.profiler.ProfilerActivity.CUDA] if cuda else [])
+    with torch.profiler.profile(activities=acts) as prof:
+        step()
+        if cuda:
+            torch.cuda.synchronize()
+    if cuda:
+        return [e.name for e in prof.events()
+                if e.device_type == torch.autograd.DeviceType.CUDA and "copy" in e.name.lower()]
+    return [e.name for e in prof.events() if e.name in _COPY_OPS]
+
+
+def test_compiled_step_copies_not_above_stock():
+    """The profile of a compiled patched Qwen3 step has no more copies than the stock model's
+    (CUDA: copy kernels of the Inductor step, what issue 11 counted; CPU: aten copy ops)."""
+    stock = _step_copies(_tiny_qwen3(False).to(DEVICE))
+    patched = _step_copies(_tiny_qwen3(True).to(DEVICE))
+    print(f"copies in a compiled step ({DEVICE}): stock {len(stock)}, patched {len(patched)}")
+    assert len(patched) <= len(stock), (sorted(patched), sorted(stock))
+
+
 if __name__ == "__main__":
     sys.exit(harness.main(globals()))

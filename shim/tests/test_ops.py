@@ -185,11 +185,12 @@ def test_magnitudes():
 
 def test_rank4_qk_norm_layouts():
     """QK-norm [B, S, H, D] with weight [D]: a strided q slice of a fused qkv projection
-    (leading dims don't collapse: made contiguous) and a collapsible [B, S, H*D(+gap)] view."""
+    (two row dims, no copy), a collapsible [B, S, H*D(+gap)] view and a column-major matrix (last
+    dim not dense: copied)."""
     b, s, h, d = 2, 5, 4, 64
     for dtype in DTYPES.values():
         qkv = torch.randn(b, s, 3 * h, d, device=DEVICE).to(dtype)
-        q = qkv[:, :, :h]                      # strides (S*3H*D, 3H*D, D, 1): copy path
+        q = qkv[:, :, :h]                      # strides (S*3H*D, 3H*D, D, 1): two row dims
         w = make_weight(d, None, dtype, 0.0)
         check_case(q, None, w, 1e-6, 0.0, "llama", f"{dtype} qkv slice")
         x = make((b, s, h * d), dtype, True)   # strides (S*(N+GAP), N+GAP, 1): no-copy path
@@ -225,6 +226,83 @@ def test_row_strided_inputs_are_not_copied():
     # The check itself can fail: a layout that needs a copy is seen copying.
     xt = torch.randn(n, 24, device=DEVICE).to(dtype).t()
     assert _copies_during(lambda: ops.rms_norm_fwd(xt, w, 1e-6, 0.0, "fp32", None))
+
+
+def _nd_layouts(shape, dtype):
+    """Views of `shape` [..., N] in layouts that need no copy (name, tensor): transposed storage,
+    a slice of a wider fused projection, gaps between dims, size-1 dims, 4 row dims."""
+    b, s, h, n = shape
+    out = []
+    t = torch.randn(b, h, s, n, device=DEVICE).to(dtype)          # [B, H, S, D] storage
+    out.append(("transposed [B,H,S,D] storage", t.transpose(1, 2)))
+    t = torch.randn(b, s, 3 * h, n, device=DEVICE).to(dtype)      # fused qkv projection
+    out.append(("qkv slice", t[:, :, h:2 * h]))
+    t = torch.randn(s + 2, b, h, n + 5, device=DEVICE).to(dtype)  # gaps in two dims
+    t[..., n:] = float("nan")
+    out.append(("permuted with gaps", t[1:s + 1, :, :, :n].permute(1, 0, 2, 3)))
+    t = torch.randn(h, 1, s, b, n, device=DEVICE).to(dtype)       # 3 non-mergeable dims, size-1 dim
+    out.append(("permuted 5-d", t.permute(3, 1, 2, 0, 4).reshape(b, 1, s, h, n)))
+    return out
+
+
+def _copy_layouts(shape, dtype):
+    """Views that are still copied (name, tensor): broadcast rows, more than 4 dims, last dim
+    not dense."""
+    b, s, h, n = shape
+    out = []
+    out.append(("expanded rows", torch.randn(1, 1, 1, n, device=DEVICE).to(dtype).expand(b, s, h, n)))
+    t = torch.randn(3, 3, 3, 3, 3, n, device=DEVICE).to(dtype)   # gaps between all 5 dims
+    out.append(("5 non-mergeable dims", t[:2, 1:, :2, 1:, :2]))
+    out.append(("column-major", torch.randn(n, b * s * h, device=DEVICE).to(dtype).t()
+                .reshape(b, s, h, n)))
+    return out
+
+
+def test_nd_layouts_bitwise_and_not_copied():
+    """Every op on views in N-d row layouts gives bitwise the results of the same values
+    contiguous (forward and backward, plain / fused add / no weight), without a copy where the
+    C API can address the rows; the copy fallbacks give the same bits too."""
+    shape = (2, 5, 3, 128)
+    seed = torch.initial_seed()
+    print(f"nd layouts: seed {seed}")
+    for dtype in DTYPES.values():
+        views = [(name, v, True) for name, v in _nd_layouts(shape, dtype)]
+        views += [(name, v, False) for name, v in _copy_layouts(shape[:3] + (64,), dtype)]
+        for name, v, no_copy in views:
+            n = v.shape[-1]
+            for wname, w in (("weight", make_weight(n, None, dtype, 0.0)), ("no weight", None)):
+                ctx = f"{dtype} {name} {wname}"
+                c = v.contiguous()
+                r = torch.randn(v.shape, device=DEVICE).to(dtype)
+                rv = r.transpose(0, -2).contiguous().transpose(0, -2) if v.dim() > 2 else r
+                dy = torch.randn(v.shape, device=DEVICE).to(dtype)
+                dyv = dy.transpose(1, -2).contiguous().transpose(1, -2)  # dy in its own layout
+                ds = torch.randn(v.shape, device=DEVICE).to(dtype)
+                want = ops.rms_norm_fwd(c, w, 1e-6, 0.0, "llama", None)
+                got = ops.rms_norm_fwd(v, w, 1e-6, 0.0, "llama", None)
+                wantf = ops.fused_add_rms_norm_fwd(c, r, w, 1e-6, 0.0, "fp32", None)
+                gotf = ops.fused_add_rms_norm_fwd(v, rv, w, 1e-6, 0.0, "fp32", None)
+                wantb = ops.rms_norm_bwd(dy, c, w, want[1], 1e-6, 0.0, "llama", None)
+                gotb = ops.rms_norm_bwd(dyv, v, w, got[1], 1e-6, 0.0, "llama", None)
+                wantfb = ops.fused_add_rms_norm_bwd(dy, wantf[1], ds, w, wantf[2], 1e-6, 0.0, "fp32", None)
+                gotfb = ops.fused_add_rms_norm_bwd(dyv, gotf[1], ds.transpose(0, 1).contiguous()
+                                                   .transpose(0, 1), w, gotf[2], 1e-6, 0.0, "fp32", None)
+                for what, a, b_ in (("y", got[0], want[0]), ("rstd", got[1], want[1]),
+                                    ("fused y", gotf[0], wantf[0]), ("residual_out", gotf[1], wantf[1]),
+                                    ("fused rstd", gotf[2], wantf[2]), ("dx", gotb[0], wantb[0]),
+                                    ("fused dx", gotfb[0], wantfb[0])):
+                    assert a.is_contiguous(), f"{ctx}: {what} is not contiguous (the fake kernels say it is)"
+                    assert bits_equal(a, b_), f"{ctx}: {what} differs from the contiguous run"
+                if w is not None:
+                    assert bits_equal(gotb[1], wantb[1]), f"{ctx}: dw differs"
+                    assert bits_equal(gotfb[1], wantfb[1]), f"{ctx}: fused dw differs"
+                copies = _copies_during(lambda: (
+                    ops.rms_norm_fwd(v, w, 1e-6, 0.0, "llama", None),
+                    ops.rms_norm_bwd(dyv, v, w, got[1], 1e-6, 0.0, "llama", None)))
+                if no_copy:
+                    assert not copies, f"{ctx}: copied ({copies}); strides {v.stride()}, dy {dyv.stride()}"
+                else:
+                    assert copies, f"{ctx}: expected the documented copy fallback (strides {v.stride()})"
 
 
 def test_mixed_weight_dtypes():

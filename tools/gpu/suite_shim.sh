@@ -4,7 +4,8 @@
 #                 forward+backward (bitwise vs eager), device guard (2 GPUs)
 #   test_ops      the dtype x shape x layout matrix on CUDA vs float64 (accuracy rules), layouts,
 #                 errors, autograd, autocast, RMSNorm; opcheck on a subset of the matrix
-#   test_compile  torch.compile(fullgraph=True) with inductor on CUDA, bitwise = eager
+#   test_compile  torch.compile(fullgraph=True) with inductor on CUDA, bitwise = eager; no copy
+#                 inside fusednorm ops and no more copy kernels than stock in a compiled Qwen3 step
 #   test_hf       patch_hf on tiny Llama / Qwen3 / Gemma3 on CUDA, logits + all grads
 #   wheel         the wheel pip-installed (--target) into the machine's python3 + torch, imported
 #                 from another directory, run on CUDA
@@ -36,6 +37,10 @@ suite_check "wheel in the machine's torch" --timeout 90 --detail 'import fusedno
   bash "$T/test_wheel.sh" "$PY" "$whl" --device cuda
 suite_check "test_compile --device cuda" --timeout 150 --detail "$R" -- \
   "$PY" "$T/test_compile.py" --device cuda -k fullgraph,dynamic
+# No copies (issue 11, item 2): a compiled patched Qwen3 step copies nothing inside fusednorm ops
+# and its profile has no more copy kernels than the stock compiled step's.
+suite_check "test_compile --device cuda: no copies" --timeout 150 --detail "$R|copies|copy nodes" -- \
+  "$PY" "$T/test_compile.py" --device cuda -k adds_no_copy,copies_not_above_stock
 wait "$ops_pid"
 cat "$SUITE_OUT/.shim_ops.log"
 rm -f "$SUITE_OUT/.shim_ops.log"

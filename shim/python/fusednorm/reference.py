@@ -42,20 +42,22 @@ class Problem(ctypes.Structure):  # fusednorm_problem
     _fields_ = [("rows", _i64), ("n", _i64), ("x_dtype", ctypes.c_int), ("w_dtype", ctypes.c_int),
                 ("casting", ctypes.c_int), ("eps", ctypes.c_float), ("offset", ctypes.c_float),
                 ("has_weight", ctypes.c_int), ("has_residual", ctypes.c_int),
-                ("mode", ctypes.c_int)]
+                ("mode", ctypes.c_int), ("row_dims", ctypes.c_int), ("row_shape", _i64 * 4)]
 
 
 class FwdArgs(ctypes.Structure):  # fusednorm_fwd_args
     _fields_ = [("x", _vp), ("x_stride", _i64), ("residual", _vp), ("residual_stride", _i64),
                 ("weight", _vp), ("y", _vp), ("y_stride", _i64), ("residual_out", _vp),
-                ("residual_out_stride", _i64), ("rstd", _f32p)]
+                ("residual_out_stride", _i64), ("rstd", _f32p), ("x_outer", _i64 * 3),
+                ("residual_outer", _i64 * 3), ("y_outer", _i64 * 3), ("residual_out_outer", _i64 * 3)]
 
 
 class BwdArgs(ctypes.Structure):  # fusednorm_bwd_args
     _fields_ = [("dy", _vp), ("dy_stride", _i64), ("s", _vp), ("s_stride", _i64), ("ds", _vp),
                 ("ds_stride", _i64), ("weight", _vp), ("rstd", _f32p), ("dx", _vp),
                 ("dx_stride", _i64), ("dw", _vp), ("workspace", _vp),
-                ("workspace_bytes", ctypes.c_size_t)]
+                ("workspace_bytes", ctypes.c_size_t), ("dy_outer", _i64 * 3), ("s_outer", _i64 * 3),
+                ("ds_outer", _i64 * 3), ("dx_outer", _i64 * 3)]
 
 
 class ErrStats(ctypes.Structure):  # fusednorm_err_stats
@@ -70,7 +72,7 @@ class ErrStats(ctypes.Structure):  # fusednorm_err_stats
 
 # sizeof of the C structs on LP64, counted from the headers: a field added there and not here
 # fails loudly at import instead of shifting every later field.
-for _cls, _size in ((Problem, 48), (FwdArgs, 80), (BwdArgs, 104), (ErrStats, 160)):
+for _cls, _size in ((Problem, 88), (FwdArgs, 176), (BwdArgs, 200), (ErrStats, 160)):
     assert ctypes.sizeof(_cls) == _size, (_cls.__name__, ctypes.sizeof(_cls), _size)
 
 _DTYPE = {torch.float32: 0, torch.float16: 1, torch.bfloat16: 2}   # fusednorm_dtype
