@@ -440,6 +440,8 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     failed += f != 0;
   }
   c->misalign = 0;
+  return failed;
+}
 
 /* Unaligned rows (the head-split lean kernels, rmsnorm_unaligned.cuh, and the generic path where
  * the rows are not congruent): odd widths over the quick matrix's rows (0, 1, 7, 199, 4096), every
