@@ -144,11 +144,12 @@ part() {
   local per=$(( (runs + WORKERS - 1) / WORKERS )) t0=$SECONDS
   [ "$runs" -gt 0 ] || return 0
   # Each job: its own process and log (fuzz-K.log); they share the corpus (reloaded as it grows).
+  # -timeout=300: above the guard's own 120-s backstop for a child that blocks (fuzz_guard.c).
   # -rss_limit_mb=0: no RSS thread in the fuzzer's process, whose copy in the child would keep
   # LeakSanitizer from suspending it ("false leaks are possible"); the child's memory is bounded
   # by RLIMIT_AS or ASan's max_allocation_size_mb instead.
   (cd "$dir/logs" && FUZZ_GUARD_SAVE="$dir/saved" "$bin" -jobs="$WORKERS" -workers="$WORKERS" \
-     -runs="$per" -max_total_time="$secs" -max_len=200000 -timeout=120 -rss_limit_mb=0 \
+     -runs="$per" -max_total_time="$secs" -max_len=200000 -timeout=300 -rss_limit_mb=0 \
      -malloc_limit_mb=4096 -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
      "$dir/corpus" "$SEEDS" > "$dir/logs/main.log" 2>&1)
   local rc=$? total=0 n
