@@ -179,6 +179,9 @@ static inline int fn_regs_estimate_narrow(int backward, int spl, int x_size, int
  * order and is written to dw at the end, in the weight dtype: one launch, no partial rows. */
 #define FN_TINY_BATCH_ROWS 8
 #define FN_TINY_MAX_THREADS 512
+/* Its static shared memory (the batch's warp and CTA partials, double-buffered), above
+ * FN_STATIC_SMEM_MAX: the plan checks dynamic + this against the per-block limit. */
+#define FN_TINY_STATIC_SMEM (2 * FN_TINY_BATCH_ROWS * (FN_TINY_MAX_THREADS / 32 + 1) * 4)
 /* Vector slots per CTA the cluster is sized for (one slot per thread): a row of 12288 bf16
  * columns (1536 slots) goes over 8 CTAs of 192 threads. */
 #define FN_TINY_SLOTS_PER_CTA 128

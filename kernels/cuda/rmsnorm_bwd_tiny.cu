@@ -40,7 +40,7 @@ __global__ void __launch_bounds__(FN_TINY_MAX_THREADS) rms_norm_bwd_tiny(const N
   constexpr int N = V::N;
   constexpr int B = FN_TINY_BATCH_ROWS;
   extern __shared__ float dyn_smem[]; /* the CTA's dw, chunk floats (with a weight) */
-  __shared__ float warp_part[2][B][32];
+  __shared__ float warp_part[2][B][FN_TINY_MAX_THREADS / 32]; /* FN_TINY_STATIC_SMEM in all */
   __shared__ float cta_part[2][B];
   const bool al = p.aligned != 0;
   const bool has_w = p.dw != nullptr;
@@ -55,11 +55,11 @@ __global__ void __launch_bounds__(FN_TINY_MAX_THREADS) rms_norm_bwd_tiny(const N
   const int c0 = crank * p.chunk, c1 = min(p.n, c0 + p.chunk);
   const int step = blockDim.x * N, col0 = c0 + threadIdx.x * N;
   const int warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-  float *const dws = dyn_smem - c0; /* indexed by column */
+  float *const dws = dyn_smem; /* column col at dws[col - c0] */
   if (has_w)
     for (int col = col0; col < c1; col += step)
 #pragma unroll
-      for (int e = 0; e < N; ++e) dws[col + e] = 0.0f;
+      for (int e = 0; e < N; ++e) dws[col - c0 + e] = 0.0f;
 
   int parity = 0;
   for (int64_t r0 = 0; r0 < p.rows; r0 += B, parity ^= 1) {
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(FN_TINY_MAX_THREADS) rms_norm_bwd_tiny(const N
       float wv[N], dwv[N];
       load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, al);
 #pragma unroll
-      for (int e = 0; e < N; ++e) dwv[e] = has_w ? dws[col + e] : 0.0f;
+      for (int e = 0; e < N; ++e) dwv[e] = has_w ? dws[col - c0 + e] : 0.0f;
 #pragma unroll
       for (int i = 0; i < B; ++i) {
         const int64_t row = r0 + i;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(FN_TINY_MAX_THREADS) rms_norm_bwd_tiny(const N
       }
       if (has_w) {
 #pragma unroll
-        for (int e = 0; e < N; ++e) dws[col + e] = dwv[e];
+        for (int e = 0; e < N; ++e) dws[col - c0 + e] = dwv[e];
       }
     }
   }
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(FN_TINY_MAX_THREADS) rms_norm_bwd_tiny(const N
   if (has_w) {
     for (int col = col0; col < c1; col += step)
       for (int e = 0; e < N && col + e < c1; ++e) {
-        const float v = dws[col + e];
+        const float v = dws[col - c0 + e];
         switch (p.w_dtype) {
           case FUSEDNORM_F32: static_cast<float *>(p.dw)[col + e] = v; break;
           case FUSEDNORM_F16: static_cast<__half *>(p.dw)[col + e] = __float2half_rn(v); break;

@@ -465,7 +465,9 @@ static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
   threads = max64(32, min64(FN_TINY_MAX_THREADS, round_up(chunk_slots, 32)));
   if (ceil_div(chunk_slots, threads) > FN_TINY_MAX_SLOTS_PER_THREAD) return 0;
   smem = c->p->has_weight ? round_up(chunk, c->vec) * (int64_t)sizeof(float) : 0;
-  if (!smem_ok(c, smem) || smem + FN_SMEM_RESERVE_PER_CTA > (int64_t)c->d->smem_per_sm) return 0;
+  if (smem + FN_TINY_STATIC_SMEM > (int64_t)c->d->smem_per_block_optin ||
+      smem + FN_TINY_STATIC_SMEM + FN_SMEM_RESERVE_PER_CTA > (int64_t)c->d->smem_per_sm)
+    return 0;
   plan_init(c, l, FUSEDNORM_MODE_AUTO, FUSEDNORM_KERNEL_BWD_TINY, (int)threads);
   l->cluster = cl;
   l->ctas_per_row = cl;

@@ -166,6 +166,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid == l->cluster && l->dw_direct == (p->has_weight != 0) && p->rows <= 64 &&
               l->smem_bytes == (p->has_weight ? (size_t)((l->chunk + vec - 1) / vec * vec * 4) : 0),
           "%s: few-rows backward: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY)
+    CHECK(l->smem_bytes + FN_TINY_STATIC_SMEM <= d->smem_per_block_optin, "%s: few-rows static smem: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW)
     CHECK(l->smem_bytes == (p->has_weight ? (size_t)p->n * 8 : 0), "%s: narrow combine smem: %s", what, s);
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
