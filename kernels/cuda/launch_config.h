@@ -122,6 +122,87 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 
+/* ---- Narrow rows (rmsnorm_narrow.cu: rms_norm_fwd_narrow, rms_norm_bwd_narrow) ----
+ * A team of `team` lanes (a power of two <= 32) owns a row; lane l holds the slots l + k*team
+ * (k < S) and the effective weight of those columns in fp32 registers for the whole persistent
+ * loop. A team loads R = F / S rows at once (one register set; the next set's loads are issued
+ * before the current set is reduced and written), so every lane has F 16-byte loads per tensor in
+ * flight whatever S is: F = FN_NARROW_SLOTS_IN_FLIGHT forward (instances S in {1, 2, 4}, R = 4 / S),
+ * FN_NARROW_BWD_SLOTS_IN_FLIGHT backward (S in {1, 2}, R = 2 / S). CTAs of FN_ROW_PACKED_THREADS
+ * threads. The backward holds three tensors (dy, s, ds) per set besides the weight and dw: with
+ * F = 4 its instances took 164-230 registers (ptxas, nvcc 13.0, sm_90a), one 256-thread CTA per
+ * SM; with F = 2, the numbers in fn_regs_estimate_narrow. */
+#define FN_NARROW_SLOTS_IN_FLIGHT 4
+#define FN_NARROW_BWD_SLOTS_IN_FLIGHT 2
+/* Slots per lane preferred where several (S, team) hold the row with the same idle lanes: 2 (two
+ * slots per lane halve the team and its shuffle steps; a row of 128 bf16 columns takes 8 lanes).
+ * (team * S is the power of two at or above the row's slots for every S that fits, so in practice
+ * S = 1 for one-slot rows, 2 up to 64 slots, 4 beyond.) */
+#define FN_NARROW_PREF_SLOTS 2
+typedef struct {
+  int spl;  /* slots per lane S: 1, 2 or 4 */
+  int team; /* lanes per row */
+  int rpt;  /* rows per team per register set R = FN_NARROW_SLOTS_IN_FLIGHT / S */
+} fn_narrow_geom;
+/* The narrow geometry of a row of `slots` vector slots with `in_flight` (F) slots per register
+ * set: the (S <= F, team) with the fewest idle slots (team * S - slots), ties to the S nearest
+ * FN_NARROW_PREF_SLOTS; 0 if no team of <= 32 lanes holds the row at <= F slots per lane. */
+static inline int fn_narrow(int64_t slots, int in_flight, fn_narrow_geom *g) {
+  int s, best = 0;
+  int64_t best_waste = 0;
+  for (s = 1; s <= in_flight; s *= 2) {
+    int64_t per = (slots + s - 1) / s, team = 1, waste;
+    while (team < per) team <<= 1;
+    if (team > 32) continue;
+    waste = team * s - slots;
+    if (!best || waste < best_waste ||
+        (waste == best_waste && (s > FN_NARROW_PREF_SLOTS ? s - FN_NARROW_PREF_SLOTS : FN_NARROW_PREF_SLOTS - s) <
+                                    (best > FN_NARROW_PREF_SLOTS ? best - FN_NARROW_PREF_SLOTS : FN_NARROW_PREF_SLOTS - best))) {
+      best = s;
+      best_waste = waste;
+      g->team = (int)team;
+    }
+  }
+  if (!best) return 0;
+  g->spl = best;
+  g->rpt = in_flight / best;
+  return 1;
+}
+/* Registers of the narrow instances (ptxas, nvcc 13.0, sm_90a, --define=cuda_ptxas_verbose=1; no
+ * spills), by S = 1, 2, 4: forward plain / fused add and backward without / with ds (the larger of
+ * the aligned and any-layout instances: the plan does not depend on the layout), 16-bit / f32 x.
+ * They size the persistent grid (resident CTAs per SM); a stale value costs a partial wave, not
+ * correctness. (The backward has no S = 4; its column repeats S = 2.) */
+static inline int fn_regs_estimate_narrow(int backward, int spl, int x_size, int fused) {
+  static const int regs[2][2][2][3] = {
+      {{{94, 78, 100}, {80, 64, 76}}, {{123, 119, 127}, {115, 103, 115}}}, /* forward: plain, fused; 16-bit, f32 */
+      {{{118, 128, 128}, {76, 80, 80}}, {{128, 128, 128}, {103, 98, 98}}}, /* backward: no ds, ds */
+  };
+  const int i = spl <= 1 ? 0 : spl == 2 ? 1 : 2;
+  return regs[backward ? 1 : 0][fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
+}
+
+/* ---- Few rows, backward (rmsnorm_bwd_tiny.cu: rms_norm_bwd_tiny) ----
+ * One CTA, or one thread-block cluster of `cluster` CTAs (compute capability >= 9.0), owns every
+ * column of the problem: CTA c the columns [c*chunk, (c+1)*chunk). It walks the rows
+ * FN_TINY_BATCH_ROWS at a time: the partial dots of a batch's rows, one CTA (and DSMEM) sum for
+ * all of them, then dx; dw of its columns accumulates in fp32 shared memory over the rows in row
+ * order and is written to dw at the end, in the weight dtype: one launch, no partial rows. */
+#define FN_TINY_BATCH_ROWS 8
+#define FN_TINY_MAX_THREADS 512
+/* Its static shared memory (the batch's warp and CTA partials, double-buffered), above
+ * FN_STATIC_SMEM_MAX: the plan checks dynamic + this against the per-block limit. */
+#define FN_TINY_STATIC_SMEM (2 * FN_TINY_BATCH_ROWS * (FN_TINY_MAX_THREADS / 32 + 1) * 4)
+/* Vector slots per CTA the cluster is sized for (one slot per thread): a row of 12288 bf16
+ * columns (1536 slots) goes over 8 CTAs of 192 threads. */
+#define FN_TINY_SLOTS_PER_CTA 128
+/* A CTA's chunk at most this many slots per thread (its loop over slots): beyond, not tiny. */
+#define FN_TINY_MAX_SLOTS_PER_THREAD 8
+/* Without clusters (compute capability < 9.0) one CTA moves the whole problem through one SM:
+ * only rows of at most this many slots (bf16 n <= 4096), where one SM's share of a few rows
+ * (~200 KB for 8 rows) costs about what the dw_reduce launch it saves does. Not measured. */
+#define FN_TINY_MAX_SLOTS_ONE_CTA 512
+
 /* Elements per 16-byte vector. */
 static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
 

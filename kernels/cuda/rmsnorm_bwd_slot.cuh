@@ -1,7 +1,8 @@
 /*
  * rmsnorm_bwd_slot.cuh — the backward's per-slot arithmetic, shared by the one-CTA / cluster
- * family (rmsnorm_bwd.cu) and the split-row wide backward (rmsnorm_bwd_wide.cu), so that every
- * mode rounds exactly the same way.
+ * family (rmsnorm_bwd.cu), the split-row wide backward (rmsnorm_bwd_wide.cu) and the narrow and
+ * few-rows backwards (rmsnorm_narrow.cu, rmsnorm_bwd_tiny.cu), so that every mode rounds exactly
+ * the same way; and the row-packed teams' dw combine.
  */
 #ifndef FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
 #define FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
@@ -46,6 +47,41 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
     dw[e] = fmaf(dy, llama ? round_to<T>(h) : h, dw[e]); /* unused (and dead) without weight */
   }
   from_floats(dxv, f);
+}
+
+/* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
+ * the teams' dw up in team order in shared memory (n sums + n compensations at `smem`: Kahan,
+ * since with narrow rows this sequential sum over up to 256 teams is most of the dw sum), then
+ * write the CTA's partial row. Called by every thread of the CTA. (Shared with the narrow
+ * backward, rmsnorm_narrow.cu.) */
+template <int N, int C>
+__device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
+                                                float *smem, float *wsrow) {
+  float *sum = smem, *comp = smem + pl.c1;
+  for (int t = 0; t < pl.teams; ++t) {
+    if (pl.team_idx == t) {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int col = col0 + k * step;
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (col + e < pl.c1) {
+            if (t == 0) {
+              sum[col + e] = dwc[k][e];
+              comp[col + e] = 0.0f;
+            } else {
+              const float y = __fsub_rn(dwc[k][e], comp[col + e]);
+              const float u = __fadd_rn(sum[col + e], y);
+              comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
+              sum[col + e] = u;
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();
+  }
+  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = sum[j];
 }
 
 }  // namespace fn

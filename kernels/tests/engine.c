@@ -367,12 +367,24 @@ static int report(const fn_backend *b, const fn_engine_opts *o, const tally *tp)
   printf("[%s] %d cases, %d failed: %s\n", b->name, t.cases, t.failures, t.failures ? "FAILED" : "OK");
   return t.failures;
 }
+static int run_shapes(const fn_backend *b, const fn_engine_opts *o, const int64_t *Ms, int nM, const int64_t *Ns,
+                      int nN);
 
 int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
   static const int64_t Ms[] = {0, 1, 7, 199, 4096};
   /* 12288 and 24576: rows of 3072 vector slots (f32 / 16-bit), which the lean forward
    * (rmsnorm_fwd_row.cu) runs with 768 threads, above the other kernels' 512-thread bounds. */
   static const int64_t Ns[] = {1, 7, 64, 127, 128, 1000, 2880, 4096, 8192, 12288, 24576, 65536};
+  return run_shapes(b, o, Ms, (int)(sizeof Ms / sizeof *Ms), Ns, (int)(sizeof Ns / sizeof *Ns));
+}
+
+int fn_engine_run_grid(const fn_backend *b, const fn_engine_opts *o, const int64_t *Ms, int nM, const int64_t *Ns,
+                       int nN) {
+  return run_shapes(b, o, Ms, nM, Ns, nN);
+}
+
+static int run_shapes(const fn_backend *b, const fn_engine_opts *o, const int64_t *Ms, int nM, const int64_t *Ns,
+                      int nN) {
   fn_engine_opts ov = *o;
   if (!ov.seed) ov.seed = fn_engine_fresh_seed();
   o = &ov;
@@ -382,9 +394,9 @@ int fn_engine_run_matrix(const fn_backend *b, const fn_engine_opts *o) {
   memset(&t, 0, sizeof t);
   int shape_idx = 0, index = 0;
   const int64_t *ns = o->ns ? o->ns : Ns;
-  const size_t n_ns = o->ns ? (size_t)o->n_ns : sizeof Ns / sizeof *Ns;
-  for (size_t mi = 0; mi < sizeof Ms / sizeof *Ms; ++mi)
-    for (size_t ni = 0; ni < n_ns; ++ni, ++shape_idx) {
+  const int n_ns = o->ns ? (int)o->n_ns : nN;
+  for (int mi = 0; mi < nM; ++mi)
+    for (int ni = 0; ni < n_ns; ++ni, ++shape_idx) {
       int64_t M = Ms[mi], N = ns[ni], e = M * N;
       if (e > (1 << 25) && !o->big) continue; /* 4096 x 65536: GPU suite (--big) only */
       /* Every variant on small shapes; on larger ones a rotating subset, so that every variant

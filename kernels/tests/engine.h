@@ -64,6 +64,11 @@ typedef struct {
  * fn_engine_run_matrix. Returns the number of failed cases. */
 int fn_engine_run_shapes(const fn_backend *b, const fn_engine_opts *o, const fn_engine_shape *shapes, int count);
 
+/* fn_engine_run_matrix over the shapes Ms x Ns instead of the built-in ones (the same variants per shape:
+ * every dtype, casting, offset, weight, fused add, strides and special values rotate over them). */
+int fn_engine_run_grid(const fn_backend *b, const fn_engine_opts *o, const int64_t *Ms, int nM, const int64_t *Ns,
+                       int nN);
+
 /* The C API entry points of one backend with the stream bound (CUDA adapters pass their stream).
  * Used for the bad-argument checks, which must fail in validation before any memory is touched. */
 typedef struct {

@@ -591,6 +591,52 @@ int main(int argc, char **argv) {
       if (o.filter != NULL) break;
     }
   }
+  /* Narrow rows (rmsnorm_narrow.cu; the row-pipelined kernels for other layouts) and few rows
+   * (rmsnorm_bwd_tiny.cu, one CTA or cluster writing dw; the narrow backward's one-CTA launch):
+   * AUTO over their own shapes (odd widths, widths just past a power of two, rows around the
+   * tiny and one-CTA limits), forced row_packed over the narrow ones, and misaligned pointers. */
+  if (!forced_only || o.mode == FUSEDNORM_MODE_ROW_PACKED) {
+    static const int64_t kNarrowM[] = {1, 3, 8, 33, 257, 2000, 20000};
+    static const int64_t kNarrowN[] = {8, 16, 24, 40, 64, 96, 100, 120, 128, 136, 200, 248, 255, 256};
+    static const int64_t kNarrowMq[] = {3, 33, 257, 2000};
+    static const int64_t kNarrowNq[] = {24, 96, 100, 128, 200, 256};
+    static const int64_t kTinyM[] = {1, 2, 4, 7, 8, 9};
+    static const int64_t kTinyN[] = {136, 264, 1000, 2880, 4096, 4104, 12288, 12290, 24576, 65536};
+    static const int64_t kTinyMq[] = {1, 8};
+    static const int64_t kTinyNq[] = {264, 4104, 12288};
+#define NEL(a) (int)(sizeof a / sizeof *a)
+    const struct {
+      const char *name;
+      fusednorm_mode mode;
+      int misalign;
+      const int64_t *M, *N;
+      int nM, nN;
+    } sections[] = {
+        {"cuda/auto/narrow", FUSEDNORM_MODE_AUTO, 0, o.quick ? kNarrowMq : kNarrowM, o.quick ? kNarrowNq : kNarrowN,
+         o.quick ? NEL(kNarrowMq) : NEL(kNarrowM), o.quick ? NEL(kNarrowNq) : NEL(kNarrowN)},
+        {"cuda/row_packed/narrow", FUSEDNORM_MODE_ROW_PACKED, 0, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq)},
+        {"cuda/auto/narrow/misaligned", FUSEDNORM_MODE_AUTO, 1, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq)},
+        {"cuda/auto/few-rows", FUSEDNORM_MODE_AUTO, 0, o.quick ? kTinyMq : kTinyM, o.quick ? kTinyNq : kTinyN,
+         o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN)},
+        {"cuda/auto/few-rows/misaligned", FUSEDNORM_MODE_AUTO, 1, kTinyMq, kTinyNq, NEL(kTinyMq), NEL(kTinyNq)},
+    };
+#undef NEL
+    for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
+      if (forced_only && sections[i].mode != o.mode) continue;
+      fn_engine_opts om = o;
+      om.mode = sections[i].mode;
+      b.name = sections[i].name;
+      c.misalign = sections[i].misalign;
+      c.fallbacks = c.bad_status = 0;
+      int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
+      if (c.bad_status) {
+        printf("FAIL [%s] %d calls did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b.name, c.bad_status);
+        ++failed;
+      }
+      c.misalign = 0;
+      failed += f != 0, ++runs;
+    }
+  }
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */
@@ -602,6 +648,12 @@ int main(int argc, char **argv) {
   gf += graph_check(c.stream, 199, 256, FUSEDNORM_MODE_ROW_PACKED, gseed);
   gf += graph_check(c.stream, 199, 1000, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, gseed);
   gf += graph_check(c.stream, 64, 262144, FUSEDNORM_MODE_WIDE, gseed);
+  /* narrow rows: a persistent grid and dw_reduce; one CTA writing dw; a few rows of a hidden
+   * size (one cluster, or one CTA, writing dw) */
+  gf += graph_check(c.stream, 65536, 128, FUSEDNORM_MODE_AUTO, gseed);
+  gf += graph_check(c.stream, 8, 128, FUSEDNORM_MODE_AUTO, gseed);
+  gf += graph_check(c.stream, 4, 12288, FUSEDNORM_MODE_AUTO, gseed);
+  gf += graph_check(c.stream, 7, 4096, FUSEDNORM_MODE_AUTO, gseed);
   failed += gf != 0, ++runs;
   cudaStreamDestroy(c.stream);
   printf("test_cuda: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");

@@ -66,14 +66,22 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
   return p;
 }
 
-/* The plan in one line (every field), for pinning and for failure messages. */
+/* The plan in one line (every field), for pinning and for failure messages; rows_per_team and
+ * dw_direct only where they differ from 1 and 0 (" R2", " direct"). */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
-  /* (" u1" only for a head-split plan: the aligned plans' pins read as before) */
-  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
-           fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
-           l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
-           l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
-           l->unaligned ? " u1" : "");
+  /* suffixes only where a plan has them, so the other pins read as before: " u1" a head-split
+   * plan, " R<k>" rows per team (narrow), " direct" a backward that writes dw itself */
+  int k = snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
+                   fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
+                   l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
+                   l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
+                   l->unaligned ? " u1" : "");
+  if (k > 0 && (size_t)k < cap && l->rows_per_team != 1) k += snprintf(buf + k, cap - (size_t)k, " R%d", l->rows_per_team);
+  if (k > 0 && (size_t)k < cap && l->dw_direct) snprintf(buf + k, cap - (size_t)k, " direct");
+}
+
+static int is_narrow(fusednorm_kernel k) {
+  return k == FUSEDNORM_KERNEL_FWD_NARROW || k == FUSEDNORM_KERNEL_BWD_NARROW;
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -96,6 +104,9 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
     case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
+    case FUSEDNORM_KERNEL_FWD_NARROW: return FN_ROW_PACKED_THREADS;
+    case FUSEDNORM_KERNEL_BWD_NARROW: return FN_ROW_PACKED_THREADS;
+    case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_MAX_THREADS;
     default: return 0;
   }
 }
@@ -145,9 +156,32 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
       inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
              (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
+    case FUSEDNORM_KERNEL_FWD_NARROW:
+    case FUSEDNORM_KERNEL_BWD_NARROW:
+      CHECK(bwd == (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW) && l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s: %s", what, s);
+      inst = in_set(l->slots_per_thread, k124, 3) && l->slots_per_thread * l->rows_per_team ==
+                                                          (bwd ? FN_NARROW_BWD_SLOTS_IN_FLIGHT : FN_NARROW_SLOTS_IN_FLIGHT);
+      break;
+    case FUSEDNORM_KERNEL_BWD_TINY:
+      /* no forced mode names it: AUTO only */
+      CHECK(bwd && l->mode == FUSEDNORM_MODE_AUTO && p->mode == FUSEDNORM_MODE_AUTO, "%s: %s", what, s);
+      inst = l->slots_per_thread >= 1 && l->slots_per_thread <= FN_TINY_MAX_SLOTS_PER_THREAD &&
+             (int64_t)l->slots_per_thread * l->block_threads * vec >= l->chunk;
       break;
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
+  CHECK(is_narrow(l->kernel) || l->rows_per_team == 1, "%s: rows per team outside the narrow family: %s", what, s);
+  CHECK(!l->dw_direct || (bwd && p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_TINY ||
+                                                    (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW && l->grid == 1))),
+        "%s: dw written directly by more than one CTA or cluster: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY)
+    CHECK(l->grid == l->cluster && l->dw_direct == (p->has_weight != 0) && p->rows <= 64 &&
+              l->smem_bytes == (p->has_weight ? (size_t)((l->chunk + vec - 1) / vec * vec * 4) : 0),
+          "%s: few-rows backward: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY)
+    CHECK(l->smem_bytes + FN_TINY_STATIC_SMEM <= d->smem_per_block_optin, "%s: few-rows static smem: %s", what, s);
+  if (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW)
+    CHECK(l->smem_bytes == (p->has_weight ? (size_t)p->n * 8 : 0), "%s: narrow combine smem: %s", what, s);
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
   CHECK(inst, "%s: no such instance: %s", what, s);
   /* the CTA */
@@ -158,7 +192,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
             (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0)),
         "%s: teams do not tile the CTA: %s", what, s);
-  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE,
+  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
+            is_narrow(l->kernel),
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -168,7 +203,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
             l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? fn_fwd_wide_max_cluster(d->cc_major) : FN_MAX_CLUSTER),
         "%s: %s", what, s);
   CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->ctas_per_row == l->cluster &&
-                            (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)),
+                            (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ||
+                             l->kernel == FUSEDNORM_KERNEL_BWD_TINY)),
         "%s: a cluster before compute capability 9.0 or outside the cluster kernels: %s", what, s);
   CHECK(l->cluster <= 8 || d->cc_major == 9 || d->cc_major == 10, "%s: a non-portable cluster: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
@@ -194,6 +230,15 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
     /* (above) */
+  } else if (is_narrow(l->kernel)) {
+    /* row groups of rows_per_team rows, rows_per_cta teams per CTA: one CTA per step up to the
+     * resident CTAs (grid-stride beyond), or one CTA (dw_direct) */
+    const int64_t steps = ((p->rows + l->rows_per_team - 1) / l->rows_per_team + l->rows_per_cta - 1) / l->rows_per_cta;
+    CHECK(l->dw_direct ? l->grid == 1 && steps <= 4
+                       : l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == steps || l->grid % d->sm_count == 0),
+          "%s: narrow grid: %s", what, s);
+  } else if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY) {
+    CHECK(l->grid == l->cluster, "%s: %s", what, s);
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
     CHECK(l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
@@ -204,7 +249,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   }
   /* what the family needs */
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
-      l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
+      l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW || is_narrow(l->kernel))
     CHECK(whole >= p->n, "%s: the row is not in registers: %s", what, s);
   /* the lean kernels: the aligned instance exactly where rows are aligned and whole vectors, the
    * head-split one elsewhere on congruent rows, never on rows that are not congruent */
@@ -235,7 +280,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->stages == 0 && l->lookahead == 0, "%s: %s", what, s);
   }
   /* the workspace */
-  if (bwd && p->has_weight && p->rows > 0) {
+  if (bwd && p->has_weight && p->rows > 0 && l->dw_direct) {
+    CHECK(l->partial_rows == 0 && l->workspace_bytes == 16, "%s: workspace of a direct dw: %s", what, s);
+  } else if (bwd && p->has_weight && p->rows > 0) {
     const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row : l->grid / l->cluster;
     const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)p->rows * (size_t)l->ctas_per_row * 4 : 0;
     CHECK(l->partial_rows == units && l->workspace_bytes == (size_t)units * (size_t)p->n * 4 + extra + 16,
@@ -285,8 +332,8 @@ static const struct {
 
 /* The plans of kShapes on each device of kDevices, in that order (test_select --print). */
 static const char *const kPins[] = {
-    "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g324 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* A100-80GB auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g216 s2 ch128 sm1024 st0/0 w0 dw0 P216 ws110608", /* A100-80GB auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3456 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
@@ -322,8 +369,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1080 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g216 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* A10 auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g144 s2 ch128 sm1024 st0/0 w0 dw0 P144 ws73744", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
@@ -359,8 +406,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g720 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g426 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* L40S auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g284 s2 ch128 sm1024 st0/0 w0 dw0 P284 ws145424", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3408 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
@@ -396,8 +443,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1420 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g384 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* RTX4090 auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g256 s2 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g3072 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
@@ -433,8 +480,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1280 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* H100-SXM auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g264 s2 ch128 sm1024 st0/0 w0 dw0 P264 ws135184", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
@@ -470,8 +517,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* H200 auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g264 s2 ch128 sm1024 st0/0 w0 dw0 P264 ws135184", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
@@ -507,8 +554,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g444 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* B200 auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g296 s2 ch128 sm1024 st0/0 w0 dw0 P296 ws151568", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4736 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
@@ -544,8 +591,8 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1480 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g510 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* RTX5090 auto fwd 1048576x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g340 s2 ch128 sm1024 st0/0 w0 dw0 P340 ws174096", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
@@ -591,19 +638,20 @@ static const struct {
   int bwd, fused;
   const char *plan;
 } kH200[] = {
-    /* QK-norm, head_dim 128, millions of rows: 16 lanes x 1 slot per row, 16 rows per CTA */
-    {1048576, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
-    {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352"},
-    {65536, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
-    {65536, 64, F32, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch64 sm256 st0/0 w1 dw0 P0 ws0"},
-    /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
+    /* QK-norm, head_dim 128, millions of rows: the narrow kernels, 8 lanes x 2 slots per row, 32 teams
+     * per CTA; forward 2 rows per team in flight (R2) */
+    {1048576, 128, BF, 0, 0, "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2"},
+    {1048576, 128, BF, 1, 0, "bwd_narrow/row_packed t256 r32 c1 k1 g264 s2 ch128 sm1024 st0/0 w0 dw0 P264 ws135184"},
+    {65536, 128, BF, 0, 0, "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2"},
+    {65536, 64, F32, 0, 0, "fwd_narrow/row_packed t256 r32 c1 k1 g528 s2 ch64 sm0 st0/0 w0 dw0 P0 ws0 R2"},
+    /* Row-packed (narrow) up to 32 slots in both directions; just above, one small CTA per row
      * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
-    {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm2048 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
-    {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
-    {262144, 256, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {262144, 256, BF, 1, 0, "bwd_narrow/row_packed t256 r16 c1 k1 g264 s2 ch256 sm2048 st0/0 w0 dw0 P264 ws270352"}, /* 32 slots: the last row-packed width */
+    {262144, 256, BF, 1, 1, "bwd_narrow/row_packed t256 r16 c1 k1 g264 s2 ch256 sm2048 st0/0 w0 dw0 P264 ws270352"},
+    {262144, 256, BF, 0, 0, "fwd_narrow/row_packed t256 r16 c1 k1 g396 s2 ch256 sm0 st0/0 w0 dw0 P0 ws0 R2"},
     {131072, 512, BF, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots: persistent (pipelined) */
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
-    {65536, 128, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {65536, 128, F32, 0, 0, "fwd_narrow/row_packed t256 r16 c1 k1 g528 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2"},
     {65536, 256, F32, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
     {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
     {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
@@ -721,10 +769,120 @@ static void test_pinned(int print) {
   CHECK(k == (int)(sizeof kPins / sizeof kPins[0]), "%d plans, %d pins", k, (int)(sizeof kPins / sizeof kPins[0]));
 }
 
+/* Narrow rows and few rows (rmsnorm_narrow.cu, rmsnorm_bwd_tiny.cu; select.c FN_NARROW_*,
+ * FN_AUTO_BWD_TINY_ROWS) on four devices (A100, RTX4090: no clusters; H200, B200): q/k-norm head
+ * dims with 10^4-10^6 rows, ~10^5 rows under 128 columns, an odd width, a fused add, few rows
+ * (one CTA writes dw itself) and a few hidden-size rows (one CTA, or one cluster). */
+static const struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int bwd, fused, aligned, weight;
+} kNarrowShapes[] = {
+    {65536, 128, BF, 0, 0, 1, 1},  {65536, 128, BF, 1, 0, 1, 1},  {4096, 128, BF, 1, 0, 1, 1},
+    {1048576, 64, BF, 1, 0, 1, 1}, {100000, 96, BF, 0, 0, 1, 1},  {100000, 96, BF, 1, 0, 1, 1},
+    {262144, 256, BF, 1, 1, 1, 1}, {65536, 128, F32, 1, 0, 0, 1}, {50000, 100, FUSEDNORM_F16, 0, 1, 0, 1},
+    {256, 128, BF, 1, 0, 1, 1},    {8, 128, BF, 1, 0, 1, 1},      {8, 12288, BF, 1, 0, 1, 1},
+    {4, 4096, F32, 1, 1, 1, 1},    {32, 12288, BF, 1, 0, 1, 1},   {8, 65536, BF, 1, 0, 1, 0},
+};
+static const int kNarrowDevices[] = {0, 3, 5, 6}; /* A100-80GB, RTX4090, H200, B200 */
+/* test_select --print prints these after kPins and kH200. */
+static const char *const kNarrowPins[] = {
+    "fwd_narrow/row_packed t256 r32 c1 k1 g324 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* A100-80GB auto fwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g216 s2 ch128 sm1024 st0/0 w0 dw0 P216 ws110608", /* A100-80GB auto bwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g128 s2 ch128 sm1024 st0/0 w0 dw0 P128 ws65552", /* A100-80GB auto bwd 4096x128 bf16 */
+    "bwd_narrow/row_packed t256 r64 c1 k1 g216 s2 ch64 sm512 st0/0 w0 dw0 P216 ws55312", /* A100-80GB auto bwd 1048576x64 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g324 s2 ch96 sm0 st0/0 w0 dw0 P0 ws0 R2", /* A100-80GB auto fwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g216 s2 ch96 sm768 st0/0 w0 dw0 P216 ws82960", /* A100-80GB auto bwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g216 s2 ch256 sm2048 st0/0 w0 dw0 P216 ws221200", /* A100-80GB auto fused bwd 262144x256 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g324 s2 ch128 sm1024 st0/0 w0 dw0 P324 ws165904", /* A100-80GB auto bwd misaligned 65536x128 f32 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g8 s2 ch128 sm1024 st0/0 w0 dw0 P8 ws4112", /* A100-80GB auto bwd 256x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g1 s2 ch128 sm1024 st0/0 w0 dw0 P0 ws16 direct", /* A100-80GB auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* A100-80GB auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* A100-80GB auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* A100-80GB auto bwd 32x12288 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g384 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* RTX4090 auto fwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g256 s2 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g128 s2 ch128 sm1024 st0/0 w0 dw0 P128 ws65552", /* RTX4090 auto bwd 4096x128 bf16 */
+    "bwd_narrow/row_packed t256 r64 c1 k1 g256 s2 ch64 sm512 st0/0 w0 dw0 P256 ws65552", /* RTX4090 auto bwd 1048576x64 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g384 s2 ch96 sm0 st0/0 w0 dw0 P0 ws0 R2", /* RTX4090 auto fwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g256 s2 ch96 sm768 st0/0 w0 dw0 P256 ws98320", /* RTX4090 auto bwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g256 s2 ch256 sm2048 st0/0 w0 dw0 P256 ws262160", /* RTX4090 auto fused bwd 262144x256 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g384 s2 ch128 sm1024 st0/0 w0 dw0 P384 ws196624", /* RTX4090 auto bwd misaligned 65536x128 f32 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g8 s2 ch128 sm1024 st0/0 w0 dw0 P8 ws4112", /* RTX4090 auto bwd 256x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g1 s2 ch128 sm1024 st0/0 w0 dw0 P0 ws16 direct", /* RTX4090 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* RTX4090 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* RTX4090 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* RTX4090 auto bwd 32x12288 bf16 */
+    "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* H200 auto fwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g264 s2 ch128 sm1024 st0/0 w0 dw0 P264 ws135184", /* H200 auto bwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g128 s2 ch128 sm1024 st0/0 w0 dw0 P128 ws65552", /* H200 auto bwd 4096x128 bf16 */
+    "bwd_narrow/row_packed t256 r64 c1 k1 g264 s2 ch64 sm512 st0/0 w0 dw0 P264 ws67600", /* H200 auto bwd 1048576x64 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g396 s2 ch96 sm0 st0/0 w0 dw0 P0 ws0 R2", /* H200 auto fwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g264 s2 ch96 sm768 st0/0 w0 dw0 P264 ws101392", /* H200 auto bwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g264 s2 ch256 sm2048 st0/0 w0 dw0 P264 ws270352", /* H200 auto fused bwd 262144x256 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g396 s2 ch128 sm1024 st0/0 w0 dw0 P396 ws202768", /* H200 auto bwd misaligned 65536x128 f32 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g8 s2 ch128 sm1024 st0/0 w0 dw0 P8 ws4112", /* H200 auto bwd 256x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g1 s2 ch128 sm1024 st0/0 w0 dw0 P0 ws16 direct", /* H200 auto bwd 8x128 bf16 */
+    "bwd_tiny/auto t192 r1 c8 k8 g8 s1 ch1536 sm6144 st0/0 w0 dw0 P0 ws16 direct", /* H200 auto bwd 8x12288 bf16 */
+    "bwd_tiny/auto t128 r1 c8 k8 g8 s1 ch512 sm2048 st0/0 w0 dw0 P0 ws16 direct", /* H200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* H200 auto bwd 32x12288 bf16 */
+    "bwd_tiny/auto t512 r1 c8 k8 g8 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g444 s2 ch128 sm0 st0/0 w0 dw0 P0 ws0 R2", /* B200 auto fwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g296 s2 ch128 sm1024 st0/0 w0 dw0 P296 ws151568", /* B200 auto bwd 65536x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g128 s2 ch128 sm1024 st0/0 w0 dw0 P128 ws65552", /* B200 auto bwd 4096x128 bf16 */
+    "bwd_narrow/row_packed t256 r64 c1 k1 g296 s2 ch64 sm512 st0/0 w0 dw0 P296 ws75792", /* B200 auto bwd 1048576x64 bf16 */
+    "fwd_narrow/row_packed t256 r32 c1 k1 g444 s2 ch96 sm0 st0/0 w0 dw0 P0 ws0 R2", /* B200 auto fwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g296 s2 ch96 sm768 st0/0 w0 dw0 P296 ws113680", /* B200 auto bwd 100000x96 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g296 s2 ch256 sm2048 st0/0 w0 dw0 P296 ws303120", /* B200 auto fused bwd 262144x256 bf16 */
+    "bwd_narrow/row_packed t256 r16 c1 k1 g444 s2 ch128 sm1024 st0/0 w0 dw0 P444 ws227344", /* B200 auto bwd misaligned 65536x128 f32 */
+    "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g8 s2 ch128 sm1024 st0/0 w0 dw0 P8 ws4112", /* B200 auto bwd 256x128 bf16 */
+    "bwd_narrow/row_packed t256 r32 c1 k1 g1 s2 ch128 sm1024 st0/0 w0 dw0 P0 ws16 direct", /* B200 auto bwd 8x128 bf16 */
+    "bwd_tiny/auto t192 r1 c8 k8 g8 s1 ch1536 sm6144 st0/0 w0 dw0 P0 ws16 direct", /* B200 auto bwd 8x12288 bf16 */
+    "bwd_tiny/auto t128 r1 c8 k8 g8 s1 ch512 sm2048 st0/0 w0 dw0 P0 ws16 direct", /* B200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* B200 auto bwd 32x12288 bf16 */
+    "bwd_tiny/auto t512 r1 c8 k8 g8 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 8x65536 bf16 */
+};
+
+static void test_narrow_pinned(int print) {
+  int di, i, k = 0;
+  const int nshapes = (int)(sizeof kNarrowShapes / sizeof kNarrowShapes[0]);
+  for (di = 0; di < (int)(sizeof kNarrowDevices / sizeof kNarrowDevices[0]); ++di)
+    for (i = 0; i < nshapes; ++i) {
+      const int d = kNarrowDevices[di];
+      fusednorm_problem p = prob(kNarrowShapes[i].rows, kNarrowShapes[i].n, kNarrowShapes[i].x, FUSEDNORM_MODE_AUTO);
+      const fusednorm_layout *lay = kNarrowShapes[i].aligned ? &kAligned : &kMisaligned;
+      fusednorm_launch l;
+      char what[160], s[256];
+      fusednorm_status st;
+      p.has_residual = kNarrowShapes[i].fused;
+      p.has_weight = kNarrowShapes[i].weight;
+      st = fusednorm_select_launch(&p, kNarrowShapes[i].bwd, &kDevices[d].d, lay, &l);
+      snprintf(what, sizeof what, "%s auto %s%s%s%s %lldx%lld %s", kDevices[d].name, kNarrowShapes[i].fused ? "fused " : "",
+               kNarrowShapes[i].bwd ? "bwd" : "fwd", kNarrowShapes[i].aligned ? "" : " misaligned",
+               kNarrowShapes[i].weight ? "" : " noweight", (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
+      CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
+      if (st != FUSEDNORM_OK) continue;
+      plan_str(&l, s, sizeof s);
+      if (print) printf("    \"%s\", /* %s */\n", s, what);
+      check_plan(&p, kNarrowShapes[i].bwd, lay, &l, &kDevices[d].d, what);
+      if (k < (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]))
+        CHECK(!strcmp(s, kNarrowPins[k]), "%s:\n   plan   %s\n   pinned %s", what, s, kNarrowPins[k]);
+      ++k;
+    }
+  CHECK(k == (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]), "%d plans, %d narrow pins", k,
+        (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]));
+}
+
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
 
-static const int64_t kRows[] = {1, 7, 199, 4096, 1048576, 2147483647LL};
-static const int64_t kNs[] = {1, 7, 64, 127, 128, 256, 512, 1000, 1024, 1025, 2880, 4096, 7168, 8192,
+static const int64_t kRows[] = {1, 7, 8, 9, 199, 256, 257, 4096, 1048576, 2147483647LL};
+static const int64_t kNs[] = {1, 7, 64, 96, 100, 127, 128, 200, 256, 512, 1000, 1024, 1025, 2880, 4096, 7168, 8192,
                               16384, 16392, 32768, 65536, 262144, 1048576};
 #define NROWS ((int)(sizeof kRows / sizeof kRows[0]))
 #define NNS ((int)(sizeof kNs / sizeof kNs[0]))
@@ -865,7 +1023,10 @@ static void test_alignment(void) {
       {65536, 1024, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 2},
       {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},    /* n % 4 != 0: the tail alone */
       {65536, 1022, F32, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* not congruent: reload */
-      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* the narrow kernel needs aligned rows */
+      {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_NARROW, 2},
+      {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* n % 8 != 0 */
+      {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_NARROW, 2},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -977,6 +1138,7 @@ int main(int argc, char **argv) {
   }
   test_pinned(print);
   test_h200(print);
+  test_narrow_pinned(print);
   if (print) return 0;
   test_all_valid();
   test_forced();

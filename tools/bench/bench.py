@@ -141,6 +141,16 @@ TARGET_LARGE = {"fwd": 4300.0, "bwd": 3900.0, "add_fwd": 4300.0, "add_bwd": 3900
 TARGET_WIDE = {"fwd": 4000.0, "bwd": 3500.0, "add_fwd": 4000.0, "add_bwd": 3500.0}
 WIDE_SHAPES = [(1024, 65536), (256, 1048576)]
 NARROW_SHAPES = [(65536, 128), (1048576, 128)]
+# Named shape lists for --shapes (issue 14): q/k-norm head dims 64/128/256 over 10^4-10^6 rows and
+# ~10^5 rows under 128 columns (the narrow kernels, kernels/cuda/rmsnorm_narrow.cu); a few rows of
+# 128 ... 12288 columns (the one-launch few-rows backward, rmsnorm_bwd_tiny.cu, and the narrow
+# backward's one-CTA launch): latency cases.
+SHAPE_PRESETS = {
+    "narrow": [(4096, 128), (16384, 64), (65536, 64), (65536, 128), (65536, 256), (100000, 96),
+               (131072, 64), (1048576, 64), (1048576, 128), (262144, 256), (1000000, 256)],
+    "few-rows": [(4, 128), (8, 128), (32, 128), (256, 128), (4, 4096), (8, 4096), (4, 12288),
+                 (8, 12288), (32, 12288), (16, 5120)],
+}
 
 
 def log(*a):
@@ -1019,6 +1029,9 @@ def plot_sweep(results, out_dir, meta):
 def parse_shapes(s):
     out = []
     for tok in s.split(","):
+        if tok in SHAPE_PRESETS:  # a named list (SHAPE_PRESETS)
+            out.extend(SHAPE_PRESETS[tok])
+            continue
         try:
             m, n = tok.lower().split("x")
             m, n = int(m), int(n)
@@ -1049,7 +1062,8 @@ def parse_args(argv):
                     help="cold: rotating sets from HBM; hot: inputs rewritten just before each call "
                          "(in L2 as a training step leaves them); both (default)")
     ap.add_argument("--dtypes", help="comma list of bf16,fp16,fp32")
-    ap.add_argument("--shapes", type=parse_shapes, help="comma list MxN (overrides the suite)")
+    ap.add_argument("--shapes", type=parse_shapes,
+                    help="comma list of MxN or preset names (%s) (overrides the suite)" % ", ".join(SHAPE_PRESETS))
     ap.add_argument("--ops", help=f"comma list of {','.join(OPS)}")
     ap.add_argument("--providers",
                     help="comma list: fusednorm (all modes), fusednorm:MODE, torch, compile, liger, quack")
