@@ -156,6 +156,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
       inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
              (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
+      break;
     case FUSEDNORM_KERNEL_FWD_NARROW:
     case FUSEDNORM_KERNEL_BWD_NARROW:
       CHECK(bwd == (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW) && l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s: %s", what, s);
@@ -199,7 +200,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
         "%s: shared memory beyond the device: %s", what, s);
   /* rows split over CTAs */
-  CHECK(l->cluster >= 1 && (l->cluster & (l->cluster - 1)) == 0 && l->grid % l->cluster == 0 &&
+  CHECK(l->cluster >= 1 && l->grid % l->cluster == 0 &&
+            (l->kernel != FUSEDNORM_KERNEL_FWD_WIDE || (l->cluster & (l->cluster - 1)) == 0) &&
             l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? fn_fwd_wide_max_cluster(d->cc_major) : FN_MAX_CLUSTER),
         "%s: %s", what, s);
   CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->ctas_per_row == l->cluster &&
@@ -1071,7 +1073,7 @@ static void test_bad_args(void) {
   p.n = (int64_t)INT_MAX;
   CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED, "n >= 2^31 - 2^16");
   CHECK(fusednorm_kernel_name(FUSEDNORM_KERNEL_COUNT_) == NULL && fusednorm_kernel_name(FUSEDNORM_KERNEL_BWD_SPLIT) != NULL &&
-            fusednorm_kernel_name(FUSEDNORM_KERNEL_FWD_WIDE) != NULL && fusednorm_kernel_name((fusednorm_kernel)7) == NULL,
+            fusednorm_kernel_name(FUSEDNORM_KERNEL_FWD_WIDE) != NULL,
         "kernel names");
   /* layouts: a pointer or a stride off 16 bytes, the weight included, the same in both directions */
   p = prob(10, 64, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
