@@ -123,23 +123,69 @@ static unsigned char *scatter(const fusednorm_problem *p, const layout *l, const
   return h;
 }
 
-/* Compare an output's storage with the dense contiguous result; every byte outside the rows must
- * still be the sentinel. Returns 1 on a match. */
+/* An element's bits as a monotonic integer (sign-magnitude to two's order), so that the distance
+ * of two finite values of one dtype is their distance in ulp; a NaN is far from everything. */
+static int64_t ordered(const unsigned char *e, size_t es) {
+  uint32_t u = 0;
+  memcpy(&u, e, es); /* little-endian: the element's bits in the low bytes */
+  const int bits = (int)es * 8;
+  const uint32_t sign = 1u << (bits - 1), mag = u & (sign - 1);
+  return (u & sign) ? -(int64_t)mag : (int64_t)mag;
+}
+static int is_nan_bits(const unsigned char *e, fusednorm_dtype d) {
+  uint32_t u = 0;
+  memcpy(&u, e, fusednorm_dtype_size(d));
+  switch (d) {
+    case FUSEDNORM_F32: return (u & 0x7F800000u) == 0x7F800000u && (u & 0x007FFFFFu);
+    case FUSEDNORM_F16: return (u & 0x7C00u) == 0x7C00u && (u & 0x03FFu);
+    default: return (u & 0x7F80u) == 0x7F80u && (u & 0x007Fu);
+  }
+}
+/* An element as a float (dw's absolute tolerance). */
+static float as_float(const unsigned char *e, fusednorm_dtype d) {
+  uint32_t u = 0;
+  float f;
+  if (d == FUSEDNORM_F32) return memcpy(&f, e, 4), f;
+  memcpy(&u, e, 2);
+  if (d == FUSEDNORM_BF16) {
+    u <<= 16;
+    return memcpy(&f, &u, 4), f;
+  }
+  const uint32_t sign = (u & 0x8000u) << 16, ex = (u >> 10) & 0x1F, man = u & 0x3FF;
+  if (ex == 0x1F) u = sign | 0x7F800000u | (man << 13);
+  else if (ex == 0) {
+    f = (float)man * 5.9604644775390625e-8f; /* 2^-24 */
+    return sign ? -f : f;
+  } else u = sign | ((ex + 112) << 23) | (man << 13);
+  return memcpy(&f, &u, 4), f;
+}
+/* Two elements agree: bitwise, or (tol > 0) within tol ulp, NaN only with NaN. */
+static int close_elems(const unsigned char *a, const unsigned char *b, fusednorm_dtype d, int64_t tol) {
+  const size_t es = fusednorm_dtype_size(d);
+  if (memcmp(a, b, es) == 0) return 1;
+  if (tol == 0 || is_nan_bits(a, d) || is_nan_bits(b, d)) return 0;
+  const int64_t da = ordered(a, es) - ordered(b, es);
+  return (da < 0 ? -da : da) <= tol;
+}
+
+/* Compare an output's storage with the dense contiguous result (bitwise, or within tol ulp);
+ * every byte outside the rows must still be the sentinel. Returns 1 on a match. */
 static int same_output(const fusednorm_problem *p, const layout *l, const unsigned char *got,
-                       const unsigned char *want, size_t es, const char *what, char *why, size_t wl) {
+                       const unsigned char *want, fusednorm_dtype d, int64_t tol, const char *what, char *why,
+                       size_t wl) {
+  const size_t es = fusednorm_dtype_size(d);
   unsigned char *mask = (unsigned char *)calloc((size_t)l->elems, 1);
   if (!mask) return snprintf(why, wl, "out of memory"), 0;
   int ok = 1;
   for (int64_t i = 0; i < p->rows && ok; ++i) {
     const int64_t o = row_off(p, l, i);
     memset(mask + o, 1, (size_t)p->n);
-    if (memcmp(got + (size_t)o * es, want + (size_t)(i * p->n) * es, (size_t)p->n * es) != 0) {
-      int64_t j = 0;
-      while (memcmp(got + (size_t)(o + j) * es, want + (size_t)(i * p->n + j) * es, es) == 0) ++j;
-      snprintf(why, wl, "%s[row %lld, col %lld] differs from the contiguous run", what, (long long)i,
-               (long long)j);
-      ok = 0;
-    }
+    for (int64_t j = 0; j < p->n && ok; ++j)
+      if (!close_elems(got + (size_t)(o + j) * es, want + (size_t)(i * p->n + j) * es, d, tol)) {
+        snprintf(why, wl, "%s[row %lld, col %lld] differs from the contiguous run%s", what, (long long)i,
+                 (long long)j, tol ? " by more than the ulp of another summation order" : "");
+        ok = 0;
+      }
   }
   for (int64_t e = 0; e < l->elems && ok; ++e)
     for (size_t k = 0; k < es && !mask[e] && ok; ++k)
@@ -204,6 +250,8 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
   arena A = {b, {0}, 0, 0};
   /* Results of both runs on the host: y, ro, dx as dense [rows x n]; rstd; dw. */
   unsigned char *res[2][3] = {{0}}, *rs[2] = {0}, *dws[2] = {0};
+  fusednorm_layout lay[2][2]; /* [run][forward, backward] */
+  memset(lay, 0, sizeof lay);
   for (int run = 0; run < 2 && ok; ++run) {
     const layout *l = run ? L : C;
     fusednorm_problem pf = run ? pn : pc, pb = pf;
@@ -231,6 +279,7 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
       fa.rstd = rstd_dev;
       memcpy(fa.x_outer, l[X].outer, sizeof fa.x_outer), memcpy(fa.residual_outer, l[R].outer, sizeof fa.x_outer);
       memcpy(fa.y_outer, l[Y].outer, sizeof fa.x_outer), memcpy(fa.residual_out_outer, l[RO].outer, sizeof fa.x_outer);
+      if (fusednorm_forward_layout(&pf, &fa, &lay[run][0]) != FUSEDNORM_OK) memset(&lay[run][0], 0, sizeof lay[run][0]);
       fusednorm_status st = b->forward(&pf, &fa);
       if (st == FUSEDNORM_ERR_MODE_UNSUPPORTED && pf.mode != FUSEDNORM_MODE_AUTO) {
         pf.mode = FUSEDNORM_MODE_AUTO; /* the forced family cannot run it: both runs in AUTO */
@@ -257,6 +306,7 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
         if (b->workspace_size(&pa, &w2) != FUSEDNORM_OK) w2 = 0;
         wsb = w1 > w2 ? w1 : w2;
         ba.workspace = wsb ? get(&A, NULL, wsb) : NULL, ba.workspace_bytes = wsb;
+        if (fusednorm_backward_layout(&pb, &ba, &lay[run][1]) != FUSEDNORM_OK) memset(&lay[run][1], 0, sizeof lay[run][1]);
         st = A.failed ? FUSEDNORM_ERR_OUT_OF_MEMORY : b->backward(&pb, &ba);
         if (st == FUSEDNORM_ERR_MODE_UNSUPPORTED && pb.mode != FUSEDNORM_MODE_AUTO) {
           pb.mode = FUSEDNORM_MODE_AUTO;
@@ -284,12 +334,43 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
     if (ok && run == 0) { /* the contiguous results, dense */
       for (int o = 0; o < 3; ++o) res[0][o] = host[outs[o]], host[outs[o]] = NULL;
     } else if (ok) {
+      /* The same kernels ran (bitwise) unless the backend picks them by layout and the layouts
+       * differ or rows are head-split (see layout.h). Then: y, dx within 2 ulp (rstd's own ulp
+       * times |h|, and a rounding flip); residual_out is exact either way; rstd within 4 ulp; dw
+       * (fp32 sums over rows in another order, then one rounding) within 4 ulp of its dtype, or
+       * absolutely within 1e-5 of the largest |dw| (f32) or one 16-bit ulp of it (cancellation). */
+      int same_plan = !b->layout_picks_kernel;
+      if (!same_plan) {
+        same_plan = 1;
+        for (int dir = 0; dir < 2; ++dir) {
+          const fusednorm_layout *u = &lay[0][dir], *v = &lay[1][dir];
+          if (u->aligned16 != v->aligned16 || u->congruent16 != v->congruent16 ||
+              (u->congruent16 && !u->aligned16) || (v->congruent16 && !v->aligned16))
+            same_plan = 0;
+        }
+      }
       for (int o = 0; o < 3 && ok; ++o) {
         if (outs[o] == RO && !pc.has_residual) continue;
-        ok = same_output(&pn, &L[outs[o]], host[outs[o]], res[0][o] + misalign * es, es, names[outs[o]], why, wl);
+        ok = same_output(&pn, &L[outs[o]], host[outs[o]], res[0][o] + misalign * es, xd,
+                         same_plan || outs[o] == RO ? 0 : 2, names[outs[o]], why, wl);
       }
-      if (ok && memcmp(rs[0], rs[1], (size_t)rows * 4) != 0) snprintf(why, wl, "rstd differs"), ok = 0;
-      if (ok && pc.has_weight && memcmp(dws[0], dws[1], (size_t)n * wes) != 0) snprintf(why, wl, "dw differs"), ok = 0;
+      for (int64_t i = 0; i < rows && ok; ++i)
+        if (!close_elems(rs[0] + i * 4, rs[1] + i * 4, FUSEDNORM_F32, same_plan ? 0 : 4))
+          snprintf(why, wl, "rstd[%lld] differs", (long long)i), ok = 0;
+      if (ok && pc.has_weight) {
+        double dmax = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const float v = as_float(dws[0] + j * wes, wd);
+          if (v == v && (v < 0 ? -v : v) > dmax) dmax = v < 0 ? -v : v;
+        }
+        for (int64_t j = 0; j < n && ok; ++j) {
+          if (close_elems(dws[0] + j * wes, dws[1] + j * wes, wd, same_plan ? 0 : 4)) continue;
+          const float a = as_float(dws[0] + j * wes, wd), c = as_float(dws[1] + j * wes, wd);
+          if (!same_plan && a == a && c == c && (a > c ? a - c : c - a) <= 1e-5 * dmax + (wd == FUSEDNORM_F32 ? 0 : 1e-2 * dmax))
+            continue;
+          snprintf(why, wl, "dw[%lld] differs", (long long)j), ok = 0;
+        }
+      }
     }
     for (int t = 0; t < T_; ++t) free(host[t]);
     release_all(&A);

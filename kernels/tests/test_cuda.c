@@ -640,7 +640,7 @@ int main(int argc, char **argv) {
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */
-  const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws};
+  const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws, 1};
   failed += fn_layout_bad_args(&lb) != 0, ++runs;
   failed += fn_layout_run(&lb, o.seed ? o.seed : fn_engine_fresh_seed(), o.quick ? 150 : 600, o.verbose) != 0, ++runs;
   uint64_t gseed = o.seed ? o.seed : 0x5eed;

@@ -68,6 +68,29 @@ def bits_equal(a, b):
         a.detach().cpu().contiguous().view(torch.uint8), b.detach().cpu().contiguous().view(torch.uint8))
 
 
+def ulp_close(a, b, ulps, abs_of_max=0.0):
+    """Same dtype and shape, NaN where the other is NaN, and every element within `ulps` ulp
+    (distance of the bit patterns in sign-magnitude order) or, if abs_of_max > 0, within
+    abs_of_max times the largest |b| (sums whose order differs, with cancellation)."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    a, b = a.detach().cpu().contiguous(), b.detach().cpu().contiguous()
+    if not torch.equal(a.isnan(), b.isnan()):
+        return False
+    ity, mask = (torch.int32, 0x7FFFFFFF) if a.element_size() == 4 else (torch.int16, 0x7FFF)
+
+    def order(t):
+        i = t.view(ity).to(torch.int64)
+        return torch.where(i < 0, -(i & mask), i)
+
+    ok = ((order(a) - order(b)).abs() <= ulps) | a.isnan()
+    if abs_of_max > 0:
+        fa, fb = a.double(), b.double()
+        m = fb[~fb.isnan()].abs().max().item() if fb.numel() else 0.0
+        ok |= (fa - fb).abs() <= abs_of_max * m
+    return bool(ok.all())
+
+
 def check_case(x, residual, w, eps, offset, casting, ctx, mode=None, check_bwd=True):
     """Forward + backward of one op through torch.ops.fusednorm, judged against float64 by the C
     reference and rules (fusednorm.reference -> kernels/ref/fusednorm_ref.c, as the C tests)."""
@@ -259,11 +282,22 @@ def _copy_layouts(shape, dtype):
 
 
 def test_nd_layouts_bitwise_and_not_copied():
-    """Every op on views in N-d row layouts gives bitwise the results of the same values
-    contiguous (forward and backward, plain / fused add / no weight), without a copy where the
-    C API can address the rows; the copy fallbacks give the same bits too."""
+    """Every op on views in N-d row layouts gives the results of the same values contiguous
+    (forward and backward, plain / fused add / no weight; bitwise on the CPU, within a few ulp on
+    CUDA where the layout may pick another kernel), without a copy where the C API can address
+    the rows; the copy fallbacks too."""
     shape = (2, 5, 3, 128)
     seed = torch.initial_seed()
+
+    def same(a, b_, what):
+        # The CPU backend has one algorithm: bitwise. On CUDA the kernel follows the layout's
+        # 16-byte alignment (kernels/README.md), so a view may run another summation order: a few
+        # ulp (residual_out, a rounded sum, is exact either way); an addressing error is far more.
+        if DEVICE == "cpu" or what == "residual_out":
+            return bits_equal(a, b_)
+        if what == "dw":
+            return ulp_close(a, b_, 4, 1e-5 if a.dtype == torch.float32 else 1e-2)
+        return ulp_close(a, b_, 4 if "rstd" in what else 2)
     print(f"nd layouts: seed {seed}")
     for dtype in DTYPES.values():
         views = [(name, v, True) for name, v in _nd_layouts(shape, dtype)]
@@ -292,10 +326,10 @@ def test_nd_layouts_bitwise_and_not_copied():
                                     ("fused rstd", gotf[2], wantf[2]), ("dx", gotb[0], wantb[0]),
                                     ("fused dx", gotfb[0], wantfb[0])):
                     assert a.is_contiguous(), f"{ctx}: {what} is not contiguous (the fake kernels say it is)"
-                    assert bits_equal(a, b_), f"{ctx}: {what} differs from the contiguous run"
+                    assert same(a, b_, what), f"{ctx}: {what} differs from the contiguous run"
                 if w is not None:
-                    assert bits_equal(gotb[1], wantb[1]), f"{ctx}: dw differs"
-                    assert bits_equal(gotfb[1], wantfb[1]), f"{ctx}: fused dw differs"
+                    assert same(gotb[1], wantb[1], "dw"), f"{ctx}: dw differs"
+                    assert same(gotfb[1], wantfb[1], "dw"), f"{ctx}: fused dw differs"
                 copies = _copies_during(lambda: (
                     ops.rms_norm_fwd(v, w, 1e-6, 0.0, "llama", None),
                     ops.rms_norm_bwd(dyv, v, w, got[1], 1e-6, 0.0, "llama", None)))
