@@ -5,6 +5,7 @@
  */
 #include "kernels/tests/layout.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +181,20 @@ static int same_output(const fusednorm_problem *p, const layout *l, const unsign
   for (int64_t i = 0; i < p->rows && ok; ++i) {
     const int64_t o = row_off(p, l, i);
     memset(mask + o, 1, (size_t)p->n);
+    /* Another summation order moves rstd and mean(g*h) by ~sqrt(n) fp32 ulp, and dx's
+     * g - h*mean(g*h) can cancel: beyond `tol` ulp of the element, allow that much of the row's
+     * largest |value| (2^-16 in f32, one ulp of it in 16 bits). An addressing error is O(1). */
+    double rowmax = 0;
+    if (tol)
+      for (int64_t j = 0; j < p->n; ++j) {
+        const float v = as_float(want + (size_t)(i * p->n + j) * es, d);
+        if (v == v && (v < 0 ? -v : v) > rowmax) rowmax = v < 0 ? -v : v;
+      }
+    const double slack = rowmax * (d == FUSEDNORM_F32 ? 0x1p-16 : d == FUSEDNORM_F16 ? 0x1p-10 : 0x1p-7);
     for (int64_t j = 0; j < p->n && ok; ++j)
-      if (!close_elems(got + (size_t)(o + j) * es, want + (size_t)(i * p->n + j) * es, d, tol)) {
+      if (!close_elems(got + (size_t)(o + j) * es, want + (size_t)(i * p->n + j) * es, d, tol) &&
+          !(tol && fabs((double)as_float(got + (size_t)(o + j) * es, d) -
+                        (double)as_float(want + (size_t)(i * p->n + j) * es, d)) <= slack)) {
         snprintf(why, wl, "%s[row %lld, col %lld] differs from the contiguous run%s", what, (long long)i,
                  (long long)j, tol ? " by more than the ulp of another summation order" : "");
         ok = 0;
@@ -335,8 +348,9 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
       for (int o = 0; o < 3; ++o) res[0][o] = host[outs[o]], host[outs[o]] = NULL;
     } else if (ok) {
       /* The same kernels ran (bitwise) unless the backend picks them by layout and the layouts
-       * differ or rows are head-split (see layout.h). Then: y, dx within 2 ulp (rstd's own ulp
-       * times |h|, and a rounding flip); residual_out is exact either way; rstd within 4 ulp; dw
+       * differ or rows are head-split (see layout.h). Then: y, dx within 2 ulp or a small part of
+       * the row's largest value (same_output); residual_out is exact either way; rstd within
+       * 4 ulp or 2^-14 relative (an fp32 sum of n squares in another order); dw
        * (fp32 sums over rows in another order, then one rounding) within 4 ulp of its dtype, or
        * absolutely within 1e-5 of the largest |dw| (f32) or one 16-bit ulp of it (cancellation). */
       int same_plan = !b->layout_picks_kernel;
@@ -354,9 +368,12 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
         ok = same_output(&pn, &L[outs[o]], host[outs[o]], res[0][o] + misalign * es, xd,
                          same_plan || outs[o] == RO ? 0 : 2, names[outs[o]], why, wl);
       }
-      for (int64_t i = 0; i < rows && ok; ++i)
-        if (!close_elems(rs[0] + i * 4, rs[1] + i * 4, FUSEDNORM_F32, same_plan ? 0 : 4))
+      for (int64_t i = 0; i < rows && ok; ++i) {
+        const float a = as_float(rs[0] + i * 4, FUSEDNORM_F32), c = as_float(rs[1] + i * 4, FUSEDNORM_F32);
+        if (!close_elems(rs[0] + i * 4, rs[1] + i * 4, FUSEDNORM_F32, same_plan ? 0 : 4) &&
+            !(!same_plan && fabs((double)a - (double)c) <= 0x1p-14 * fabs((double)a)))
           snprintf(why, wl, "rstd[%lld] differs", (long long)i), ok = 0;
+      }
       if (ok && pc.has_weight) {
         double dmax = 0;
         for (int64_t j = 0; j < n; ++j) {

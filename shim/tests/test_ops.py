@@ -68,10 +68,11 @@ def bits_equal(a, b):
         a.detach().cpu().contiguous().view(torch.uint8), b.detach().cpu().contiguous().view(torch.uint8))
 
 
-def ulp_close(a, b, ulps, abs_of_max=0.0):
+def ulp_close(a, b, ulps, abs_of_max=0.0, row_slack=0.0):
     """Same dtype and shape, NaN where the other is NaN, and every element within `ulps` ulp
-    (distance of the bit patterns in sign-magnitude order) or, if abs_of_max > 0, within
-    abs_of_max times the largest |b| (sums whose order differs, with cancellation)."""
+    (distance of the bit patterns in sign-magnitude order), or within row_slack times the largest
+    |b| of its row (last dim), or abs_of_max times the largest |b| of all (sums whose order
+    differs, with cancellation)."""
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     a, b = a.detach().cpu().contiguous(), b.detach().cpu().contiguous()
@@ -84,6 +85,10 @@ def ulp_close(a, b, ulps, abs_of_max=0.0):
         return torch.where(i < 0, -(i & mask), i)
 
     ok = ((order(a) - order(b)).abs() <= ulps) | a.isnan()
+    if row_slack > 0 and a.dim() > 0:
+        fa, fb = a.double(), b.double()
+        rowmax = fb.nan_to_num(0.0).abs().amax(dim=-1, keepdim=True)
+        ok |= (fa - fb).abs() <= row_slack * rowmax
     if abs_of_max > 0:
         fa, fb = a.double(), b.double()
         m = fb[~fb.isnan()].abs().max().item() if fb.numel() else 0.0
@@ -297,7 +302,10 @@ def test_nd_layouts_bitwise_and_not_copied():
             return bits_equal(a, b_)
         if what == "dw":
             return ulp_close(a, b_, 4, 1e-5 if a.dtype == torch.float32 else 1e-2)
-        return ulp_close(a, b_, 4 if "rstd" in what else 2)
+        if "rstd" in what:  # an fp32 sum of n squares in another order
+            return ulp_close(a.unsqueeze(-1), b_.unsqueeze(-1), 4, row_slack=2.0 ** -14)
+        slack = {torch.float32: 2.0 ** -16, torch.float16: 2.0 ** -10}.get(a.dtype, 2.0 ** -7)
+        return ulp_close(a, b_, 2, row_slack=slack)
     print(f"nd layouts: seed {seed}")
     for dtype in DTYPES.values():
         views = [(name, v, True) for name, v in _nd_layouts(shape, dtype)]
