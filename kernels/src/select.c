@@ -117,20 +117,24 @@
  * bench.py --shapes over 1..200 rows of 16K-64K columns, forced wide against AUTO, decides it. */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
 /* Narrow rows (rmsnorm_narrow.cu; geometry fn_narrow in launch_config.h): the weight in registers,
- * R rows per team in flight. FN_NARROW_ENABLE 0 gives the row-pipelined row-packed kernels back
- * to AUTO and to the forced ROW_PACKED mode (the A/B of issue 14, as a kerneldev variant:
- * --define=kerneldev_set=FN_NARROW_ENABLE=0). Not yet measured on a GPU: the thresholds below
- * are the row-packed ones (FN_AUTO_ROW_PACKED_*_SLOTS), to be re-measured (kernels/RESULTS.md). */
-#define FN_NARROW_ENABLE 1
+ * R rows per team in flight. Off (0): measured on an H100 (2026-11-24, tools/bench/RESULTS.md)
+ * its backward is slower than the row-pipelined row-packed kernels it replaces (4096x128 bf16
+ * 81 GB/s, 7x128 33.6 us against torch.compile's 7.2) and biased in f32 dx (the engine's
+ * signed-error check fails at N = 24 and 40), and its forward no faster. 0 gives the row-packed
+ * kernels to AUTO and to the forced ROW_PACKED mode; the family stays for the kerneldev variant
+ * (--define=kerneldev_set=FN_NARROW_ENABLE=1) until it is fixed or deleted. */
+#define FN_NARROW_ENABLE 0
 /* Backward: where one CTA covers every row in at most this many steps (a step: every team of
  * the CTA takes R rows), the launch is that one CTA and it writes dw itself (dw_direct): no
  * dw_reduce launch, whose launch latency is most of a few-row backward's time. 4 steps of
  * 32 teams x 1 row (bf16 n = 128: S = 2, R = 1) = up to 128 rows. Not yet measured. */
 #define FN_NARROW_DIRECT_STEPS 4
 /* AUTO backward of at most this many rows wider than the narrow family: the few-rows kernel
- * (rmsnorm_bwd_tiny.cu), one CTA or one cluster owning every column, one launch. 0 disables it.
- * Not yet measured (issue 14's target: a few rows of 12K within 1 us of the best peer's 4.4 us). */
-#define FN_AUTO_BWD_TINY_ROWS 8
+ * (rmsnorm_bwd_tiny.cu), one CTA or one cluster owning every column, one launch. 0 disables it:
+ * on an H100 (2026-11-24) 4x12288 bf16 took 12.3 us and 8x12288 15.2 us against torch.compile's
+ * 12.1 and 10.4, no gain over the two-launch backward measured before; kept for the kerneldev
+ * variant (FN_AUTO_BWD_TINY_ROWS=8) until it is faster. */
+#define FN_AUTO_BWD_TINY_ROWS 0
 
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
