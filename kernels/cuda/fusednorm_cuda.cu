@@ -193,6 +193,26 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
   return FUSEDNORM_OK;
 }
 
+/* The fields the forward's parameter blocks (FwdParams, FwdWideParams) share. */
+template <typename K>
+void fwd_params(K &k, const fusednorm_problem *p, const fusednorm_fwd_args *a, const fusednorm_layout &layout) {
+  const bool fused = p->has_residual != 0;
+  k.x = a->x; k.x_stride = a->x_stride;
+  k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;
+  k.w = p->has_weight ? a->weight : nullptr; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
+  k.y = a->y; k.y_stride = a->y_stride;
+  k.ro = fused ? a->residual_out : nullptr; k.ro_stride = fused ? a->residual_out_stride : 0;
+  k.rstd = a->rstd;
+  k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
+  k.aligned = layout.aligned16;
+  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
+  k.nd = fn_row_dims_make(p);
+  fn_row_outer_make(p, a->x_outer, k.x_outer);
+  fn_row_outer_make(p, a->residual_outer, k.r_outer);
+  fn_row_outer_make(p, a->y_outer, k.y_outer);
+  fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
+}
+
 /* The fields the backward's parameter blocks (BwdParams, SplitParams) share. */
 template <typename K>
 void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, float *ws,
@@ -258,41 +278,15 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   const bool fused = p->has_residual != 0;
   if (plan.kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
     fn::FwdWideParams k = {};
-    k.x = a->x; k.x_stride = a->x_stride;
-    k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;
-    k.w = p->has_weight ? a->weight : nullptr; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
-    k.y = a->y; k.y_stride = a->y_stride;
-    k.ro = fused ? a->residual_out : nullptr; k.ro_stride = fused ? a->residual_out_stride : 0;
-    k.rstd = a->rstd;
-    k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
+    fwd_params(k, p, a, layout);
     k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
-    k.aligned = layout.aligned16;
-    k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
-    k.nd = fn_row_dims_make(p);
-    fn_row_outer_make(p, a->x_outer, k.x_outer);
-    fn_row_outer_make(p, a->residual_outer, k.r_outer);
-    fn_row_outer_make(p, a->y_outer, k.y_outer);
-    fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
     return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &k, stream,
                   "rms_norm_fwd_wide launch");
   }
   fn::FwdParams k = {};
-  k.x = a->x; k.x_stride = a->x_stride;
-  k.r = fused ? a->residual : nullptr; k.r_stride = fused ? a->residual_stride : 0;
-  k.w = p->has_weight ? a->weight : nullptr; k.w_dtype = (int)p->w_dtype; k.offset = p->offset;
-  k.y = a->y; k.y_stride = a->y_stride;
-  k.ro = fused ? a->residual_out : nullptr; k.ro_stride = fused ? a->residual_out_stride : 0;
-  k.rstd = a->rstd;
-  k.rows = p->rows; k.n = (int)p->n; k.eps = p->eps;
+  fwd_params(k, p, a, layout);
   k.team = plan.block_threads / plan.rows_per_cta;
-  k.aligned = layout.aligned16;
-  k.llama = p->casting == FUSEDNORM_CAST_LLAMA;
   k.fused = fused;
-  k.nd = fn_row_dims_make(p);
-  fn_row_outer_make(p, a->x_outer, k.x_outer);
-  fn_row_outer_make(p, a->residual_outer, k.r_outer);
-  fn_row_outer_make(p, a->y_outer, k.y_outer);
-  fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
   const void *kernel = nullptr;
   switch (plan.kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused); break;

@@ -10,6 +10,7 @@
 # AUTO's GB/s per build last.
 cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"; D="${DEV_DIR:-gpu_dev}"
+mkdir -p "$O"
 S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
 S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
