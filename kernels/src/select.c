@@ -83,8 +83,8 @@
  * Misaligned rows keep the rules below (the generic cached kernel is slower than reload).
  * Rows congruent modulo 16 bytes but not aligned, or n not a multiple of the vector, take the
  * head-split instance (rmsnorm_unaligned.cuh) at the same thresholds: the aligned measurements
- * carried over, not yet measured on their own (issue 14: the generic path ran 4000 x ~2900 at
- * 0.59x fwd / 0.68x bwd of the best peer). */
+ * carried over, not yet measured on their own (the generic path they replace ran 4000 x ~2900 at
+ * 0.59x fwd / 0.68x bwd of the best peer on an H200). */
 #define FN_AUTO_FWD_ROW_MIN_SLOTS 65
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
@@ -111,9 +111,9 @@
  * the row in registers (the lean forward's limit: then every other kernel re-reads the row's
  * columns beyond its registers) but a cluster can (with many rows and a chunk beyond the
  * cluster's registers, the wide kernel would stream too, and the persistent generic forward's
- * measured 2355 GB/s on 256 x 1048576 bf16 stays). The issue's figures behind it (H200 bf16 fwd, 2026-11, issue 14):
- * tens of rows of >= 256K columns 1542 GB/s vs Quack's cluster kernel 3409, 1024 x 65536 2586 vs
- * 4013. The threshold itself is the issue's (">= 32K columns"), not yet a measured crossover:
+ * measured 2355 GB/s on 256 x 1048576 bf16 stays). Why (H200 bf16 forward): tens of rows of
+ * >= 256K columns ran 1542 GB/s with one CTA per row against Quack's cluster kernel's 3409, and
+ * 1024 x 65536 2586 against 4013. The threshold (>= 32K columns) is not a measured crossover:
  * bench.py --shapes over 1..200 rows of 16K-64K columns, forced wide against AUTO, decides it. */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
 /* Narrow rows (rmsnorm_narrow.cu; geometry fn_narrow in launch_config.h): the weight in registers,

@@ -320,7 +320,7 @@ static const struct {
     {4096, 16384, BF, 0, 1, 0, 1},  {2048, 32768, BF, 0, 0, 1, 1},  {2048, 32768, BF, 1, 0, 1, 1},
     {1024, 65536, BF, 1, 1, 1, 1},  {1024, 65536, BF, 1, 0, 1, 0},  {256, 1048576, BF, 0, 0, 1, 1},
     {256, 1048576, BF, 1, 0, 1, 1},
-    /* few wide rows, the forward (issue 14): a cluster per row from compute capability 9.0 */
+    /* few wide rows, the forward: a cluster per row from compute capability 9.0 */
     {1, 262144, BF, 0, 0, 1, 1},    {17, 262144, BF, 0, 0, 1, 1},   {64, 131072, BF, 0, 0, 1, 1},
     {1024, 65536, BF, 0, 0, 1, 1},  {17, 32768, BF, 0, 1, 1, 1},    {131, 32768, BF, 0, 0, 0, 1},
     {7, 1048576, F32, 0, 0, 1, 0},
@@ -694,7 +694,7 @@ static const struct {
     {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     /* many rows wider than a cluster's registers: the persistent generic forward, as measured */
     {256, 1048576, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0"},
-    /* few wide rows (issue 14): the wide forward. One wave where the rows' clusters fit 264 CTAs
+    /* few wide rows: the wide forward. One wave where the rows' clusters fit 264 CTAs
      * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
      * (272 CTAs would leave a second wave of one cluster), half of each chunk streamed */
     {1, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},

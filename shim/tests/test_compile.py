@@ -212,7 +212,7 @@ def _step_copies(model):
 
 def test_compiled_step_copies_not_above_stock():
     """The profile of a compiled patched Qwen3 step has no more copies than the stock model's
-    (CUDA: copy kernels of the Inductor step, what issue 11 counted; CPU: aten copy ops)."""
+    (CUDA: copy kernels of the Inductor step; CPU: aten copy ops)."""
     stock = _step_copies(_tiny_qwen3(False).to(DEVICE))
     patched = _step_copies(_tiny_qwen3(True).to(DEVICE))
     print(f"copies in a compiled step ({DEVICE}): stock {len(stock)}, patched {len(patched)}")

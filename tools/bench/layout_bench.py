@@ -4,7 +4,7 @@
     python3 tools/bench/layout_bench.py [--shape 8x2048x16x128] [--dtype bf16] [--iters 50]
                                         [--warmup 10] [--json out.json] [--dry-run]
 
-The case of issue 11 item 2: a Qwen3 q-norm of [B, S, H, D] whose input and whose gradient come
+The case that made the ops copy: a Qwen3 q-norm of [B, S, H, D] whose input and whose gradient come
 as the [B, H, S, D] storage of a [B, S, H, D] tensor (what torch.compile hands the op when the
 norm's output is transposed right after it), against the same values contiguous. Each
 measurement is one forward (torch.ops.fusednorm.rms_norm_fwd, llama casting, a [D] weight) plus

@@ -72,7 +72,7 @@ class BenchHarness(unittest.TestCase):
         self.assertEqual(bench.bytes_moved("copy", 4, 8, 2), 2 * 32 * 2)
 
     def test_shape_presets(self):
-        # --shapes takes the named lists of issue 14 beside MxN tokens; a bad token still fails
+        # --shapes takes the named lists beside MxN tokens; a bad token still fails
         self.assertEqual(bench.parse_shapes("narrow,8x12288"), bench.SHAPE_PRESETS["narrow"] + [(8, 12288)])
         self.assertIn((65536, 128), bench.parse_shapes("narrow"))
         self.assertTrue(all(m <= 256 for m, _ in bench.parse_shapes("few-rows")))

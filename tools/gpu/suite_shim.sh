@@ -37,7 +37,7 @@ suite_check "wheel in the machine's torch" --timeout 90 --detail 'import fusedno
   bash "$T/test_wheel.sh" "$PY" "$whl" --device cuda
 suite_check "test_compile --device cuda" --timeout 150 --detail "$R" -- \
   "$PY" "$T/test_compile.py" --device cuda -k fullgraph,dynamic
-# No copies (issue 11, item 2): a compiled patched Qwen3 step copies nothing inside fusednorm ops
+# No copies: a compiled patched Qwen3 step copies nothing inside fusednorm ops
 # and its profile has no more copy kernels than the stock compiled step's.
 suite_check "test_compile --device cuda: no copies" --timeout 150 --detail "$R|copies|copy nodes" -- \
   "$PY" "$T/test_compile.py" --device cuda -k adds_no_copy,copies_not_above_stock

@@ -152,7 +152,7 @@ int main(int argc, char **argv) {
         break;
       case 'f': fused = 1; break;
       case 's':
-        /* named lists (issue 14): narrow rows and a few rows (the narrow and few-rows kernels) */
+        /* named lists: narrow rows and a few rows (the narrow and few-rows kernels) */
         shapes = !strcmp(optarg, "narrow")     ? "4096x128,16384x64,65536x64,65536x128,65536x256,100000x96,131072x64,"
                                                   "1048576x64,1048576x128,262144x256,1000000x256"
                  : !strcmp(optarg, "few-rows") ? "4x128,8x128,32x128,256x128,4x4096,8x4096,4x12288,8x12288,32x12288,"
