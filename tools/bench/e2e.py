@@ -91,6 +91,16 @@ def _positive(value, what, minimum=1):
     return v
 
 
+def _seconds(value, what):
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"--{what}: not a number: {value!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise UsageError(f"--{what}: must be a finite number > 0, got {value!r}")
+    return v
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -132,7 +142,7 @@ def parse_args(argv):
     a.warmup = _positive(a.warmup, "warmup", 1)
     a.batch = None if a.batch is None else _positive(a.batch, "batch")
     a.seq = None if a.seq is None else _positive(a.seq, "seq", 2)
-    a.budget_s = _positive(a.budget_s, "budget-s")
+    a.budget_s = _seconds(a.budget_s, "budget-s")
     a.seed = _positive(a.seed, "seed", 0)
     if a.device not in (None, "cpu", "cuda"):
         raise UsageError(f"--device must be cpu or cuda, got {a.device!r}")
