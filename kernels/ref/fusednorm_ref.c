@@ -188,8 +188,14 @@ static double bwd_norm(const fusednorm_problem *p, double s, double rstd) {
   return s * rstd;
 }
 
+/* The contract's effective weight w_eff = fl32(w + offset) (kernels/README.md), like s = fl(x + r)
+ * above: an input of the float64 evaluation, not part of it. The exact w + offset would leave each
+ * column's rounding of it (up to half an fp32 ulp of w_eff) in every row's dx: a fixed error per
+ * column that the dx bias rule, which takes rows as independent, reads as a bias when the rows
+ * are few columns wide. (The sum of two floats rounded once to double is exact or innocuous:
+ * 53 >= 2 x 24 + 2 bits, so the cast gives the fp32 sum.) */
 static double weight_at(const fusednorm_problem *p, const void *w, int64_t j) {
-  return p->has_weight ? fusednorm_load(w, p->w_dtype, j) + (double)p->offset : 1.0;
+  return p->has_weight ? (double)(float)(fusednorm_load(w, p->w_dtype, j) + (double)p->offset) : 1.0;
 }
 
 fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -606,8 +612,9 @@ int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_sta
  *        FP32/GEMMA, the other order RN_x(fl(s fl(r w'))); LLAMA has one order,
  *        RN_x(fl(RN_x(fl(s r)) w')), and no weight is RN_x(fl(s r)). (The CPU and CUDA backends
  *        both compute fl(fl(s r) w').)
- *  DX    with the saved rstd, h = s r, G = dy (w + offset), m = mean(G h), A = mean|G h|: the
- *        fp32 value lies within E = r (2|G| + 2|h m|) u + r |h| dm + 2 u |dx| (+ u |dx| with ds)
+ *  DX    with the saved rstd, h = s r, G = dy w' (the contract's w' = fl(w + offset), which
+ *        every row shares: its exact value would put a fixed error per column into dx that
+ *        rows do not average out), m = mean(G h), A = mean|G h|: the fp32 value lies within E = r (2|G| + 2|h m|) u + r |h| dm + 2 u |dx| (+ u |dx| with ds)
  *        of the float64 one, dm = 2 u |m| + (min(n, 8 sqrt n) + 4) u A (the dot in any order, its
  *        terms g h with up to 3 roundings each);
  *        16-bit: dx in [RN_x(ref - E), RN_x(ref + E)].

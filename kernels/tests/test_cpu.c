@@ -187,6 +187,13 @@ int main(int argc, char **argv) {
     cpu.name = "cpu/shapes";
     fails += fn_engine_run_shapes(&cpu, &o, wide, 2);
   }
+  {
+    /* Many rows of a few columns: every variant over them (a column-wide rounding such as
+     * fl(w + offset) repeats in every row, which the bias rules must not mistake for a bias). */
+    static const int64_t Ms[] = {2000, 20000}, Ns[] = {24, 40};
+    cpu.name = "cpu/narrow";
+    fails += fn_engine_run_grid(&cpu, &o, Ms, 2, Ns, 2);
+  }
   printf("test_cpu: %s\n", fails ? "FAILED" : "OK");
   return fails ? 1 : 0;
 }
