@@ -295,9 +295,6 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
                                   p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC: kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread); break;
-    case FUSEDNORM_KERNEL_FWD_NARROW:
-      kernel = fn::fwd_narrow_kernel(p->x_dtype, plan.slots_per_thread, plan.rows_per_team, fused);
-      break;
     default: break; /* a backward family: a bug in select.c */
   }
   return launch(kernel, plan, &k, stream, "rms_norm_fwd launch");
@@ -335,35 +332,11 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
   if (st != FUSEDNORM_OK) return st;
   float *ws = nullptr;
   if (p->has_weight) {
-    /* (A dw_direct plan uses no workspace, but asks for the 16-byte minimum like every plan
-     * with a weight, so that the workspace contract does not depend on the plan.) */
     if (a->workspace == nullptr || a->workspace_bytes < plan.workspace_bytes) return FUSEDNORM_ERR_WORKSPACE_TOO_SMALL;
     ws = reinterpret_cast<float *>(((uintptr_t)a->workspace + 15) & ~(uintptr_t)15);
   }
   const void *ds = p->has_residual ? a->ds : nullptr;
 
-  if (plan.kernel == FUSEDNORM_KERNEL_BWD_NARROW || plan.kernel == FUSEDNORM_KERNEL_BWD_TINY) {
-    /* One launch writes dw itself where the plan says dw_direct (one CTA or cluster owns every
-     * column); otherwise the narrow CTAs' partial rows go to dw_reduce below. */
-    fn::NarrowBwdParams k;
-    bwd_params(k, p, a, ws, layout);
-    const bool direct = p->has_weight && plan.dw_direct;
-    if (direct) k.ws = nullptr;
-    k.dw = direct ? a->dw : nullptr;
-    k.dw_direct = direct;
-    k.team = plan.block_threads / plan.rows_per_cta;
-    k.chunk = (int)plan.chunk;
-    k.cluster = plan.cluster;
-    const void *kernel =
-        plan.kernel == FUSEDNORM_KERNEL_BWD_TINY
-            ? fn::bwd_tiny_kernel(p->x_dtype, ds != nullptr)
-            : fn::bwd_narrow_kernel(p->x_dtype, plan.slots_per_thread, plan.rows_per_team, ds != nullptr,
-                                    /* the instance for the layout; the plan is the same for both */
-                                    layout.aligned16 && p->n % fn_vec_elems(p->x_dtype) == 0);
-    st = launch(kernel, plan, &k, stream, "rms_norm_bwd narrow/tiny launch");
-    if (st != FUSEDNORM_OK || !p->has_weight || direct) return st;
-    return launch_dw_reduce(p, plan, ws, a->dw, stream);
-  }
   if (plan.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     /* Partial-dot slots reset on the stream ("unpublished": all bits set, rmsnorm_bwd_wide.cu
      * kUnpublished), then one cooperative launch. */

@@ -1,8 +1,8 @@
 /*
  * rmsnorm_bwd_slot.cuh — the backward's per-slot arithmetic, shared by the one-CTA / cluster
- * family (rmsnorm_bwd.cu), the split-row wide backward (rmsnorm_bwd_wide.cu) and the narrow and
- * few-rows backwards (rmsnorm_narrow.cu, rmsnorm_bwd_tiny.cu), so that every mode rounds exactly
- * the same way; and the row-packed teams' dw combine.
+ * family (rmsnorm_bwd.cu), the lean persistent backward (rmsnorm_bwd_row.cu) and the split-row
+ * wide backward (rmsnorm_bwd_wide.cu), so that every mode rounds exactly the same way; and the
+ * row-packed teams' dw combine.
  */
 #ifndef FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
 #define FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
@@ -52,8 +52,7 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
 /* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
  * the teams' dw up in team order in shared memory (n sums + n compensations at `smem`: Kahan,
  * since with narrow rows this sequential sum over up to 256 teams is most of the dw sum), then
- * write the CTA's partial row. Called by every thread of the CTA. (Shared with the narrow
- * backward, rmsnorm_narrow.cu.) */
+ * write the CTA's partial row. Called by every thread of the CTA. */
 template <int N, int C>
 __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
                                                 float *smem, float *wsrow) {

@@ -92,28 +92,6 @@ struct FwdWideParams {
   int64_t x_outer[3], r_outer[3], y_outer[3], ro_outer[3];
 };
 
-/* The narrow backward and the few-rows backward (rmsnorm_narrow.cu, rmsnorm_bwd_tiny.cu): the
- * backward's fields, plus dw for the launches that write it themselves. Its own block so that the
- * measured kernels' BwdParams (and their machine code) stay as they are. */
-struct NarrowBwdParams {
-  const void *dy, *s, *ds, *w;
-  const float *rstd;
-  void *dx;
-  float *ws;                   /* one partial dw row per CTA (dw_direct 0); NULL without weight */
-  void *dw;                    /* dw_direct 1: dw itself, in w_dtype; else NULL */
-  int64_t dy_stride, s_stride, ds_stride, dx_stride;
-  int64_t rows;
-  int n, w_dtype;
-  float offset;
-  int team;                    /* narrow: lanes per row */
-  int chunk;                   /* tiny: columns per CTA of the cluster */
-  int cluster;                 /* tiny: CTAs of the cluster (1: none) */
-  int aligned, llama;
-  int dw_direct;
-  fn_row_dims nd;              /* as in FwdParams */
-  int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
-};
-
 /* The generic forward (rmsnorm_fwd.cu) for cache sizes FN_FWD_GENERIC_CACHES; NULL otherwise. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
@@ -133,14 +111,6 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
-/* The narrow forward / backward (rmsnorm_narrow.cu) for S = slots per lane in {1, 2, 4} and
- * R = rows per team = FN_NARROW_SLOTS_IN_FLIGHT / S; NULL otherwise. The forward runs aligned
- * rows with n a multiple of the vector width only; the backward has an instance for those
- * (`aligned`) and one for any layout. */
-const void *fwd_narrow_kernel(fusednorm_dtype x, int spl, int rpt, bool fused);
-const void *bwd_narrow_kernel(fusednorm_dtype x, int spl, int rpt, bool has_ds, bool aligned);
-/* The few-rows backward (rmsnorm_bwd_tiny.cu). */
-const void *bwd_tiny_kernel(fusednorm_dtype x, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
 const void *dw_reduce_kernel();
 /* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}); NULL if none. */

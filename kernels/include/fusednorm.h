@@ -96,10 +96,9 @@ typedef enum {
   FUSEDNORM_MODE_MULTI_WAVE_CACHED = 3,  /* forward only: one CTA per row, the row in registers; rows
                                             16-byte aligned, or congruent modulo 16 bytes (a scalar head
                                             and tail per row: fusednorm_layout) */
-  FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined
-                                            (the narrow family; the forward's other layouts the
-                                            row-pipelined one): forward 16-bit n <= 1024 / f32
-                                            n <= 512, backward 16-bit n <= 256 / f32 n <= 128 */
+  FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
+                                            forward 16-bit n <= 1024 / f32 n <= 512, backward
+                                            16-bit n <= 256 / f32 n <= 128 */
   FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs. Forward: a thread-block
                                             cluster of 2-16 CTAs per row (compute capability >= 9.0,
                                             rows of >= 2 vector slots; elsewhere unsupported).
@@ -204,15 +203,9 @@ typedef enum {
   FUSEDNORM_KERNEL_BWD_ROW = 4,     /* rms_norm_bwd_row: persistent, aligned rows, weight in smem */
   FUSEDNORM_KERNEL_BWD_GENERIC = 5, /* rms_norm_bwd: any layout and width; also the cluster kernel */
   FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
-  FUSEDNORM_KERNEL_FWD_NARROW = 7,  /* rms_norm_fwd_narrow: rows of <= 32 lanes x <= 4 slots, the weight in
-                                       registers, rows_per_team rows per team at a time (row-packed) */
-  FUSEDNORM_KERNEL_BWD_NARROW = 8,  /* rms_norm_bwd_narrow: the same geometry backward; dw in registers
-                                       per lane, one partial row per CTA, or dw itself (dw_direct) */
-  FUSEDNORM_KERNEL_BWD_TINY = 9,    /* rms_norm_bwd_tiny: a few rows, one CTA (or one cluster) owns every
-                                       column: dx and dw in one launch, no workspace use (AUTO only) */
-  FUSEDNORM_KERNEL_FWD_WIDE = 10,   /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
+  FUSEDNORM_KERNEL_FWD_WIDE = 7,    /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
                                        of squares through distributed shared memory (wide forward) */
-  FUSEDNORM_KERNEL_COUNT_ = 11
+  FUSEDNORM_KERNEL_COUNT_ = 8
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */
@@ -252,8 +245,7 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
 
 /* A launch plan: every knob of the launch that will run. */
 typedef struct {
-  fusednorm_mode mode;       /* the family's mode (AUTO resolved; see fusednorm_mode), or AUTO for
-                                a family no forced mode names (bwd_tiny) */
+  fusednorm_mode mode;       /* the family's mode (AUTO resolved; see fusednorm_mode) */
   fusednorm_kernel kernel;   /* the kernel family that runs */
   int block_threads;         /* threads per CTA */
   int rows_per_cta;          /* row-packed: rows (teams) per CTA; else 1 */
@@ -275,11 +267,6 @@ typedef struct {
   int unaligned;             /* FWD_ROW / BWD_ROW: the head-split instance (congruent rows not
                                 16-byte aligned, or n not a multiple of the vector): a scalar
                                 head and tail per row around the vector interior; else 0 */
-  int rows_per_team;         /* narrow families: rows a team holds in one register set (its loads in
-                                flight together); else 1. (rows_per_cta counts teams per CTA) */
-  int dw_direct;             /* backward with weight: 1 when one CTA (or cluster) owns every column
-                                and writes dw itself (no partial rows, no dw_reduce launch; the
-                                workspace is then the 16-byte minimum, unused) */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

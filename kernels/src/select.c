@@ -116,26 +116,6 @@
  * 1024 x 65536 2586 against 4013. The threshold (>= 32K columns) is not a measured crossover:
  * bench.py --shapes over 1..200 rows of 16K-64K columns, forced wide against AUTO, decides it. */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
-/* Narrow rows (rmsnorm_narrow.cu; geometry fn_narrow in launch_config.h): the weight in registers,
- * R rows per team in flight. Off (0): measured on an H100 (2026-11-24, tools/bench/RESULTS.md)
- * its backward is slower than the row-pipelined row-packed kernels it replaces (4096x128 bf16
- * 81 GB/s, 7x128 33.6 us against torch.compile's 7.2) and biased in f32 dx (the engine's
- * signed-error check fails at N = 24 and 40), and its forward no faster. 0 gives the row-packed
- * kernels to AUTO and to the forced ROW_PACKED mode; the family stays for the kerneldev variant
- * (--define=kerneldev_set=FN_NARROW_ENABLE=1) until it is fixed or deleted. */
-#define FN_NARROW_ENABLE 0
-/* Backward: where one CTA covers every row in at most this many steps (a step: every team of
- * the CTA takes R rows), the launch is that one CTA and it writes dw itself (dw_direct): no
- * dw_reduce launch, whose launch latency is most of a few-row backward's time. 4 steps of
- * 32 teams x 1 row (bf16 n = 128: S = 2, R = 1) = up to 128 rows. Not yet measured. */
-#define FN_NARROW_DIRECT_STEPS 4
-/* AUTO backward of at most this many rows wider than the narrow family: the few-rows kernel
- * (rmsnorm_bwd_tiny.cu), one CTA or one cluster owning every column, one launch. 0 disables it:
- * on an H100 (2026-11-24) 4x12288 bf16 took 12.3 us and 8x12288 15.2 us against torch.compile's
- * 12.1 and 10.4, no gain over the two-launch backward measured before; kept for the kerneldev
- * variant (FN_AUTO_BWD_TINY_ROWS=8) until it is faster. */
-#define FN_AUTO_BWD_TINY_ROWS 0
-
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
 #define FN_DW_SMEM_MAX (96 * 1024)
@@ -162,9 +142,6 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_BWD_ROW: return "bwd_row";
     case FUSEDNORM_KERNEL_BWD_GENERIC: return "bwd_generic";
     case FUSEDNORM_KERNEL_BWD_SPLIT: return "bwd_split";
-    case FUSEDNORM_KERNEL_FWD_NARROW: return "fwd_narrow";
-    case FUSEDNORM_KERNEL_BWD_NARROW: return "bwd_narrow";
-    case FUSEDNORM_KERNEL_BWD_TINY: return "bwd_tiny";
     case FUSEDNORM_KERNEL_FWD_WIDE: return "fwd_wide";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
@@ -344,8 +321,6 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->partial_rows = 0;
   l->workspace_bytes = 0;
   l->unaligned = 0;
-  l->rows_per_team = 1;
-  l->dw_direct = 0;
 }
 
 /* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
@@ -371,25 +346,6 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
                     (int64_t)c->d->sm_count *
                         ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
-  return 1;
-}
-
-/* Forward, narrow (rmsnorm_narrow.cu): teams of fn_narrow's geometry, FN_ROW_PACKED_THREADS per
- * CTA, persistent grid (row groups of R rows per team, grid-stride). Aligned rows with n a
- * multiple of the vector width only (whole 16-byte slots; the element-wise path nearly tripled
- * the registers, rmsnorm_narrow.cu); other layouts take the row-pipelined row-packed kernel. */
-static int fwd_narrow(const ctx *c, fusednorm_launch *l) {
-  fn_narrow_geom g;
-  int64_t groups;
-  if (!FN_NARROW_ENABLE || !c->aligned || c->p->n % c->vec != 0 || !fn_narrow(c->slots, FN_NARROW_SLOTS_IN_FLIGHT, &g)) return 0;
-  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_NARROW, FN_ROW_PACKED_THREADS);
-  l->rows_per_cta = FN_ROW_PACKED_THREADS / g.team;
-  l->rows_per_team = g.rpt;
-  l->slots_per_thread = g.spl;
-  groups = ceil_div(c->p->rows, g.rpt);
-  l->grid = grid_of(ceil_div(groups, l->rows_per_cta),
-                    (int64_t)c->d->sm_count *
-                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_narrow(0, g.spl, c->xs, c->fused), 0));
   return 1;
 }
 
@@ -524,7 +480,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return fwd_narrow(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -532,7 +488,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_narrow(c, l) || fwd_packed(c, l))) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
   if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && (c->p->rows < c->d->sm_count || !fwd_row_holds(c)) && fwd_wide(c, l) &&
       (c->p->rows < c->d->sm_count || (int64_t)l->slots_per_thread * l->block_threads * c->vec >= l->chunk))
     return FUSEDNORM_OK; /* many rows: only where the chunk is in registers (else, unmeasured, as before) */
@@ -566,70 +522,6 @@ static int bwd_packed(const ctx *c, fusednorm_launch *l) {
                     (int64_t)c->d->sm_count *
                         ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_bwd_pipe(c->xs, c->fused), 0));
   set_workspace(c, l, l->grid, 0);
-  return 1;
-}
-
-/* Backward, narrow (rmsnorm_narrow.cu): the forward's geometry; dw per lane in registers, the
- * teams combined in shared memory (n sums + n compensations). Where one CTA takes every row in
- * FN_NARROW_DIRECT_STEPS steps, one CTA that writes dw itself; else a persistent grid with one
- * partial row per CTA. Forced ROW_PACKED keeps the family's documented limit (<= 32 slots). */
-static int bwd_narrow(const ctx *c, fusednorm_launch *l) {
-  fn_narrow_geom g;
-  int64_t groups, steps;
-  if (!FN_NARROW_ENABLE || c->slots > 32 || !fn_narrow(c->slots, FN_NARROW_BWD_SLOTS_IN_FLIGHT, &g)) return 0;
-  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_NARROW, FN_ROW_PACKED_THREADS);
-  l->rows_per_cta = FN_ROW_PACKED_THREADS / g.team;
-  l->rows_per_team = g.rpt;
-  l->slots_per_thread = g.spl;
-  l->smem_bytes = c->p->has_weight ? 2 * (size_t)c->p->n * sizeof(float) : 0;
-  groups = ceil_div(c->p->rows, g.rpt);
-  steps = ceil_div(groups, l->rows_per_cta);
-  if (c->p->has_weight && steps <= FN_NARROW_DIRECT_STEPS) {
-    l->grid = 1;
-    l->dw_direct = 1;
-    set_workspace(c, l, 0, 0);
-    return 1;
-  }
-  l->grid = grid_of(steps, (int64_t)c->d->sm_count *
-                               ctas_per_sm(c->d, FN_ROW_PACKED_THREADS,
-                                           fn_regs_estimate_narrow(1, g.spl, c->xs, c->fused), (int64_t)l->smem_bytes));
-  set_workspace(c, l, l->grid, 0);
-  return 1;
-}
-
-/* Backward of a few rows (rmsnorm_bwd_tiny.cu): one CTA, or one cluster of up to FN_MAX_CLUSTER
- * CTAs on compute capability >= 9.0, sized for FN_TINY_SLOTS_PER_CTA slots per CTA, one slot per
- * thread up to FN_TINY_MAX_THREADS (a loop beyond, up to FN_TINY_MAX_SLOTS_PER_THREAD); the CTA's
- * fp32 dw in shared memory. */
-static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
-  int cl = 1;
-  int64_t chunk, chunk_slots, threads, smem;
-  if (c->d->cc_major >= 9) {
-    cl = (int)min64(FN_MAX_CLUSTER, ceil_div(c->slots, FN_TINY_SLOTS_PER_CTA));
-    if (cl < 1) cl = 1;
-  }
-  chunk = cl > 1 ? fn_cluster_chunk(c->p->n, cl, c->vec) : c->p->n;
-  if (cl > 1) cl = (int)ceil_div(c->p->n, chunk); /* no empty CTA */
-  if (cl == 1) {
-    if (c->slots > FN_TINY_MAX_SLOTS_ONE_CTA) return 0;
-    chunk = c->p->n;
-  }
-  chunk_slots = ceil_div(chunk, c->vec);
-  threads = max64(32, min64(FN_TINY_MAX_THREADS, round_up(chunk_slots, 32)));
-  if (ceil_div(chunk_slots, threads) > FN_TINY_MAX_SLOTS_PER_THREAD) return 0;
-  smem = c->p->has_weight ? round_up(chunk, c->vec) * (int64_t)sizeof(float) : 0;
-  if (smem + FN_TINY_STATIC_SMEM > (int64_t)c->d->smem_per_block_optin ||
-      smem + FN_TINY_STATIC_SMEM + FN_SMEM_RESERVE_PER_CTA > (int64_t)c->d->smem_per_sm)
-    return 0;
-  plan_init(c, l, FUSEDNORM_MODE_AUTO, FUSEDNORM_KERNEL_BWD_TINY, (int)threads);
-  l->cluster = cl;
-  l->ctas_per_row = cl;
-  l->chunk = chunk;
-  l->grid = cl;
-  l->slots_per_thread = (int)ceil_div(chunk_slots, threads);
-  l->smem_bytes = (size_t)smem;
-  l->dw_direct = c->p->has_weight != 0;
-  set_workspace(c, l, 0, 0);
   return 1;
 }
 
@@ -753,7 +645,7 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
 static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return bwd_narrow(c, l) || bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT:
       return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_ROW) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD:
@@ -764,8 +656,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && (bwd_narrow(c, l) || bwd_packed(c, l))) return FUSEDNORM_OK;
-  if (c->p->rows <= FN_AUTO_BWD_TINY_ROWS && bwd_tiny(c, l)) return FUSEDNORM_OK;
+  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && bwd_packed(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS) return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
   /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
    * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel

@@ -591,10 +591,12 @@ int main(int argc, char **argv) {
       if (o.filter != NULL) break;
     }
   }
-  /* Narrow rows (rmsnorm_narrow.cu; the row-pipelined kernels for other layouts) and few rows
-   * (rmsnorm_bwd_tiny.cu, one CTA or cluster writing dw; the narrow backward's one-CTA launch):
-   * AUTO over their own shapes (odd widths, widths just past a power of two, rows around the
-   * tiny and one-CTA limits), forced row_packed over the narrow ones, and misaligned pointers. */
+  /* Narrow rows (the row-packed kernels: many rows per CTA, whole teams idle past the last row)
+   * and few rows of hidden sizes (fewer rows than SMs: a partial wave, clusters, dw_reduce over
+   * few partial rows): AUTO over their own shapes (odd widths, widths just past a power of two,
+   * rows of 1 to 20000), forced row_packed over the narrow ones, and misaligned pointers. Many
+   * rows of few columns are also where a column-wide rounding (fl(w + offset)) repeats in every
+   * row, which the bias rules must not mistake for a bias. */
   if (!forced_only || o.mode == FUSEDNORM_MODE_ROW_PACKED) {
     static const int64_t kNarrowM[] = {1, 3, 8, 33, 257, 2000, 20000};
     static const int64_t kNarrowN[] = {8, 16, 24, 40, 64, 96, 100, 120, 128, 136, 200, 248, 255, 256};
@@ -648,8 +650,8 @@ int main(int argc, char **argv) {
   gf += graph_check(c.stream, 199, 256, FUSEDNORM_MODE_ROW_PACKED, gseed);
   gf += graph_check(c.stream, 199, 1000, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, gseed);
   gf += graph_check(c.stream, 64, 262144, FUSEDNORM_MODE_WIDE, gseed);
-  /* narrow rows: a persistent grid and dw_reduce; one CTA writing dw; a few rows of a hidden
-   * size (one cluster, or one CTA, writing dw) */
+  /* narrow rows: a persistent grid and dw_reduce, and a few rows of them; a few rows of a
+   * hidden size */
   gf += graph_check(c.stream, 65536, 128, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 8, 128, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 4, 12288, FUSEDNORM_MODE_AUTO, gseed);

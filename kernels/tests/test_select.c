@@ -66,22 +66,14 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
   return p;
 }
 
-/* The plan in one line (every field), for pinning and for failure messages; rows_per_team and
- * dw_direct only where they differ from 1 and 0 (" R2", " direct"). */
+/* The plan in one line (every field), for pinning and for failure messages. */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
-  /* suffixes only where a plan has them, so the other pins read as before: " u1" a head-split
-   * plan, " R<k>" rows per team (narrow), " direct" a backward that writes dw itself */
-  int k = snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
+  /* " u1" only where a plan is head-split, so the other pins stay short */
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
                    fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
                    l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
                    l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
                    l->unaligned ? " u1" : "");
-  if (k > 0 && (size_t)k < cap && l->rows_per_team != 1) k += snprintf(buf + k, cap - (size_t)k, " R%d", l->rows_per_team);
-  if (k > 0 && (size_t)k < cap && l->dw_direct) snprintf(buf + k, cap - (size_t)k, " direct");
-}
-
-static int is_narrow(fusednorm_kernel k) {
-  return k == FUSEDNORM_KERNEL_FWD_NARROW || k == FUSEDNORM_KERNEL_BWD_NARROW;
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -104,9 +96,6 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
     case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
-    case FUSEDNORM_KERNEL_FWD_NARROW: return FN_ROW_PACKED_THREADS;
-    case FUSEDNORM_KERNEL_BWD_NARROW: return FN_ROW_PACKED_THREADS;
-    case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_MAX_THREADS;
     default: return 0;
   }
 }
@@ -157,32 +146,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
              (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
       break;
-    case FUSEDNORM_KERNEL_FWD_NARROW:
-    case FUSEDNORM_KERNEL_BWD_NARROW:
-      CHECK(bwd == (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW) && l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s: %s", what, s);
-      inst = in_set(l->slots_per_thread, k124, 3) && l->slots_per_thread * l->rows_per_team ==
-                                                          (bwd ? FN_NARROW_BWD_SLOTS_IN_FLIGHT : FN_NARROW_SLOTS_IN_FLIGHT);
-      break;
-    case FUSEDNORM_KERNEL_BWD_TINY:
-      /* no forced mode names it: AUTO only */
-      CHECK(bwd && l->mode == FUSEDNORM_MODE_AUTO && p->mode == FUSEDNORM_MODE_AUTO, "%s: %s", what, s);
-      inst = l->slots_per_thread >= 1 && l->slots_per_thread <= FN_TINY_MAX_SLOTS_PER_THREAD &&
-             (int64_t)l->slots_per_thread * l->block_threads * vec >= l->chunk;
-      break;
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
-  CHECK(is_narrow(l->kernel) || l->rows_per_team == 1, "%s: rows per team outside the narrow family: %s", what, s);
-  CHECK(!l->dw_direct || (bwd && p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_TINY ||
-                                                    (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW && l->grid == 1))),
-        "%s: dw written directly by more than one CTA or cluster: %s", what, s);
-  if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY)
-    CHECK(l->grid == l->cluster && l->dw_direct == (p->has_weight != 0) && p->rows <= 64 &&
-              l->smem_bytes == (p->has_weight ? (size_t)((l->chunk + vec - 1) / vec * vec * 4) : 0),
-          "%s: few-rows backward: %s", what, s);
-  if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY)
-    CHECK(l->smem_bytes + FN_TINY_STATIC_SMEM <= d->smem_per_block_optin, "%s: few-rows static smem: %s", what, s);
-  if (l->kernel == FUSEDNORM_KERNEL_BWD_NARROW)
-    CHECK(l->smem_bytes == (p->has_weight ? (size_t)p->n * 8 : 0), "%s: narrow combine smem: %s", what, s);
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
   CHECK(inst, "%s: no such instance: %s", what, s);
   /* the CTA */
@@ -193,8 +158,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
             (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0)),
         "%s: teams do not tile the CTA: %s", what, s);
-  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
-            is_narrow(l->kernel),
+  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -205,8 +169,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
             l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? fn_fwd_wide_max_cluster(d->cc_major) : FN_MAX_CLUSTER),
         "%s: %s", what, s);
   CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->ctas_per_row == l->cluster &&
-                            (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ||
-                             l->kernel == FUSEDNORM_KERNEL_BWD_TINY)),
+                            (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)),
         "%s: a cluster before compute capability 9.0 or outside the cluster kernels: %s", what, s);
   CHECK(l->cluster <= 8 || d->cc_major == 9 || d->cc_major == 10, "%s: a non-portable cluster: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
@@ -232,15 +195,6 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
     /* (above) */
-  } else if (is_narrow(l->kernel)) {
-    /* row groups of rows_per_team rows, rows_per_cta teams per CTA: one CTA per step up to the
-     * resident CTAs (grid-stride beyond), or one CTA (dw_direct) */
-    const int64_t steps = ((p->rows + l->rows_per_team - 1) / l->rows_per_team + l->rows_per_cta - 1) / l->rows_per_cta;
-    CHECK(l->dw_direct ? l->grid == 1 && steps <= 4
-                       : l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == steps || l->grid % d->sm_count == 0),
-          "%s: narrow grid: %s", what, s);
-  } else if (l->kernel == FUSEDNORM_KERNEL_BWD_TINY) {
-    CHECK(l->grid == l->cluster, "%s: %s", what, s);
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
     CHECK(l->grid <= (int64_t)d->sm_count * d->max_ctas_per_sm && (l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta * l->ctas_per_row ||
@@ -251,7 +205,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   }
   /* what the family needs */
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
-      l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW || is_narrow(l->kernel))
+      l->kernel == FUSEDNORM_KERNEL_BWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_ROW)
     CHECK(whole >= p->n, "%s: the row is not in registers: %s", what, s);
   /* the lean kernels: the aligned instance exactly where rows are aligned and whole vectors, the
    * head-split one elsewhere on congruent rows, never on rows that are not congruent */
@@ -282,9 +236,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->stages == 0 && l->lookahead == 0, "%s: %s", what, s);
   }
   /* the workspace */
-  if (bwd && p->has_weight && p->rows > 0 && l->dw_direct) {
-    CHECK(l->partial_rows == 0 && l->workspace_bytes == 16, "%s: workspace of a direct dw: %s", what, s);
-  } else if (bwd && p->has_weight && p->rows > 0) {
+  if (bwd && p->has_weight && p->rows > 0) {
     const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row : l->grid / l->cluster;
     const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)p->rows * (size_t)l->ctas_per_row * 4 : 0;
     CHECK(l->partial_rows == units && l->workspace_bytes == (size_t)units * (size_t)p->n * 4 + extra + 16,
@@ -640,13 +592,13 @@ static const struct {
   int bwd, fused;
   const char *plan;
 } kH200[] = {
-    /* QK-norm, head_dim 128, millions of rows: the narrow kernels, 8 lanes x 2 slots per row, 32 teams
-     * per CTA; forward 2 rows per team in flight (R2) */
+    /* QK-norm, head_dim 128, millions of rows: the row-pipelined row-packed kernels, 16 lanes of
+     * one slot per row, 16 teams per CTA */
     {1048576, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
     {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352"},
     {65536, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
     {65536, 64, F32, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch64 sm256 st0/0 w1 dw0 P0 ws0"},
-    /* Row-packed (narrow) up to 32 slots in both directions; just above, one small CTA per row
+    /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
      * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
     {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm2048 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
     {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
@@ -771,10 +723,9 @@ static void test_pinned(int print) {
   CHECK(k == (int)(sizeof kPins / sizeof kPins[0]), "%d plans, %d pins", k, (int)(sizeof kPins / sizeof kPins[0]));
 }
 
-/* Narrow rows and few rows (rmsnorm_narrow.cu, rmsnorm_bwd_tiny.cu; select.c FN_NARROW_*,
- * FN_AUTO_BWD_TINY_ROWS) on four devices (A100, RTX4090: no clusters; H200, B200): q/k-norm head
- * dims with 10^4-10^6 rows, ~10^5 rows under 128 columns, an odd width, a fused add, few rows
- * (one CTA writes dw itself) and a few hidden-size rows (one CTA, or one cluster). */
+/* Narrow rows and few rows on four devices (A100, RTX4090: no clusters; H200, B200): q/k-norm head
+ * dims with 10^4-10^6 rows, ~10^5 rows under 128 columns, an odd width, a fused add, few rows of
+ * them and a few hidden-size rows (fewer rows than SMs). */
 static const struct {
   int64_t rows, n;
   fusednorm_dtype x;
@@ -1025,10 +976,10 @@ static void test_alignment(void) {
       {65536, 1024, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 2},
       {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},    /* n % 4 != 0: the tail alone */
       {65536, 1022, F32, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* not congruent: reload */
-      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* the narrow kernel needs aligned rows */
-      {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* FN_NARROW_ENABLE 0 */
+      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* narrow rows, any layout */
+      {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
       {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* n % 8 != 0 */
-      {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* FN_NARROW_ENABLE 0 */
+      {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

@@ -142,9 +142,8 @@ TARGET_WIDE = {"fwd": 4000.0, "bwd": 3500.0, "add_fwd": 4000.0, "add_bwd": 3500.
 WIDE_SHAPES = [(1024, 65536), (256, 1048576)]
 NARROW_SHAPES = [(65536, 128), (1048576, 128)]
 # Named shape lists for --shapes: q/k-norm head dims 64/128/256 over 10^4-10^6 rows and
-# ~10^5 rows under 128 columns (the narrow kernels, kernels/cuda/rmsnorm_narrow.cu); a few rows of
-# 128 ... 12288 columns (the one-launch few-rows backward, rmsnorm_bwd_tiny.cu, and the narrow
-# backward's one-CTA launch): latency cases.
+# ~10^5 rows under 128 columns (the row-packed kernels); a few rows of 128 ... 12288 columns:
+# latency cases, where launch count and one wave's latency decide.
 SHAPE_PRESETS = {
     "narrow": [(4096, 128), (16384, 64), (65536, 64), (65536, 128), (65536, 256), (100000, 96),
                (131072, 64), (1048576, 64), (1048576, 128), (262144, 256), (1000000, 256)],
