@@ -136,43 +136,89 @@ export FUZZ_GUARD_SAVE_MAX=50
 
 t_start=$SECONDS
 fail=0 summary=""
-# part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME.
+# hdf5_fault INPUT: 0 when the ASan + UBSan build, run on INPUT alone, puts the fault inside libhdf5
+# (the guard's summary: HDF5 crashed, hung or kept files open, nothing in the reader). Without
+# sanitizers, HDF5 can overrun one of its own heap blocks silently (a corrupt global heap read
+# into a variable-length string) and glibc's heap check then aborts in the reader's next free():
+# the fast build's guard sees the reader's frame; the instrumented build sees the overrun itself.
+hdf5_fault() {
+  local out tmp rc
+  tmp=$(mktemp -d)
+  out=$(cd "$tmp" && FUZZ_GUARD_SAVE="$tmp" timeout 600 "$BINDIR/capture_fuzz_asan" "$1" 2>&1)
+  rc=$?
+  rm -rf "$tmp"
+  [ "$rc" -eq 0 ] || return 1
+  grep -qE "^fuzz_guard: 1 inputs in [0-9]+ children; inside HDF5: ([1-9][0-9]* crashes, [0-9]+ hangs, [0-9]+ files|[0-9]+ crashes, [1-9][0-9]* hangs, [0-9]+ files|[0-9]+ crashes, [0-9]+ hangs, [1-9][0-9]* files).*; 0 in the reader$" <<< "$out"
+}
+
+# part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME. In the
+# fast part, a fault that the instrumented build places inside libhdf5 (hdf5_fault) is HDF5's: its
+# input is saved for the triage as hdf5-heap-*, and fuzzing resumes for the executions left (the
+# corpus carries over); any other fault ends the part as a failure.
 part() {
   local name="$1" bin="$2" runs="$3" secs="$4" dir="$WORK/$1"
   rm -rf "$dir/logs" "$dir/saved"
   mkdir -p "$dir/corpus" "$dir/saved" "$dir/logs" "$dir/artifacts"
-  local per=$(( (runs + WORKERS - 1) / WORKERS )) t0=$SECONDS
+  local t0=$SECONDS total=0 attempt=0 rc=0 heap=0 n l a
   [ "$runs" -gt 0 ] || return 0
-  # Each job: its own process and log (fuzz-K.log); they share the corpus (reloaded as it grows).
-  # -timeout=300: above the guard's own 120-s backstop for a child that blocks (fuzz_guard.c).
-  # -rss_limit_mb=0: no RSS thread in the fuzzer's process, whose copy in the child would keep
-  # LeakSanitizer from suspending it ("false leaks are possible"); the child's memory is bounded
-  # by RLIMIT_AS or ASan's max_allocation_size_mb instead.
-  (cd "$dir/logs" && FUZZ_GUARD_SAVE="$dir/saved" "$bin" -jobs="$WORKERS" -workers="$WORKERS" \
-     -runs="$per" -max_total_time="$secs" -max_len=200000 -timeout=300 -rss_limit_mb=0 \
-     -malloc_limit_mb=4096 -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
-     "$dir/corpus" "$SEEDS" > "$dir/logs/main.log" 2>&1)
-  local rc=$? total=0 n
-  for l in "$dir"/logs/fuzz-*.log; do
-    n=$(grep -oE "^Done [0-9]+ runs" "$l" | grep -oE "[0-9]+" | tail -n 1)
-    [ -n "$n" ] || n=$(grep -oE "^#[0-9]+" "$l" | tail -n 1 | tr -d '#')
-    total=$((total + ${n:-0}))
+  while [ "$total" -lt "$runs" ]; do
+    local left=$((runs - total)) tl=0
+    if [ "$secs" -gt 0 ]; then tl=$((secs - (SECONDS - t0))); [ "$tl" -ge 1 ] || break; fi
+    local per=$(( (left + WORKERS - 1) / WORKERS ))
+    attempt=$((attempt + 1))
+    local ld="$dir/logs/$attempt"
+    mkdir -p "$ld"
+    # Each job: its own process and log (fuzz-K.log); they share the corpus (reloaded as it grows).
+    # -timeout=300: above the guard's own 120-s backstop for a child that blocks (fuzz_guard.c).
+    # -rss_limit_mb=0: no RSS thread in the fuzzer's process, whose copy in the child would keep
+    # LeakSanitizer from suspending it ("false leaks are possible"); the child's memory is bounded
+    # by RLIMIT_AS or ASan's max_allocation_size_mb instead.
+    (cd "$ld" && FUZZ_GUARD_SAVE="$dir/saved" "$bin" -jobs="$WORKERS" -workers="$WORKERS" \
+       -runs="$per" -max_total_time="$tl" -max_len=200000 -timeout=300 -rss_limit_mb=0 \
+       -malloc_limit_mb=4096 -artifact_prefix="$dir/artifacts/" -print_final_stats=1 \
+       "$dir/corpus" "$SEEDS" > "$ld/main.log" 2>&1)
+    rc=$?
+    for l in "$ld"/fuzz-*.log; do
+      n=$(grep -oE "^Done [0-9]+ runs" "$l" | grep -oE "[0-9]+" | tail -n 1)
+      [ -n "$n" ] || n=$(grep -oE "^#[0-9]+" "$l" | tail -n 1 | tr -d '#')
+      total=$((total + ${n:-0}))
+    done
+    [ "$name" = fast ] || break
+    local all_hdf5=1 any=0
+    for a in "$dir"/artifacts/crash-*; do
+      [ -f "$a" ] || continue
+      any=1
+      if [ "$attempt" -lt 100 ] && hdf5_fault "$a"; then
+        rm -f "$dir/corpus/$(basename "$a" | sed 's/^crash-//')"
+        mv "$a" "$dir/saved/hdf5-heap-$(basename "$a")"
+        heap=$((heap + 1))
+      else
+        all_hdf5=0
+      fi
+    done
+    # resume only past faults that were all HDF5's (and nothing else went wrong in this attempt)
+    if [ "$any" -eq 1 ] && [ "$all_hdf5" -eq 1 ] &&
+       ! ls "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1; then
+      mv "$ld" "$ld.hdf5"
+      continue
+    fi
+    break
   done
   local guard
-  guard=$(grep -h "^fuzz_guard: [0-9]* inputs" "$dir"/logs/fuzz-*.log |
+  guard=$(grep -h "^fuzz_guard: [0-9]* inputs" "$dir"/logs/*/fuzz-*.log |
           awk '{c+=$9; h+=$11; s+=$13} END {printf "inside HDF5: %d crashes, %d hangs, %d files it could not close", c, h, s}' FS='[ ,]+')
   local dt=$((SECONDS - t0)) cov
-  cov=$(grep -h -oE "cov: [0-9]+" "$dir"/logs/fuzz-*.log | sort -t' ' -k2 -n | tail -n 1)
-  echo "run_fuzz: $name: $total executions in ${dt} s with $WORKERS workers ($((total / (dt > 0 ? dt : 1)))/s), $cov; $guard"
+  cov=$(grep -h -oE "cov: [0-9]+" "$dir"/logs/*/fuzz-*.log | sort -t' ' -k2 -n | tail -n 1)
+  echo "run_fuzz: $name: $total executions in ${dt} s with $WORKERS workers ($((total / (dt > 0 ? dt : 1)))/s), $cov; $guard; $heap heap overruns inside HDF5 (ASan), $attempt run(s)"
   summary+="$name $total/$runs in ${dt} s; "
   if ls "$dir"/artifacts/crash-* "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1 ||
-     grep -l -E "^fuzz_guard: (fault in the reader|child )|ERROR: libFuzzer" "$dir"/logs/fuzz-*.log >/dev/null 2>&1; then
+     grep -l -E "^fuzz_guard: (fault in the reader|child )|ERROR: libFuzzer" "$dir"/logs/[0-9]*[0-9]/fuzz-*.log >/dev/null 2>&1; then
     # (Sanitizer reports inside libhdf5 are in the logs too: the guard judged them HDF5's.)
     echo "run_fuzz: $name: FAILURE in our code (inputs under $dir/artifacts):"
-    grep -h -B40 -A12 -E "^fuzz_guard: (fault in the reader|child )" "$dir"/logs/fuzz-*.log | head -n 80
+    grep -h -B40 -A12 -E "^fuzz_guard: (fault in the reader|child )" "$dir"/logs/[0-9]*[0-9]/fuzz-*.log | head -n 80
     fail=1
   elif [ "$rc" -ne 0 ]; then
-    echo "run_fuzz: $name: libFuzzer exited $rc:"; tail -n 20 "$dir/logs/main.log"
+    echo "run_fuzz: $name: libFuzzer exited $rc:"; tail -n 20 "$dir/logs/$attempt/main.log"
     fail=1
   fi
   if [ "$total" -lt "$runs" ]; then
@@ -194,8 +240,9 @@ part asan "$BINDIR/capture_fuzz_asan" "$ARUNS" "$asan_s"
 # input happened to read fine in the replay's order of reads). A crash, hang or exit 2 with no
 # reason fails.
 ntri=0 nsaved=0 bad=0
-saved=$(ls -d "$WORK"/fast/saved/hdf5-stuck-* "$WORK"/asan/saved/hdf5-stuck-* "$WORK"/fast/saved/hdf5-crash-* \
-          "$WORK"/asan/saved/hdf5-crash-* "$WORK"/fast/saved/hdf5-hang-* "$WORK"/asan/saved/hdf5-hang-* 2>/dev/null)
+saved=$(ls -d "$WORK"/fast/saved/hdf5-heap-* "$WORK"/fast/saved/hdf5-stuck-* "$WORK"/asan/saved/hdf5-stuck-* \
+          "$WORK"/fast/saved/hdf5-crash-* "$WORK"/asan/saved/hdf5-crash-* "$WORK"/fast/saved/hdf5-hang-* \
+          "$WORK"/asan/saved/hdf5-hang-* 2>/dev/null)
 for art in $saved; do
   nsaved=$((nsaved + 1))
   [ "$ntri" -lt "${FUZZ_TRIAGE_MAX:-40}" ] || continue
