@@ -637,7 +637,7 @@ def main(argv=None):
                 if elapsed + longest.get(mode, 0.0) > args.budget_s:
                     row = {"model": model_name, "provider": provider, "mode": mode,
                            "status": "skipped",
-                           "reason": f"--budget-s {args.budget_s}: {elapsed:.0f} s used, the "
+                           "reason": f"--budget-s {args.budget_s:g}: {elapsed:.0f} s used, the "
                                      f"longest {mode} row took {longest.get(mode, 0):.0f} s"}
                 else:
                     t_row = time.time()

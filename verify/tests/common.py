@@ -116,18 +116,25 @@ def random_values(rng, shape, dtype, scale=1.0):
     return bits, bits_to_f64(bits, dtype)
 
 
+def effective_weight(w64, offset):
+    """The contract's w_eff = fl32(w + offset) (kernels/README.md), as the C reference takes it: the
+    sum of two fp32 values rounded to double is exact or rounds innocuously, so the cast is the fp32
+    sum."""
+    return np.float32(w64 + np.float64(np.float32(offset))).astype(np.float64)
+
+
 def ref_forward(x64, w64, eps, offset, r64=None, x_dtype="f32"):
-    """float64 model of the fp32/gemma casting: s = RN(x + r), y = s * rstd * (w + offset)."""
+    """float64 model of the fp32/gemma casting: s = RN(x + r), y = s * rstd * w_eff."""
     s = x64 if r64 is None else bits_to_f64(round_bits(x64 + r64, x_dtype), x_dtype)
     rstd = 1.0 / np.sqrt(np.mean(s * s, axis=1, keepdims=True) + np.float64(np.float32(eps)))
-    wo = 1.0 if w64 is None else (w64 + np.float64(np.float32(offset)))
+    wo = 1.0 if w64 is None else effective_weight(w64, offset)
     return s, rstd, s * rstd * wo
 
 
 def ref_backward(s, rstd32, dy64, w64, offset, ds64=None):
     """float64 model of the backward with the saved fp32 rstd as input (kernels/ref)."""
     n = s * rstd32
-    g = dy64 * (1.0 if w64 is None else (w64 + np.float64(np.float32(offset))))
+    g = dy64 * (1.0 if w64 is None else effective_weight(w64, offset))
     dx = rstd32 * (g - n * np.mean(g * n, axis=1, keepdims=True))
     if ds64 is not None:
         dx = dx + ds64
