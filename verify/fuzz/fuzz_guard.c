@@ -24,6 +24,12 @@
  * RLIMIT_AS in the plain build, allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
+ * A child carries state from input to input: HDF5 can overrun one of its own heap blocks silently
+ * (no sanitizer in the fast build) and the damage surface inputs later, in the reader's malloc or
+ * free. So the fuzzer's process keeps the inputs the current child has served (the last
+ * HIST_MAX), and when it judges a fault ours it writes them, in order, to
+ * $FUZZ_GUARD_SAVE/history-<pid>/NNNN (the faulting input last): run_fuzz.sh replays that
+ * sequence in the ASan build, which sees the first overrun where it happens.
  * FUZZ_GUARD=0 runs inputs in-process (triage of one saved input, with the sanitizer's report).
  */
 #define _GNU_SOURCE
@@ -38,6 +44,7 @@
 #include <sys/mman.h>
 #include <poll.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -228,6 +235,46 @@ static void save(const char *kind, const uint8_t *data, size_t size) {
   g_saved++;
 }
 
+/* The inputs the current child has served, oldest first (the last HIST_MAX of them). */
+#define HIST_MAX 256
+static uint8_t *g_hist[HIST_MAX];
+static size_t g_hist_len[HIST_MAX];
+static int g_hist_n, g_hist_dropped;
+
+static void hist_reset(void) {
+  for (int i = 0; i < g_hist_n; ++i) free(g_hist[i]);
+  g_hist_n = 0, g_hist_dropped = 0;
+}
+
+static void hist_add(const uint8_t *data, size_t size) {
+  if (g_hist_n == HIST_MAX) {
+    free(g_hist[0]);
+    memmove(g_hist, g_hist + 1, (HIST_MAX - 1) * sizeof *g_hist);
+    memmove(g_hist_len, g_hist_len + 1, (HIST_MAX - 1) * sizeof *g_hist_len);
+    g_hist_n--, g_hist_dropped = 1;
+  }
+  uint8_t *c = malloc(size ? size : 1);
+  if (!c) return;
+  memcpy(c, data, size);
+  g_hist[g_hist_n] = c, g_hist_len[g_hist_n] = size, g_hist_n++;
+}
+
+static void hist_dump(void) {
+  if (!g_save) return;
+  char dir[4096], path[4200];
+  snprintf(dir, sizeof dir, "%s/history-%ld", g_save, (long)getpid());
+  if (mkdir(dir, 0755) && errno != EEXIST) return;
+  for (int i = 0; i < g_hist_n; ++i) {
+    snprintf(path, sizeof path, "%s/%04d", dir, i);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(g_hist[i], 1, g_hist_len[i], f);
+    fclose(f);
+  }
+  fprintf(stderr, "fuzz_guard: the %d input(s) this child served%s are in %s\n", g_hist_n,
+          g_hist_dropped ? " (the earlier ones dropped)" : "", dir);
+}
+
 static void report(void) {
   if (g_child) end_child(1);
   fprintf(stderr,
@@ -276,7 +323,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!g_on) return capture_fuzz_one(data, size) ? -1 : 0;
   if (size > MAX_INPUT) return -1;
   g_inputs++;
-  if (!g_child) start_child();
+  if (!g_child) {
+    hist_reset();
+    start_child();
+  }
+  hist_add(data, size);
   memset(g_v, 0, sizeof *g_v);
   memcpy(g_shm_input, data, size);
   g_v->len = size;
@@ -316,5 +367,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           g_v->verdict == V_OURS ? "fault in the reader" : "no verdict (died outside any handler)",
           g_v->verdict ? g_v->where : "?");
   save("ours", data, size);
+  hist_dump();
   abort(); /* libFuzzer writes this input as crash-<sha1> */
 }
