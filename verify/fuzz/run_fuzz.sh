@@ -136,39 +136,69 @@ export FUZZ_GUARD_SAVE_MAX=50
 
 t_start=$SECONDS
 fail=0 summary=""
-# asan_blames_hdf5 FILE...: 0 when the ASan + UBSan build, served FILE... in order (one child as
-# in the fuzzing, a fresh one after each death), reports a crash inside libhdf5 and nothing in the
-# reader (the guard's summary line).
-asan_blames_hdf5() {
-  local out tmp rc f
+# serve BUILD SAVE FILE...: the guard of capture_fuzz[_asan] serves FILE... in order (one child as in
+# the fuzzing, a fresh one after each death), HDF5's failures saved under SAVE; prints its output.
+serve() {
+  local bin="$1" save="$2" f
+  shift 2
   local -a files=()
   for f in "$@"; do files+=("$(realpath -- "$f")") || return 1; done
-  tmp=$(mktemp -d)
-  out=$(cd "$tmp" && FUZZ_GUARD_SAVE="$tmp" timeout 600 "$BINDIR/capture_fuzz_asan" "${files[@]}" 2>&1)
-  rc=$?
-  rm -rf "$tmp"
-  [ "$rc" -eq 0 ] || return 1
-  grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$out"
+  (cd "$save" && FUZZ_GUARD_SAVE="$save" FUZZ_GUARD_SAVE_MAX=100000 timeout 600 "$bin" "${files[@]}" 2>&1)
+}
+# Exit 0 when the output of `serve` shows a fault the guard judged ours.
+ours_in() { grep -qE "^fuzz_guard: (fault in the reader|child )" <<< "$1"; }
+# Exit 0 when it shows HDF5 crashing (N >= 1) and nothing in the reader.
+hdf5_only_in() {
+  grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$1"
 }
 
-# hdf5_fault INPUT DIR: 0 when a fault of the fast part on INPUT is HDF5's. Without sanitizers,
-# HDF5 can overrun one of its own heap blocks silently (a corrupt global heap read into a
-# variable-length string) and glibc's heap check then aborts in the reader's next malloc or
-# free: on this input (INPUT alone in the ASan build shows the overrun inside libhdf5) or inputs
-# later in the same child (the guard's history-<pid>/ under DIR, the inputs that child served,
-# INPUT last: the ASan build served the same sequence shows it). Anything else: not shown to be
-# HDF5's, so ours.
+# hdf5_fault INPUT DIR: 0 when a fault of the fast part on INPUT is shown to be HDF5's. Without
+# sanitizers HDF5 can overrun one of its own heap blocks silently (a corrupt global heap read into a
+# variable-length string), and glibc's heap check aborts later in the reader's malloc or free:
+#   - on the same input: the fast build served INPUT alone faults again in the reader, and the
+#     ASan build served it alone reports an overrun inside libhdf5 first (and nothing else);
+#   - on a later input of the same child: the guard's history-<pid>/ under DIR holds the inputs
+#     that child served (INPUT last). HDF5's if the fast build served that sequence faults again
+#     in the reader, the ASan build served it reports overruns inside libhdf5 only, and the fast
+#     build served the sequence without those inputs does not fault: the overrun caused it.
+# Anything else (no history, a fault that does not come back, one that stays without the
+# overruns) is not shown to be HDF5's: ours.
 hdf5_fault() {
-  local h last
-  asan_blames_hdf5 "$1" && return 0
+  local h last out tmp f g
+  tmp=$(mktemp -d)
+  out=$(serve "$BINDIR/capture_fuzz" "$tmp" "$1")
+  if ours_in "$out"; then
+    out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "$1")
+    rm -rf "$tmp"
+    hdf5_only_in "$out" && return 0
+  fi
+  rm -rf "$tmp"
   for h in "$2"/history-*; do
     [ -d "$h" ] || continue
     last=$(ls "$h" | sort | tail -n 1)
-    if [ -n "$last" ] && cmp -s "$h/$last" "$1"; then
-      local -a seq=()
-      mapfile -t seq < <(ls -d "$h"/* | sort)
-      asan_blames_hdf5 "${seq[@]}" && return 0
-    fi
+    [ -n "$last" ] && cmp -s "$h/$last" "$1" || continue
+    local -a seq=() rest=()
+    mapfile -t seq < <(ls -d "$h"/* | sort)
+    tmp=$(mktemp -d)
+    out=$(serve "$BINDIR/capture_fuzz" "$tmp" "${seq[@]}")
+    rm -rf "$tmp"
+    ours_in "$out" || continue
+    tmp=$(mktemp -d)
+    out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "${seq[@]}")
+    if ! hdf5_only_in "$out"; then rm -rf "$tmp"; continue; fi
+    for f in "${seq[@]}"; do
+      local hit=0
+      for g in "$tmp"/hdf5-crash-*; do
+        [ -f "$g" ] && cmp -s "$f" "$g" && hit=1 && break
+      done
+      [ "$hit" -eq 1 ] || rest+=("$f")
+    done
+    rm -rf "$tmp"
+    [ "${#rest[@]}" -lt "${#seq[@]}" ] || continue
+    tmp=$(mktemp -d)
+    out=$(serve "$BINDIR/capture_fuzz" "$tmp" "${rest[@]}")
+    rm -rf "$tmp"
+    ours_in "$out" || return 0
   done
   return 1
 }
