@@ -614,7 +614,8 @@ int fusednorm_rule_dw_scaled(const fusednorm_problem *p, const fusednorm_err_sta
  *        both compute fl(fl(s r) w').)
  *  DX    with the saved rstd, h = s r, G = dy w' (the contract's w' = fl(w + offset), which
  *        every row shares: its exact value would put a fixed error per column into dx that
- *        rows do not average out), m = mean(G h), A = mean|G h|: the fp32 value lies within E = r (2|G| + 2|h m|) u + r |h| dm + 2 u |dx| (+ u |dx| with ds)
+ *        rows do not average out), m = mean(G h), A = mean|G h|: the fp32 value lies within
+ *        E = r (2|G| + 2|h m|) u + r |h| dm + 2 u |dx| (+ u |dx| with ds)
  *        of the float64 one, dm = 2 u |m| + (min(n, 8 sqrt n) + 4) u A (the dot in any order, its
  *        terms g h with up to 3 roundings each);
  *        16-bit: dx in [RN_x(ref - E), RN_x(ref + E)].

@@ -25,8 +25,8 @@
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
  * A child carries state from input to input: HDF5 can overrun one of its own heap blocks silently
- * (no sanitizer in the fast build) and the damage surface inputs later, in the reader's malloc or
- * free. So the fuzzer's process keeps the inputs the current child has served (the last
+ * (no sanitizer in the fast build) and the damage surfaces inputs later, in the reader's malloc
+ * or free. So the fuzzer's process keeps the inputs the current child has served (the last
  * HIST_MAX), and when it judges a fault ours it writes them, in order, to
  * $FUZZ_GUARD_SAVE/history-<pid>/NNNN (the faulting input last): run_fuzz.sh replays that
  * sequence in the ASan build, which sees the first overrun where it happens.

@@ -204,9 +204,9 @@ hdf5_fault() {
 }
 
 # part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME. In the
-# fast part, a fault that the instrumented build places inside libhdf5 (hdf5_fault) is HDF5's: its
-# input is saved for the triage as hdf5-heap-*, and fuzzing resumes for the executions left (the
-# corpus carries over); any other fault ends the part as a failure.
+# fast part, a fault shown to be caused by HDF5's overruns (hdf5_fault) is HDF5's: its input is
+# saved for the triage as hdf5-heap-*, and fuzzing resumes for the executions left (the corpus
+# carries over); any other fault ends the part as a failure.
 part() {
   local name="$1" bin="$2" runs="$3" secs="$4" dir="$WORK/$1"
   rm -rf "$dir/logs" "$dir/saved"
