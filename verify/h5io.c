@@ -179,7 +179,22 @@ static hid_t open_attr(hid_t obj, const char *name, H5T_class_t cls, const char 
   return a;
 }
 
+/* The longest fixed-length string attribute read: every string of the format is a short name or
+ * a line of text, so a larger size is a corrupt datatype, refused before a buffer of that size is
+ * allocated and filled. */
+#define VH5_ATTR_STRING_MAX (1u << 20)
+
+/* Copies at most out_len - 1 bytes of v: a variable-length string from a corrupt heap can be long
+ * and need not end where its allocation does, so nothing scans past what is copied. */
+static void copy_bounded(char *out, size_t out_len, const char *v, size_t v_len) {
+  const size_t n = strnlen(v, v_len < out_len - 1 ? v_len : out_len - 1);
+  memcpy(out, v, n);
+  out[n] = '\0';
+}
+
 int vh5_attr_string(hid_t obj, const char *name, char *out, size_t out_len, char *err, size_t len) {
+  if (out_len == 0) return fail(err, len, "attribute '%s': no room for its value", name);
+  out[0] = '\0';
   hid_t a = open_attr(obj, name, H5T_STRING, "string", err, len);
   if (a < 0) return -1;
   hid_t ft = H5Aget_type(a);
@@ -192,21 +207,25 @@ int vh5_attr_string(hid_t obj, const char *name, char *out, size_t out_len, char
     if (H5Aread(a, mt, &v) < 0 || !v) {
       rc = fail(err, len, "attribute '%s' cannot be read", name);
     } else {
-      snprintf(out, out_len, "%s", v);
+      copy_bounded(out, out_len, v, out_len);
       hid_t s = H5Aget_space(a);
       H5Dvlen_reclaim(mt, s, H5P_DEFAULT, &v);
       H5Sclose(s);
     }
     H5Tclose(mt);
   } else {
-    size_t sz = H5Tget_size(ft);
-    char *v = calloc(1, sz + 1);
-    hid_t mt = H5Tcopy(H5T_C_S1);
-    H5Tset_size(mt, sz + 1);
-    if (!v || H5Aread(a, mt, v) < 0) rc = fail(err, len, "attribute '%s' cannot be read", name);
-    else snprintf(out, out_len, "%s", v);
-    free(v);
-    H5Tclose(mt);
+    const size_t sz = H5Tget_size(ft);
+    if (sz == 0 || sz > VH5_ATTR_STRING_MAX) {
+      rc = fail(err, len, "attribute '%s' is a string of %zu bytes (corrupt datatype?)", name, sz);
+    } else {
+      char *v = calloc(1, sz + 1);
+      hid_t mt = H5Tcopy(H5T_C_S1);
+      H5Tset_size(mt, sz + 1);
+      if (!v || H5Aread(a, mt, v) < 0) rc = fail(err, len, "attribute '%s' cannot be read", name);
+      else copy_bounded(out, out_len, v, sz + 1);
+      free(v);
+      H5Tclose(mt);
+    }
   }
   H5Tclose(ft);
   H5Aclose(a);

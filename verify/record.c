@@ -128,8 +128,6 @@ int fn_capture_attach(fn_capture_file *f, hid_t h5, const char *path, char *err,
     fn_say(err, len, "%s: root %s (was the capture closed?)", path, e);
     goto bad;
   }
-  char tmp[8];
-  (void)tmp;
   if (vh5_attr_exists(f->h5, "producer"))
     vh5_attr_string(f->h5, "producer", f->producer, sizeof f->producer, e, sizeof e);
   if (vh5_attr_exists(f->h5, "framework"))

@@ -25,4 +25,11 @@ suite_check "fuzz ${FUZZ_RUNS:-10000000}+${FUZZ_ASAN_RUNS:-100000} on ${FUZZ_WOR
   bash "$F/run_fuzz.sh" --bin "$F" --replay "$BUNDLE/bin/replay" --work "$work" \
     --runs "${FUZZ_RUNS:-10000000}" --asan-runs "${FUZZ_ASAN_RUNS:-100000}" \
     --workers "${FUZZ_WORKERS:-$(nproc)}" --max-seconds "${FUZZ_SECONDS:-450}"
+# A fault found here must be reproducible elsewhere: its input and the inputs its child served
+# before it come back with the suite's output (the machine and its /tmp do not).
+keep=$(cd "$work" && ls -d */artifacts/* */saved/history-* 2>/dev/null)
+if [ -n "$keep" ]; then
+  tar -czf "$SUITE_OUT/fuzz_long_faults.tgz" -C "$work" $keep &&
+    echo "fuzz_long: the faulting inputs and their children's histories: $SUITE_OUT/fuzz_long_faults.tgz"
+fi
 rm -rf "$work"

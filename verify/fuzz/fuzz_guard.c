@@ -19,8 +19,8 @@
  * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 10, 100 under
  * ASan: CPU time, so a loaded machine does not make hangs; a valid 80 KB capture takes about 1 ms;
  * HDF5's endless loops, 3% of the inputs once the corpus holds a few, make this limit the main
- * cost of a run), judged
- * the same way by where the loop was. Huge allocations fail (return NULL) rather than kill:
+ * cost of a run), judged by where the CPU time goes: one sample of the timer in libhdf5 makes it
+ * HDF5's; a first sample in the reader takes more (on_signal), and the majority decides. Huge allocations fail (return NULL) rather than kill:
  * RLIMIT_AS in the plain build, allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
@@ -47,6 +47,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #ifndef __has_feature
@@ -88,29 +89,70 @@ static long g_inputs, g_children, g_hdf5_crash, g_hdf5_hang, g_hdf5_stuck;
 static pid_t g_child;
 static int g_to_child = -1, g_from_child = -1;
 
-/* The verdict from the current stack: the innermost frame in the reader or in libhdf5 decides.
- * Frames of the fuzz binary (this guard, libFuzzer, the sanitizer runtime, its interceptors) and
- * of libc are skipped. */
-static void judge(int sig) {
-  void *fr[128];
-  int n = backtrace(fr, 128);
-  int v = V_OURS;
-  const char *where = "no frame in the reader or in libhdf5";
+/* The shared object an address is in: V_OURS (the reader), V_HDF5 (libhdf5), V_NONE (another one:
+ * libc, the fuzz binary) or -1 (none: not code of any loaded object). */
+static int object_of(void *pc, char *where, size_t len) {
   Dl_info di;
-  char buf[sizeof g_v->where];
+  if (!dladdr(pc, &di) || !di.dli_fname) return -1;
+  const int ours = strstr(di.dli_fname, "libcapture_reader") != NULL;
+  if (!ours && !strstr(di.dli_fname, "libhdf5")) return V_NONE;
+  const char *base = strrchr(di.dli_fname, '/');
+  snprintf(where, len, "%s+0x%lx (%s)", base ? base + 1 : di.dli_fname,
+           (unsigned long)((uintptr_t)pc - (uintptr_t)di.dli_fbase), di.dli_sname ? di.dli_sname : "?");
+  return ours ? V_OURS : V_HDF5;
+}
+
+/* Where the current stack is: the innermost frame in the reader or in libhdf5 decides. Frames of
+ * the fuzz binary (this guard, libFuzzer, the sanitizer runtime, its interceptors) and of libc are
+ * skipped, so libc called from the reader counts as the reader. */
+static int classify(void **fr, int n, char *where, size_t len) {
   for (int i = 0; i < n; ++i) {
-    if (!dladdr(fr[i], &di) || !di.dli_fname) continue;
-    const int ours = strstr(di.dli_fname, "libcapture_reader") != NULL;
-    if (!ours && !strstr(di.dli_fname, "libhdf5")) continue;
-    v = ours ? V_OURS : V_HDF5;
-    const char *base = strrchr(di.dli_fname, '/');
-    snprintf(buf, sizeof buf, "%s+0x%lx (%s)", base ? base + 1 : di.dli_fname,
-             (unsigned long)((uintptr_t)fr[i] - (uintptr_t)di.dli_fbase),
-             di.dli_sname ? di.dli_sname : "?");
-    where = buf;
-    break;
+    const int v = object_of(fr[i], where, len);
+    if (v == V_OURS || v == V_HDF5) return v;
   }
-  snprintf(g_v->where, sizeof g_v->where, "%s", where);
+  snprintf(where, len, "no frame in the reader or in libhdf5");
+  return V_OURS;
+}
+
+/* A fault at a pc that is no code at all (a call through a corrupt function pointer) leaves the
+ * unwinder nothing to start from: backtrace() ends at the signal frame, and at an unmapped pc it
+ * faults itself (libgcc reads the code at pc looking for a signal trampoline). The caller is then
+ * the return address the call pushed, at the top of the faulting stack; that decides. Returns 0
+ * when pc is code of some object (backtrace() judges), else the verdict; *unmapped tells whether
+ * backtrace() may run at all. */
+static int classify_bad_pc(const ucontext_t *uc, char *where, size_t len, int *unmapped) {
+  *unmapped = 0;
+#if defined(__x86_64__)
+  if (!uc) return 0;
+  void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
+  char tmp[sizeof g_v->where];
+  if (object_of(pc, tmp, sizeof tmp) != -1) return 0;
+  unsigned char vec;
+  const long page = sysconf(_SC_PAGESIZE);
+  *unmapped = mincore((void *)((uintptr_t)pc & ~(uintptr_t)(page - 1)), 1, &vec) != 0;
+  void *ret = *(void *const *)uc->uc_mcontext.gregs[REG_RSP];
+  int v = object_of(ret, tmp, sizeof tmp);
+  if (v != V_OURS && v != V_HDF5) {
+    if (!*unmapped) return 0;
+    v = V_OURS; /* nothing tells whose call it was */
+    snprintf(tmp, sizeof tmp, "an unknown caller (return address %p)", ret);
+  }
+  snprintf(where, len, "pc %p in no object, called from %s", pc, tmp);
+  return v;
+#else
+  (void)uc, (void)where, (void)len;
+  return 0;
+#endif
+}
+
+static void judge(int sig, const ucontext_t *uc) {
+  void *fr[128];
+  char buf[sizeof g_v->where];
+  int unmapped;
+  int v = classify_bad_pc(uc, buf, sizeof buf, &unmapped);
+  const int n = unmapped ? 0 : backtrace(fr, 128);
+  if (!v) v = classify(fr, n, buf, sizeof buf);
+  snprintf(g_v->where, sizeof g_v->where, "%s", buf);
   g_v->sig = sig;
   g_v->verdict = v;
   if (v == V_OURS) {
@@ -120,11 +162,44 @@ static void judge(int sig) {
   }
 }
 
-static void on_signal(int sig) {
-  judge(sig);
+/* A hang is judged by samples, not by one: the CPU timer lands wherever the input's time happens
+ * to be going when the budget runs out, and an input that spends most of it in HDF5 can be caught
+ * in a short stretch of the reader's own work (a copy or a scan of what HDF5 returned). When the
+ * first sample is in the reader, the timer is re-armed for HANG_SAMPLES more budgets; the hang is
+ * ours only if most samples land in the reader (a loop of ours stays there), HDF5's otherwise,
+ * and an input that finishes meanwhile was slow, not hung. */
+#define HANG_SAMPLES 8
+static volatile int g_prof_ours, g_prof_hdf5;
+
+static void on_signal(int sig, siginfo_t *si, void *ctx) {
+  (void)si;
+  if (sig == SIGPROF) {
+    void *fr[128];
+    const int n = backtrace(fr, 128);
+    char buf[sizeof g_v->where];
+    classify(fr, n, buf, sizeof buf) == V_OURS ? g_prof_ours++ : g_prof_hdf5++;
+    const int samples = g_prof_ours + g_prof_hdf5;
+    if (g_prof_ours > 0 && samples <= HANG_SAMPLES) {
+      const struct itimerval again = {{0, 0}, {g_hang_ms / 1000, (g_hang_ms % 1000) * 1000}};
+      setitimer(ITIMER_PROF, &again, NULL);
+      return;
+    }
+    const int ours = g_prof_ours > g_prof_hdf5;
+    snprintf(g_v->where, sizeof g_v->where, "%s; %d of %d CPU-time samples in the reader", buf,
+             g_prof_ours, samples);
+    g_v->sig = sig;
+    g_v->verdict = ours ? V_OURS : V_HDF5;
+    if (ours) {
+      static const char msg[] = "fuzz_guard: the reader loops; stack of the last sample:\n";
+      (void)!write(2, msg, sizeof msg - 1);
+      backtrace_symbols_fd(fr, n, 2);
+    }
+    _exit(77);
+  }
+  judge(sig, (const ucontext_t *)ctx);
   _exit(77);
 }
-static void on_death(void) { judge(0); }
+static void on_death(void) { judge(0, NULL); }
 
 static volatile long g_mallocs, g_frees;
 static void on_malloc(const volatile void *p, size_t n) { (void)p, (void)n, g_mallocs++; }
@@ -134,8 +209,8 @@ static void child_setup(void) {
   static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPROF, SIGSYS};
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sa.sa_flags = SA_ONSTACK;
+  sa.sa_sigaction = on_signal;
+  sa.sa_flags = SA_ONSTACK | SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
   /* Our own stack for the handler: a stack overflow (deep recursion in HDF5) must still be judged. */
   static char altstack[1 << 16];
@@ -167,6 +242,7 @@ static void child_loop(int in, int out) {
     if (r != 1) _exit(0);
     memset(g_cnt_begin, 0, ncnt);
     const long m0 = g_mallocs, f0 = g_frees;
+    g_prof_ours = g_prof_hdf5 = 0;
     setitimer(ITIMER_PROF, &hang, NULL);
     const int stuck = capture_fuzz_one(g_shm_input, g_v->len) != 0;
     setitimer(ITIMER_PROF, &off, NULL);
@@ -361,10 +437,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (g_verbose) fprintf(stderr, "fuzz_guard: inside HDF5: %s at %s\n", hung ? "hang" : stuck ? "unclosable file" : "crash", g_v->where);
     return -1; /* not added to the corpus */
   }
-  fprintf(stderr, "fuzz_guard: child %s %d; verdict: %s at %s\n",
+  fprintf(stderr, "fuzz_guard: child %s %d; verdict: %s%s%s at %s\n",
           WIFSIGNALED(st) ? "killed by signal" : "exited with",
           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
           g_v->verdict == V_OURS ? "fault in the reader" : "no verdict (died outside any handler)",
+          g_v->verdict == V_OURS && g_v->sig ? ", signal " : "",
+          g_v->verdict == V_OURS && g_v->sig ? strsignal(g_v->sig) : "",
           g_v->verdict ? g_v->where : "?");
   save("ours", data, size);
   hist_dump();

@@ -1,0 +1,44 @@
+#!/bin/bash
+# verify/fuzz/guard_test.sh — fuzz_guard.c's verdicts on inputs whose fault is known (guard_mock.c):
+# a loop or a crash in the reader fails the run, a loop or a crash in HDF5 is counted and fuzzing
+# goes on (also a call through a corrupt function pointer, judged by its caller), and a slow finite input whose CPU budget runs out inside the reader's own stretch is
+# not called a hang of ours (the guard samples a hang before judging it). Needs clang with
+# libFuzzer (as run_fuzz.sh).
+set -uo pipefail
+if [ -n "${TEST_SRCDIR:-}" ] && [ -n "${TEST_WORKSPACE:-}" ]; then
+  HERE="$TEST_SRCDIR/$TEST_WORKSPACE/verify/fuzz" # under bazel test, $0 is the target's name
+else
+  HERE="$(cd "$(dirname "$0")" && pwd)"
+fi
+command -v clang >/dev/null || { echo "guard_test: clang not found (apt install clang libclang-rt-14-dev)"; exit 1; }
+W="$(mktemp -d "${TEST_TMPDIR:-/tmp}/guard_test.XXXXXX")"
+trap 'rm -rf "$W"' EXIT
+clang -O1 -fPIC -shared -DMOCK_HDF5 "$HERE/guard_mock.c" -o "$W/libhdf5_guardmock.so" &&
+  clang -O1 -fPIC -shared "$HERE/guard_mock.c" -L"$W" -lhdf5_guardmock -Wl,-rpath,'$ORIGIN' \
+    -o "$W/libcapture_reader_guardmock.so" &&
+  clang -g -O2 -Wall -Wextra -Werror -fsanitize=fuzzer "$HERE/fuzz_guard.c" -L"$W" \
+    -lcapture_reader_guardmock -Wl,-rpath,'$ORIGIN' -o "$W/guard" ||
+  { echo "guard_test: build failed"; exit 1; }
+for c in R H S C K P Q; do printf '%s' "$c" > "$W/$c"; done
+export FUZZ_GUARD_HANG_MS=40
+fail=0
+check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
+  local name="$1" want="$2" re="$3"; shift 3
+  local out rc
+  out="$(cd "$W" && timeout 60 ./guard "$@" 2>&1)"; rc=$?
+  local got=0; [ "$rc" -ne 0 ] && got=nonzero
+  if [ "$got" = "$want" ] && grep -Eq "$re" <<<"$out"; then
+    echo "guard_test: PASS $name"
+  else
+    echo "guard_test: FAIL $name (exit $rc; want exit $want and /$re/):"; tail -n 15 <<<"$out" | sed 's/^/  | /'
+    fail=1
+  fi
+}
+# HDF5's faults and the slow input: one run, counted, no abort. The slow input three times, as the
+# timer's tick could otherwise land by luck.
+check "HDF5 loop + HDF5 crash + slow input: counted as HDF5's, nothing ours" 0 \
+  'inside HDF5: 2 crashes, 1 hangs, 0 files' H K P S S S
+check "loop in the reader: ours" nonzero 'the reader loops; stack|verdict: fault in the reader, signal Profiling timer expired at .*guardmock.*9 of 9 CPU-time samples in the reader' R
+check "crash in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at libcapture_reader_guardmock' C
+check "call through a corrupt pointer in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at pc 0x[0-9a-f]+ in no object, called from libcapture_reader_guardmock' Q
+exit "$fail"
