@@ -34,7 +34,7 @@ def entries(path):
 # last function of the previous image, so they are dropped, not read as part of that function.
 SASS_CONTAINER = re.compile(
     r'\s*(Fatbin (elf|ptx) code:|=+\s*$|arch = |code version = |host = |compile_size = |'
-    r'identifier = |producer = |code for sm_|\.{3,}\s*$|$)')
+    r'identifier = |producer = |code for sm_|\.target\s|\.headerflags\s|\.{3,}\s*$|$)')
 # What is normalized, and why it is not semantic:
 #  - branch labels .L_x_N: numbered across the whole image, so removing one kernel renumbers the
 #    labels of every kernel after it; renumbered here in order of first use within the function.
