@@ -55,9 +55,15 @@ static double spacing(double v, fmt_t f) {
 double fusednorm_round_to(double v, fusednorm_dtype dtype) {
   if (!isfinite(v) || v == 0.0) return v;
   if (dtype == FUSEDNORM_F32) return (double)(float)v; /* hardware RNE, one rounding */
+  if (fabs(v) >= 0x1p200) return copysign(INFINITY, v); /* beyond every 16-bit format's range */
   fmt_t f = fmt_of(dtype);
-  double q = spacing(v, f);
-  double r = nearbyint(v / q) * q; /* v/q is exact (q is a power of two); ties to even */
+  /* Round to a multiple of the spacing q, ties to even: v + c lies in the binade of c = 1.5 * 2^52 q,
+   * where doubles are exactly q apart, so the addition rounds v to a multiple of q (RNE, and c / q
+   * is even, so "even" is the multiple's) and the subtraction is exact. The same values as
+   * nearbyint(v / q) * q, without the libm call that took a third of a quick-matrix seed's CPU time. */
+  const double c = 0x1.8p52 * spacing(v, f);
+  const double r = (v + c) - c;
+  if (r == 0.0) return copysign(0.0, v);
   if (fabs(r) > f.max) return copysign(INFINITY, v);
   return r;
 }

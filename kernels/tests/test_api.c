@@ -57,6 +57,53 @@ static void test_rounding(void) {
   CHECK(fusednorm_ulp_distance(-1.0, 1.0, FUSEDNORM_BF16) == 2 * 0x3f80, "across zero");
 }
 
+/* Rounding of any double against an independent model, nearbyint(v / q) * q with q the format's
+ * spacing from frexp/ldexp: random doubles of every magnitude (subnormal ranges, overflow, both
+ * signs) and exact ties and their neighbours; bits compared, so the sign of a zero counts. */
+static double model_round(double v, int p, int emin, double max) {
+  if (!isfinite(v) || v == 0.0) return v;
+  int e;
+  frexp(v, &e); /* v = m 2^e, m in [0.5, 1): leading bit at e - 1 */
+  const int lead = e - 1 < emin ? emin : e - 1;
+  const double r = nearbyint(v / ldexp(1.0, lead - (p - 1))) * ldexp(1.0, lead - (p - 1));
+  if (fabs(r) > max) return copysign(INFINITY, v);
+  return r == 0.0 ? copysign(0.0, v) : r;
+}
+
+static void test_rounding_random(void) {
+  const uint64_t seed = fn_engine_fresh_seed();
+  uint64_t x = seed | 1;
+#define XS() (x ^= x << 13, x ^= x >> 7, x ^= x << 17)
+  const struct { fusednorm_dtype d; int p, emin; double max; } fs[2] = {
+      {FUSEDNORM_F16, 11, -14, 65504.0}, {FUSEDNORM_BF16, 8, -126, 0x1.fep127}};
+  long bad = 0;
+  for (int k = 0; k < 2; ++k)
+    for (int i = 0; i < 400000; ++i) {
+      uint64_t u = XS();
+      double v;
+      switch (i % 4) {
+        case 0: memcpy(&v, &u, 8); break; /* any bit pattern */
+        case 1: v = ldexp((double)(u >> 11) * 0x1p-53, (int)(XS() % 340) - 170); break;
+        case 2: { /* a tie of the format, or a neighbouring double */
+          const double q = ldexp(1.0, (int)(XS() % 60) - 40 - fs[k].p + 1);
+          v = ((double)(XS() % (1u << fs[k].p)) + 0.5) * q;
+          if (u & 2) v = nextafter(v, (u & 4) ? INFINITY : -INFINITY);
+          break;
+        }
+        default: v = ldexp((double)(u >> 11) * 0x1p-53, fs[k].emin - (int)(XS() % 16)); break;
+      }
+      if (i % 8 >= 4) v = -v;
+      const double got = fusednorm_round_to(v, fs[k].d), want = model_round(v, fs[k].p, fs[k].emin, fs[k].max);
+      if (memcmp(&got, &want, 8) && !(isnan(got) && isnan(want)) && bad++ < 5)
+        printf("FAIL [api] round_to(%a, %s) = %a, model %a (seed %llu)\n", v,
+               fusednorm_dtype_name(fs[k].d), got, want, (unsigned long long)seed);
+    }
+#undef XS
+  fails += bad != 0;
+  printf("[api] round_to against the model on 800000 doubles, seed %llu: %ld differ\n",
+         (unsigned long long)seed, bad);
+}
+
 /* Statistics on synthetic data with known errors. */
 static void test_stats(void) {
   float got[8] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, NAN};
@@ -169,6 +216,7 @@ int main(void) {
   test_llama_true_point();
   test_roundtrip_16();
   test_rounding();
+  test_rounding_random();
   test_stats();
   fn_api cpu = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu,
                 fusednorm_backward_workspace_size_cpu};
