@@ -36,6 +36,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,22 +115,57 @@ static int classify(void **fr, int n, char *where, size_t len) {
   return V_OURS;
 }
 
-/* A fault at a pc that is no code at all (a call through a corrupt function pointer) leaves the
- * unwinder nothing to start from: backtrace() ends at the signal frame, and at an unmapped pc it
- * faults itself (libgcc reads the code at pc looking for a signal trampoline). The caller is then
- * the return address the call pushed, at the top of the faulting stack; that decides. Returns 0
- * when pc is code of some object (backtrace() judges), else the verdict; *unmapped tells whether
- * backtrace() may run at all. */
+/* Whether addr lies in an executable mapping of this process (/proc/self/maps; open, read and
+ * close are async-signal-safe). 1 yes, 0 no (unmapped, or data: a heap, a stack, an object's data
+ * segment), -1 the maps could not be read. */
+static int executable(uintptr_t addr) {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  static char buf[8192];
+  size_t have = 0;
+  int found = 0;
+  for (;;) {
+    const ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
+    if (r <= 0) break;
+    have += (size_t)r;
+    buf[have] = '\0';
+    char *line = buf, *nl;
+    while ((nl = strchr(line, '\n')) != NULL) { /* "lo-hi perms ..." */
+      *nl = '\0';
+      char *dash = strchr(line, '-');
+      if (dash) {
+        const uintptr_t lo = (uintptr_t)strtoull(line, NULL, 16), hi = (uintptr_t)strtoull(dash + 1, &dash, 16);
+        if (addr >= lo && addr < hi) {
+          found = dash[0] == ' ' && dash[3] == 'x' ? 1 : 2;
+          break;
+        }
+      }
+      line = nl + 1;
+    }
+    if (found) break;
+    have = (size_t)(buf + have - line);
+    memmove(buf, line, have);
+  }
+  close(fd);
+  return found == 1;
+}
+
+/* A fault at a pc that is no code (a call through a corrupt function pointer: into freed memory,
+ * whose first words point into libc's malloc state, or to an unmapped address) leaves the unwinder
+ * nothing to start from: backtrace() ends at the signal frame, and at an unmapped pc it faults
+ * itself (libgcc reads the code at pc looking for a signal trampoline). The caller is then the
+ * return address the call pushed, at the top of the faulting stack; that decides. Returns 0 when
+ * pc is code (backtrace() judges), else the verdict; *unmapped tells whether backtrace() may run. */
 static int classify_bad_pc(const ucontext_t *uc, char *where, size_t len, int *unmapped) {
   *unmapped = 0;
 #if defined(__x86_64__)
   if (!uc) return 0;
   void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
-  char tmp[sizeof g_v->where];
-  if (object_of(pc, tmp, sizeof tmp) != -1) return 0;
+  if (executable((uintptr_t)pc) != 0) return 0;
   unsigned char vec;
   const long page = sysconf(_SC_PAGESIZE);
   *unmapped = mincore((void *)((uintptr_t)pc & ~(uintptr_t)(page - 1)), 1, &vec) != 0;
+  char tmp[sizeof g_v->where];
   void *ret = *(void *const *)uc->uc_mcontext.gregs[REG_RSP];
   int v = object_of(ret, tmp, sizeof tmp);
   if (v != V_OURS && v != V_HDF5) {
@@ -137,7 +173,7 @@ static int classify_bad_pc(const ucontext_t *uc, char *where, size_t len, int *u
     v = V_OURS; /* nothing tells whose call it was */
     snprintf(tmp, sizeof tmp, "an unknown caller (return address %p)", ret);
   }
-  snprintf(where, len, "pc %p in no object, called from %s", pc, tmp);
+  snprintf(where, len, "pc %p, not code, called from %s", pc, tmp);
   return v;
 #else
   (void)uc, (void)where, (void)len;

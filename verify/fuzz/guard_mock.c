@@ -14,12 +14,16 @@
  *   P  HDF5 calls through a corrupt function pointer -> HDF5's crash (the unwinder cannot start
  *      (to an unmapped address)                         at a pc that is no code; the guard reads
  *                                                       the caller from the stack)
+ *   D  HDF5 calls into libc's data (a function       -> HDF5's crash
+ *      pointer read from freed memory, which holds
+ *      pointers into malloc's state)
  *   Q  the reader calls into its heap (mapped, not   -> ours
  *      code)
  *   anything else: returns at once.
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -36,6 +40,10 @@ void mock_hdf5_spin(double ms) { /* ms < 0: forever */
   }
 }
 void mock_hdf5_crash(void) { *(volatile int *)(uintptr_t)8 = 1; }
+void mock_hdf5_data_call(void) {
+  void (*volatile fp)(void) = (void (*)(void))(void *)stdin; /* libc's FILE object: data */
+  fp();
+}
 void mock_hdf5_bad_call(void) {
   void (*volatile fp)(void) = (void (*)(void))(uintptr_t)0x10;
   fp();
@@ -44,6 +52,7 @@ void mock_hdf5_bad_call(void) {
 void mock_hdf5_spin(double ms);
 void mock_hdf5_crash(void);
 void mock_hdf5_bad_call(void);
+void mock_hdf5_data_call(void);
 
 static uint8_t g_counters[64];
 void capture_fuzz_init(void) {}
@@ -70,6 +79,7 @@ int capture_fuzz_one(const uint8_t *data, size_t size) {
     case 'C': *(volatile int *)(uintptr_t)8 = 1; break;
     case 'K': mock_hdf5_crash(); break;
     case 'P': mock_hdf5_bad_call(); break;
+    case 'D': mock_hdf5_data_call(); break;
     case 'Q': {
       static char *heap;
       if (!heap) heap = calloc(1, 4096);

@@ -19,7 +19,7 @@ clang -O1 -fPIC -shared -DMOCK_HDF5 "$HERE/guard_mock.c" -o "$W/libhdf5_guardmoc
   clang -g -O2 -Wall -Wextra -Werror -fsanitize=fuzzer "$HERE/fuzz_guard.c" -L"$W" \
     -lcapture_reader_guardmock -Wl,-rpath,'$ORIGIN' -o "$W/guard" ||
   { echo "guard_test: build failed"; exit 1; }
-for c in R H S C K P Q; do printf '%s' "$c" > "$W/$c"; done
+for c in R H S C K P D Q; do printf '%s' "$c" > "$W/$c"; done
 export FUZZ_GUARD_HANG_MS=40
 fail=0
 check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
@@ -37,8 +37,8 @@ check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
 # HDF5's faults and the slow input: one run, counted, no abort. The slow input three times, as the
 # timer's tick could otherwise land by luck.
 check "HDF5 loop + HDF5 crash + slow input: counted as HDF5's, nothing ours" 0 \
-  'inside HDF5: 2 crashes, 1 hangs, 0 files' H K P S S S
+  'inside HDF5: 3 crashes, 1 hangs, 0 files' H K P D S S S
 check "loop in the reader: ours" nonzero 'the reader loops; stack|verdict: fault in the reader, signal Profiling timer expired at .*guardmock.*9 of 9 CPU-time samples in the reader' R
 check "crash in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at libcapture_reader_guardmock' C
-check "call through a corrupt pointer in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at pc 0x[0-9a-f]+ in no object, called from libcapture_reader_guardmock' Q
+check "call through a corrupt pointer in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at pc 0x[0-9a-f]+, not code, called from libcapture_reader_guardmock' Q
 exit "$fail"

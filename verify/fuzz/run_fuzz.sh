@@ -147,6 +147,16 @@ serve() {
 }
 # Exit 0 when the output of `serve` shows a fault the guard judged ours.
 ours_in() { grep -qE "^fuzz_guard: (fault in the reader|child )" <<< "$1"; }
+# faulted_on OUT SAVE INPUT: exit 0 when a `serve` (output OUT, saves in SAVE) faulted on INPUT: a
+# fault the guard judged ours, or INPUT saved as an HDF5 crash.
+faulted_on() {
+  local g
+  ours_in "$1" && return 0
+  for g in "$2"/hdf5-crash-*; do
+    [ -f "$g" ] && cmp -s "$g" "$3" && return 0
+  done
+  return 1
+}
 # Exit 0 when it shows HDF5 crashing (N >= 1) and nothing in the reader.
 hdf5_only_in() {
   grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$1"
@@ -158,9 +168,10 @@ hdf5_only_in() {
 #   - on the same input: the fast build served INPUT alone faults again in the reader, and the
 #     ASan build served it alone reports an overrun inside libhdf5 first (and nothing else);
 #   - on a later input of the same child: the guard's history-<pid>/ under DIR holds the inputs
-#     that child served (INPUT last). HDF5's if the fast build served that sequence faults again
-#     in the reader, the ASan build served it reports overruns inside libhdf5 only, and the fast
-#     build served the sequence without those inputs does not fault: the overrun caused it.
+#     that child served (INPUT last). HDF5's if the fast build served that sequence faults again on
+#     INPUT (judged ours, or inside HDF5: where damage to the heap surfaces depends on the layout),
+#     the ASan build served it reports overruns inside libhdf5 only, and the fast build served the
+#     sequence without those inputs does not fault on INPUT at all: the overrun caused it.
 # Anything else (no history, a fault that does not come back, one that stays without the
 # overruns) is not shown to be HDF5's: ours.
 hdf5_fault() {
@@ -181,8 +192,8 @@ hdf5_fault() {
     mapfile -t seq < <(ls -d "$h"/* | sort)
     tmp=$(mktemp -d)
     out=$(serve "$BINDIR/capture_fuzz" "$tmp" "${seq[@]}")
+    if ! faulted_on "$out" "$tmp" "$1"; then rm -rf "$tmp"; continue; fi
     rm -rf "$tmp"
-    ours_in "$out" || continue
     tmp=$(mktemp -d)
     out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "${seq[@]}")
     if ! hdf5_only_in "$out"; then rm -rf "$tmp"; continue; fi
@@ -197,8 +208,9 @@ hdf5_fault() {
     [ "${#rest[@]}" -lt "${#seq[@]}" ] || continue
     tmp=$(mktemp -d)
     out=$(serve "$BINDIR/capture_fuzz" "$tmp" "${rest[@]}")
+    if faulted_on "$out" "$tmp" "$1"; then rm -rf "$tmp"; continue; fi
     rm -rf "$tmp"
-    ours_in "$out" || return 0
+    return 0
   done
   return 1
 }
