@@ -10,7 +10,8 @@
  * counters back (reset before each input), so coverage guidance works as in-process. When the
  * child dies, the next input gets a fresh child. A child that dies is judged by the shared object
  * of the innermost frame that is in the reader library or in libhdf5 (backtrace + dladdr, taken in
- * the signal handler or the sanitizer's death callback):
+ * the signal handler or the sanitizer's death callback; at a pc that is no code, by the caller
+ * whose return address the call left on the stack, classify_bad_pc):
  *   - in libhdf5 (also libc called from HDF5), or capture_fuzz_one's report that HDF5 cannot close
  *     the file: HDF5's own bug; counted, the input saved under
  *     $FUZZ_GUARD_SAVE (at most $FUZZ_GUARD_SAVE_MAX) for the replay check, fuzzing goes on;
@@ -20,8 +21,9 @@
  * ASan: CPU time, so a loaded machine does not make hangs; a valid 80 KB capture takes about 1 ms;
  * HDF5's endless loops, 3% of the inputs once the corpus holds a few, make this limit the main
  * cost of a run), judged by where the CPU time goes: one sample of the timer in libhdf5 makes it
- * HDF5's; a first sample in the reader takes more (on_signal), and the majority decides. Huge allocations fail (return NULL) rather than kill:
- * RLIMIT_AS in the plain build, allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
+ * HDF5's; a first sample in the reader takes more (on_signal), and the majority decides. Huge
+ * allocations fail (return NULL) rather than kill: RLIMIT_AS in the plain build,
+ * allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
  * A child carries state from input to input: HDF5 can overrun one of its own heap blocks silently
