@@ -141,6 +141,7 @@ fail=0 summary=""
 serve() {
   local bin="$1" save="$2" f
   shift 2
+  [ $# -gt 0 ] || { echo "run_fuzz: serve: no input given" >&2; return 1; } # libFuzzer would fuzz
   local -a files=()
   for f in "$@"; do files+=("$(realpath -- "$f")") || return 1; done
   (cd "$save" && FUZZ_GUARD_SAVE="$save" FUZZ_GUARD_SAVE_MAX=100000 timeout 600 "$bin" "${files[@]}" 2>&1)
@@ -206,6 +207,8 @@ hdf5_fault() {
     done
     rm -rf "$tmp"
     [ "${#rest[@]}" -lt "${#seq[@]}" ] || continue
+    # every input of the sequence (INPUT too) overran inside HDF5: nothing of ours is left to serve
+    [ "${#rest[@]}" -gt 0 ] || return 0
     tmp=$(mktemp -d)
     out=$(serve "$BINDIR/capture_fuzz" "$tmp" "${rest[@]}")
     if faulted_on "$out" "$tmp" "$1"; then rm -rf "$tmp"; continue; fi
