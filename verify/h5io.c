@@ -186,8 +186,8 @@ static hid_t open_attr(hid_t obj, const char *name, H5T_class_t cls, const char 
 
 /* Copies at most out_len - 1 bytes of v: a variable-length string from a corrupt heap can be long
  * and need not end where its allocation does, so nothing scans past what is copied. */
-static void copy_bounded(char *out, size_t out_len, const char *v, size_t v_len) {
-  const size_t n = strnlen(v, v_len < out_len - 1 ? v_len : out_len - 1);
+static void copy_bounded(char *out, size_t out_len, const char *v) {
+  const size_t n = strnlen(v, out_len - 1);
   memcpy(out, v, n);
   out[n] = '\0';
 }
@@ -207,7 +207,7 @@ int vh5_attr_string(hid_t obj, const char *name, char *out, size_t out_len, char
     if (H5Aread(a, mt, &v) < 0 || !v) {
       rc = fail(err, len, "attribute '%s' cannot be read", name);
     } else {
-      copy_bounded(out, out_len, v, out_len);
+      copy_bounded(out, out_len, v);
       hid_t s = H5Aget_space(a);
       H5Dvlen_reclaim(mt, s, H5P_DEFAULT, &v);
       H5Sclose(s);
@@ -222,7 +222,7 @@ int vh5_attr_string(hid_t obj, const char *name, char *out, size_t out_len, char
       hid_t mt = H5Tcopy(H5T_C_S1);
       H5Tset_size(mt, sz + 1);
       if (!v || H5Aread(a, mt, v) < 0) rc = fail(err, len, "attribute '%s' cannot be read", name);
-      else copy_bounded(out, out_len, v, sz + 1);
+      else copy_bounded(out, out_len, v); /* v ends in a NUL */
       free(v);
       H5Tclose(mt);
     }

@@ -117,15 +117,17 @@ static int classify(void **fr, int n, char *where, size_t len) {
   return V_OURS;
 }
 
-/* Whether addr lies in an executable mapping of this process (/proc/self/maps; open, read and
- * close are async-signal-safe). 1 yes, 0 no (unmapped, or data: a heap, a stack, an object's data
- * segment), -1 the maps could not be read. */
-static int executable(uintptr_t addr) {
+/* What addr is in this process (/proc/self/maps; open, read and close are async-signal-safe):
+ * MAP_CODE an executable mapping (also when the maps cannot be read: judged as before, by the
+ * stack), MAP_DATA a mapping that is not executable (a heap, a stack, an object's data segment),
+ * MAP_NONE none. */
+enum { MAP_NONE, MAP_DATA, MAP_CODE };
+static int mapping_of(uintptr_t addr) {
   const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  if (fd < 0) return MAP_CODE;
   static char buf[8192];
   size_t have = 0;
-  int found = 0;
+  int found = MAP_NONE;
   for (;;) {
     const ssize_t r = read(fd, buf + have, sizeof buf - 1 - have);
     if (r <= 0) break;
@@ -138,7 +140,7 @@ static int executable(uintptr_t addr) {
       if (dash) {
         const uintptr_t lo = (uintptr_t)strtoull(line, NULL, 16), hi = (uintptr_t)strtoull(dash + 1, &dash, 16);
         if (addr >= lo && addr < hi) {
-          found = dash[0] == ' ' && dash[3] == 'x' ? 1 : 2;
+          found = dash[0] == ' ' && dash[3] == 'x' ? MAP_CODE : MAP_DATA;
           break;
         }
       }
@@ -149,7 +151,7 @@ static int executable(uintptr_t addr) {
     memmove(buf, line, have);
   }
   close(fd);
-  return found == 1;
+  return found;
 }
 
 /* A fault at a pc that is no code (a call through a corrupt function pointer: into freed memory,
@@ -163,10 +165,9 @@ static int classify_bad_pc(const ucontext_t *uc, char *where, size_t len, int *u
 #if defined(__x86_64__)
   if (!uc) return 0;
   void *pc = (void *)uc->uc_mcontext.gregs[REG_RIP];
-  if (executable((uintptr_t)pc) != 0) return 0;
-  unsigned char vec;
-  const long page = sysconf(_SC_PAGESIZE);
-  *unmapped = mincore((void *)((uintptr_t)pc & ~(uintptr_t)(page - 1)), 1, &vec) != 0;
+  const int map = mapping_of((uintptr_t)pc);
+  if (map == MAP_CODE) return 0;
+  *unmapped = map == MAP_NONE;
   char tmp[sizeof g_v->where];
   void *ret = *(void *const *)uc->uc_mcontext.gregs[REG_RSP];
   int v = object_of(ret, tmp, sizeof tmp);

@@ -148,16 +148,17 @@ serve() {
 }
 # Exit 0 when the output of `serve` shows a fault the guard judged ours.
 ours_in() { grep -qE "^fuzz_guard: (fault in the reader|child )" <<< "$1"; }
-# faulted_on OUT SAVE INPUT: exit 0 when a `serve` (output OUT, saves in SAVE) faulted on INPUT: a
-# fault the guard judged ours, or INPUT saved as an HDF5 crash.
-faulted_on() {
+# saved_crash SAVE INPUT: exit 0 when a `serve` saved INPUT under SAVE as an HDF5 crash.
+saved_crash() {
   local g
-  ours_in "$1" && return 0
-  for g in "$2"/hdf5-crash-*; do
-    [ -f "$g" ] && cmp -s "$g" "$3" && return 0
+  for g in "$1"/hdf5-crash-*; do
+    [ -f "$g" ] && cmp -s "$g" "$2" && return 0
   done
   return 1
 }
+# faulted_on OUT SAVE INPUT: exit 0 when a `serve` (output OUT, saves in SAVE) faulted on INPUT: a
+# fault the guard judged ours, or INPUT saved as an HDF5 crash.
+faulted_on() { ours_in "$1" || saved_crash "$2" "$3"; }
 # Exit 0 when it shows HDF5 crashing (N >= 1) and nothing in the reader.
 hdf5_only_in() {
   grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$1"
@@ -176,7 +177,7 @@ hdf5_only_in() {
 # Anything else (no history, a fault that does not come back, one that stays without the
 # overruns) is not shown to be HDF5's: ours.
 hdf5_fault() {
-  local h last out tmp f g
+  local h last out tmp f
   tmp=$(mktemp -d)
   out=$(serve "$BINDIR/capture_fuzz" "$tmp" "$1")
   if ours_in "$out"; then
@@ -199,11 +200,7 @@ hdf5_fault() {
     out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "${seq[@]}")
     if ! hdf5_only_in "$out"; then rm -rf "$tmp"; continue; fi
     for f in "${seq[@]}"; do
-      local hit=0
-      for g in "$tmp"/hdf5-crash-*; do
-        [ -f "$g" ] && cmp -s "$f" "$g" && hit=1 && break
-      done
-      [ "$hit" -eq 1 ] || rest+=("$f")
+      saved_crash "$tmp" "$f" || rest+=("$f")
     done
     rm -rf "$tmp"
     [ "${#rest[@]}" -lt "${#seq[@]}" ] || continue
