@@ -16,18 +16,19 @@
 #include "kernels/src/common.h"
 
 /* ------------------------------------------------------------------------------------------ */
-/* Formats: significand bits p (with the hidden bit), min normal exponent, max finite value.    */
+/* Formats: significand bits p (with the hidden bit), min normal exponent, the top binade's
+ * exponent, max finite value. */
 typedef struct {
   int p;
-  int emin;
+  int emin, emax;
   double max;
 } fmt_t;
 
 static fmt_t fmt_of(fusednorm_dtype d) {
   switch (d) {
-    case FUSEDNORM_F16: return (fmt_t){11, -14, 65504.0};
-    case FUSEDNORM_BF16: return (fmt_t){8, -126, 0x1.fep127};
-    case FUSEDNORM_F32: default: return (fmt_t){24, -126, FLT_MAX};
+    case FUSEDNORM_F16: return (fmt_t){11, -14, 15, 65504.0};
+    case FUSEDNORM_BF16: return (fmt_t){8, -126, 127, 0x1.fep127};
+    case FUSEDNORM_F32: default: return (fmt_t){24, -126, 127, FLT_MAX};
   }
 }
 
@@ -52,11 +53,28 @@ static double spacing(double v, fmt_t f) {
   return pow2_bits(lead - (f.p - 1));
 }
 
-double fusednorm_round_to(double v, fusednorm_dtype dtype) {
+/* The helpers below are static inline with the public functions as wrappers: the checks call them
+ * several times per element, and an exported function in a shared library is called through the
+ * PLT, never inlined. */
+static inline double rnd(double v, fusednorm_dtype dtype) {
   if (!isfinite(v) || v == 0.0) return v;
   if (dtype == FUSEDNORM_F32) return (double)(float)v; /* hardware RNE, one rounding */
-  if (fabs(v) >= 0x1p200) return copysign(INFINITY, v); /* beyond every 16-bit format's range */
   fmt_t f = fmt_of(dtype);
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  const int e = (int)((u >> 52) & 0x7ff) - 1023;
+  if (e >= f.emin && e < f.emax) {
+    /* a normal value below the top binade: round the significand to p bits, ties to even, on the
+     * bits (a carry out of the significand moves into the exponent, which is right, and stays
+     * below the top binade's end) */
+    const int drop = 52 - (f.p - 1);
+    u += ((1ull << (drop - 1)) - 1) + ((u >> drop) & 1);
+    u &= ~((1ull << drop) - 1);
+    memcpy(&v, &u, 8);
+    return v;
+  }
+  /* subnormal, top binade or beyond */
+  if (fabs(v) >= 0x1p200) return copysign(INFINITY, v); /* beyond every 16-bit format's range */
   /* Round to a multiple of the spacing q, ties to even: v + c lies in the binade of c = 1.5 * 2^52 q,
    * where doubles are exactly q apart, so the addition rounds v to a multiple of q (RNE, and c / q
    * is even, so "even" is the multiple's) and the subtraction is exact. The same values as
@@ -67,26 +85,30 @@ double fusednorm_round_to(double v, fusednorm_dtype dtype) {
   if (fabs(r) > f.max) return copysign(INFINITY, v);
   return r;
 }
+double fusednorm_round_to(double v, fusednorm_dtype dtype) { return rnd(v, dtype); }
 
-double fusednorm_ulp_of(double v, fusednorm_dtype dtype) {
+static inline double ulp_of(double v, fusednorm_dtype dtype) {
   if (!isfinite(v)) return INFINITY;
   return spacing(fabs(v), fmt_of(dtype));
 }
+double fusednorm_ulp_of(double v, fusednorm_dtype dtype) { return ulp_of(v, dtype); }
 
 /* ---- bit conversions --------------------------------------------------------------------- */
 static uint32_t f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static float u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 
-float fusednorm_bf16_to_float(uint16_t b) { return u2f((uint32_t)b << 16); }
+static inline float bf16_to_float(uint16_t b) { return u2f((uint32_t)b << 16); }
+float fusednorm_bf16_to_float(uint16_t b) { return bf16_to_float(b); }
 
-uint16_t fusednorm_float_to_bf16(float f) {
+static inline uint16_t float_to_bf16(float f) {
   uint32_t u = f2u(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u); /* quiet NaN */
   u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
   return (uint16_t)(u >> 16);
 }
+uint16_t fusednorm_float_to_bf16(float f) { return float_to_bf16(f); }
 
-float fusednorm_half_to_float(uint16_t h) {
+static inline float half_to_float(uint16_t h) {
   uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
   if (exp == 0x1f) return u2f(sign | 0x7f800000u | (man << 13) | (man ? 0x00400000u : 0));
@@ -96,37 +118,42 @@ float fusednorm_half_to_float(uint16_t h) {
   }
   return u2f(sign | ((exp + 112u) << 23) | (man << 13));
 }
+float fusednorm_half_to_float(uint16_t h) { return half_to_float(h); }
 
-uint16_t fusednorm_float_to_half(float f) {
-  uint16_t sign = (uint16_t)((f2u(f) >> 16) & 0x8000u);
-  if (isnan(f)) return (uint16_t)(sign | 0x7e00u);
-  double r = fusednorm_round_to((double)f, FUSEDNORM_F16); /* exact double of a float: one rounding */
-  double a = fabs(r);
+/* The f16 bits of r, a value f16 represents (r = RN_f16(r)), NaN excepted. */
+static inline uint16_t half_bits(double r) {
+  const uint16_t sign = signbit(r) ? 0x8000u : 0u;
+  const double a = fabs(r);
   if (isinf(a)) return (uint16_t)(sign | 0x7c00u);
   if (a == 0.0) return sign;
   if (a < 0x1p-14) return (uint16_t)(sign | (uint16_t)(a * 0x1p24)); /* subnormal: exact integer */
-  int e;
-  double m = frexp(a, &e); /* a = m 2^e, m in [0.5,1) */
-  uint16_t exp = (uint16_t)(e - 1 + 15);
-  uint16_t man = (uint16_t)((m * 2.0 - 1.0) * 1024.0);
-  return (uint16_t)(sign | (exp << 10) | man);
+  /* a normal f16 value: its exponent and top 10 significand bits straight from the double's bits */
+  uint64_t u;
+  memcpy(&u, &a, 8);
+  return (uint16_t)(sign | (uint16_t)(((u >> 52) - 1023 + 15) << 10) | (uint16_t)((u >> 42) & 0x3ffu));
 }
+static inline uint16_t float_to_half(float f) {
+  if (isnan(f)) return (uint16_t)(((f2u(f) >> 16) & 0x8000u) | 0x7e00u);
+  return half_bits(rnd((double)f, FUSEDNORM_F16)); /* exact double of a float: one rounding */
+}
+uint16_t fusednorm_float_to_half(float f) { return float_to_half(f); }
 
-double fusednorm_load(const void *buf, fusednorm_dtype dtype, int64_t i) {
+static inline double ld(const void *buf, fusednorm_dtype dtype, int64_t i) {
   switch (dtype) {
     case FUSEDNORM_F32: return ((const float *)buf)[i];
-    case FUSEDNORM_F16: return fusednorm_half_to_float(((const uint16_t *)buf)[i]);
-    case FUSEDNORM_BF16: return fusednorm_bf16_to_float(((const uint16_t *)buf)[i]);
+    case FUSEDNORM_F16: return half_to_float(((const uint16_t *)buf)[i]);
+    case FUSEDNORM_BF16: return bf16_to_float(((const uint16_t *)buf)[i]);
   }
   return NAN;
 }
+double fusednorm_load(const void *buf, fusednorm_dtype dtype, int64_t i) { return ld(buf, dtype, i); }
 
 void fusednorm_store(void *buf, fusednorm_dtype dtype, int64_t i, double v) {
-  double r = fusednorm_round_to(v, dtype); /* exact in float, so the conversions below don't round */
+  double r = rnd(v, dtype); /* exact in float, so the conversions below don't round */
   switch (dtype) {
     case FUSEDNORM_F32: ((float *)buf)[i] = (float)r; break;
-    case FUSEDNORM_F16: ((uint16_t *)buf)[i] = fusednorm_float_to_half((float)r); break;
-    case FUSEDNORM_BF16: ((uint16_t *)buf)[i] = fusednorm_float_to_bf16((float)r); break;
+    case FUSEDNORM_F16: ((uint16_t *)buf)[i] = isnan(r) ? float_to_half((float)r) : half_bits(r); break;
+    case FUSEDNORM_BF16: ((uint16_t *)buf)[i] = float_to_bf16((float)r); break;
   }
 }
 
@@ -134,8 +161,8 @@ void fusednorm_store(void *buf, fusednorm_dtype dtype, int64_t i, double v) {
 static int64_t ordered(double v, fusednorm_dtype dtype) {
   uint32_t bits, sign_mask;
   switch (dtype) {
-    case FUSEDNORM_F16: bits = fusednorm_float_to_half((float)v); sign_mask = 0x8000u; break;
-    case FUSEDNORM_BF16: bits = fusednorm_float_to_bf16((float)v); sign_mask = 0x8000u; break;
+    case FUSEDNORM_F16: bits = float_to_half((float)v); sign_mask = 0x8000u; break;
+    case FUSEDNORM_BF16: bits = float_to_bf16((float)v); sign_mask = 0x8000u; break;
     default: bits = f2u((float)v); sign_mask = 0x80000000u; break;
   }
   int64_t mag = (int64_t)(bits & (sign_mask - 1u));
@@ -165,14 +192,14 @@ static void load_s_row(const fusednorm_problem *p, const fusednorm_fwd_args *a, 
                        double *s) {
   const void *xr = arg_row(p, a->x, i, a->x_stride, a->x_outer);
   if (!p->has_residual) {
-    for (int64_t j = 0; j < p->n; ++j) s[j] = fusednorm_load(xr, p->x_dtype, j);
+    for (int64_t j = 0; j < p->n; ++j) s[j] = ld(xr, p->x_dtype, j);
     return;
   }
   const void *rr = arg_row(p, a->residual, i, a->residual_stride, a->residual_outer);
   for (int64_t j = 0; j < p->n; ++j) {
-    double x = fusednorm_load(xr, p->x_dtype, j), r = fusednorm_load(rr, p->x_dtype, j);
+    double x = ld(xr, p->x_dtype, j), r = ld(rr, p->x_dtype, j);
     s[j] = p->x_dtype == FUSEDNORM_F32 ? (double)((float)x + (float)r)
-                                       : fusednorm_round_to(x + r, p->x_dtype);
+                                       : rnd(x + r, p->x_dtype);
   }
 }
 
@@ -184,13 +211,13 @@ static double ref_rstd(const fusednorm_problem *p, const double *s) {
 
 static double ref_norm(const fusednorm_problem *p, double s, double rstd) {
   double v = s * rstd;
-  return p->casting == FUSEDNORM_CAST_LLAMA ? fusednorm_round_to(v, p->x_dtype) : v;
+  return p->casting == FUSEDNORM_CAST_LLAMA ? rnd(v, p->x_dtype) : v;
 }
 
 /* The normalized value dw multiplies, from the backward's inputs: for LLAMA the forward's
  * RN_x(fp32 s*rstd), the value y was made from; else h = s*rstd itself. */
 static double bwd_norm(const fusednorm_problem *p, double s, double rstd) {
-  if (p->casting == FUSEDNORM_CAST_LLAMA) return fusednorm_round_to((float)s * (float)rstd, p->x_dtype);
+  if (p->casting == FUSEDNORM_CAST_LLAMA) return rnd((float)s * (float)rstd, p->x_dtype);
   return s * rstd;
 }
 
@@ -201,7 +228,7 @@ static double bwd_norm(const fusednorm_problem *p, double s, double rstd) {
  * are few columns wide. (The sum of two floats rounded once to double is exact or innocuous:
  * 53 >= 2 x 24 + 2 bits, so the cast gives the fp32 sum.) */
 static double weight_at(const fusednorm_problem *p, const void *w, int64_t j) {
-  return p->has_weight ? (double)(float)(fusednorm_load(w, p->w_dtype, j) + (double)p->offset) : 1.0;
+  return p->has_weight ? (double)(float)(ld(w, p->w_dtype, j) + (double)p->offset) : 1.0;
 }
 
 fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -240,14 +267,14 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
   for (int64_t i = 0; i < p->rows; ++i) {
     const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
     const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-    for (int64_t j = 0; j < n; ++j) s[j] = fusednorm_load(sr, p->x_dtype, j);
+    for (int64_t j = 0; j < n; ++j) s[j] = ld(sr, p->x_dtype, j);
     /* dx is the gradient of the forward with every rounding passed straight through (what
      * autograd computes through HF's module): the normalization's Jacobian at the true point
      * h = s*rstd, also for LLAMA, whose forward rounds h before the weight multiply. dw is the
      * gradient with respect to w of y = n*w, so it multiplies the n y was made from. */
     double rstd = (double)a->rstd[i], dot = 0.0;
     for (int64_t j = 0; j < n; ++j) {
-      double dy = fusednorm_load(dyr, p->x_dtype, j), h = s[j] * rstd;
+      double dy = ld(dyr, p->x_dtype, j), h = s[j] * rstd;
       g[j] = dy * weight_at(p, a->weight, j);
       dot += g[j] * h;
       if (dw) dw[j] += dy * bwd_norm(p, s[j], rstd);
@@ -257,7 +284,7 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
     if (dx)
       for (int64_t j = 0; j < n; ++j) {
         double v = rstd * (g[j] - s[j] * rstd * mean);
-        if (dsr) v += fusednorm_load(dsr, p->x_dtype, j);
+        if (dsr) v += ld(dsr, p->x_dtype, j);
         dx[(size_t)i * (size_t)n + j] = v;
       }
   }
@@ -277,8 +304,8 @@ fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusedn
     const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
     const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
     for (int64_t j = 0; j < p->n; ++j)
-      acc[j] += fabs(fusednorm_load(dyr, p->x_dtype, j) *
-                     bwd_norm(p, fusednorm_load(sr, p->x_dtype, j), (double)a->rstd[i]));
+      acc[j] += fabs(ld(dyr, p->x_dtype, j) *
+                     bwd_norm(p, ld(sr, p->x_dtype, j), (double)a->rstd[i]));
   }
   for (int64_t j = 0; j < p->n; ++j)
     if (isfinite(acc[j]) && acc[j] > *scale) *scale = acc[j];
@@ -289,11 +316,11 @@ fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusedn
 /* ---- naive fp32 baseline ----------------------------------------------------------------- */
 static float naive_norm(const fusednorm_problem *p, float s, float rstd) {
   float v = s * rstd;
-  return p->casting == FUSEDNORM_CAST_LLAMA ? (float)fusednorm_round_to(v, p->x_dtype) : v;
+  return p->casting == FUSEDNORM_CAST_LLAMA ? (float)rnd(v, p->x_dtype) : v;
 }
 
 static float naive_weight(const fusednorm_problem *p, const void *w, int64_t j) {
-  return p->has_weight ? (float)fusednorm_load(w, p->w_dtype, j) + p->offset : 1.0f;
+  return p->has_weight ? (float)ld(w, p->w_dtype, j) + p->offset : 1.0f;
 }
 
 static float naive_rstd(const fusednorm_problem *p, const float *s) {
@@ -314,9 +341,9 @@ fusednorm_status fusednorm_naive_forward(const fusednorm_problem *p, const fused
     void *ro = p->has_residual ? (void *)arg_row(p, a->residual_out, i, a->residual_out_stride,
                                                  a->residual_out_outer) : NULL;
     for (int64_t j = 0; j < n; ++j) {
-      float v = (float)fusednorm_load(xr, p->x_dtype, j);
+      float v = (float)ld(xr, p->x_dtype, j);
       if (rr) {
-        v = (float)fusednorm_round_to(v + (float)fusednorm_load(rr, p->x_dtype, j), p->x_dtype);
+        v = (float)rnd(v + (float)ld(rr, p->x_dtype, j), p->x_dtype);
         fusednorm_store(ro, p->x_dtype, j, v);
       }
       s[j] = v;
@@ -342,10 +369,10 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
   for (int64_t i = 0; i < p->rows; ++i) {
     const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
     const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-    for (int64_t j = 0; j < n; ++j) s[j] = (float)fusednorm_load(sr, p->x_dtype, j);
+    for (int64_t j = 0; j < n; ++j) s[j] = (float)ld(sr, p->x_dtype, j);
     float rstd = a->rstd[i], dot = 0.0f;
     for (int64_t j = 0; j < n; ++j) { /* dx at the true point h, dw with n (as the reference) */
-      float dy = (float)fusednorm_load(dyr, p->x_dtype, j), h = s[j] * rstd;
+      float dy = (float)ld(dyr, p->x_dtype, j), h = s[j] * rstd;
       g[j] = dy * naive_weight(p, a->weight, j);
       dot += g[j] * h;
       dw[j] += dy * naive_norm(p, s[j], rstd);
@@ -355,7 +382,7 @@ fusednorm_status fusednorm_naive_backward(const fusednorm_problem *p, const fuse
     void *dxr = (void *)arg_row(p, a->dx, i, a->dx_stride, a->dx_outer);
     for (int64_t j = 0; j < n; ++j) {
       float v = rstd * (g[j] - (s[j] * rstd) * mean);
-      if (dsr) v += (float)fusednorm_load(dsr, p->x_dtype, j);
+      if (dsr) v += (float)ld(dsr, p->x_dtype, j);
       fusednorm_store(dxr, p->x_dtype, j, v);
     }
   }
@@ -378,8 +405,8 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
   for (int64_t i = 0; i < rows; ++i) {
     const void *gr = row_ptr(got, dtype, i, stride);
     for (int64_t j = 0; j < n; ++j) {
-      double r = ref[(size_t)i * (size_t)n + j], rr = fusednorm_round_to(r, dtype);
-      double g = fusednorm_load(gr, dtype, j);
+      double r = ref[(size_t)i * (size_t)n + j], rr = rnd(r, dtype);
+      double g = ld(gr, dtype, j);
       st->count++;
       if (!isfinite(r)) st->nonfinite_ref++;
       if (!isfinite(rr) || !isfinite(g)) {
@@ -396,7 +423,7 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
       st->sum_sq_ref += r * r;
       if (fabs(r) > st->max_abs_ref) st->max_abs_ref = fabs(r);
       if (r != 0.0 && e / fabs(r) > st->max_rel) st->max_rel = e / fabs(r);
-      double ulp = fusednorm_ulp_of(rr, dtype);
+      double ulp = ulp_of(rr, dtype);
       if (e - ulp > st->max_excess) st->max_excess = e - ulp;
       if (e - 4.0 * ulp > st->max_excess4) st->max_excess4 = e - 4.0 * ulp;
       if (e > st->max_abs || st->worst_row < 0) {
@@ -698,9 +725,22 @@ static int nonfinite_match(double got, double ref_rounded) {
   return (isnan(got) && isnan(ref_rounded)) || (isinf(ref_rounded) && got == ref_rounded);
 }
 
-/* got within the rounded interval [RN(lo), RN(hi)] of dtype (hi >= lo). */
-static int in_interval(double got, double lo, double hi, fusednorm_dtype d) {
-  return fusednorm_round_to(lo, d) <= got && got <= fusednorm_round_to(hi, d);
+/* got (a dtype value) within the rounded interval [RN(lo), RN(hi)] of dtype (hi >= lo); rr is
+ * RN(ref) for some ref, computed by the caller anyway. Two shortcuts give the same answer without
+ * rounding both ends: RN is monotone, so a got inside [lo, hi] is inside; and when [lo, hi] lies
+ * strictly inside the values that round to rr, both ends round to rr, so got must be rr. */
+static int in_interval(double got, double lo, double hi, double rr, fusednorm_dtype d) {
+  if (lo <= got && got <= hi) return 1;
+  /* rr's rounding interval: half the spacing q of its binade on either side, but a quarter on
+   * the side toward zero when |rr| is a power of two (the binade below is finer); strictly
+   * inside it, ties do not matter */
+  const double q = ulp_of(rr, d);
+  uint64_t u;
+  memcpy(&u, &rr, 8);
+  const double inward = (u & 0xfffffffffffffull) || rr == 0.0 ? 0.5 * q : 0.25 * q;
+  const double below = rr > 0.0 ? inward : 0.5 * q, above = rr < 0.0 ? inward : 0.5 * q;
+  if (lo > rr - below && hi < rr + above) return got == rr;
+  return rnd(lo, d) <= got && got <= rnd(hi, d);
 }
 
 
@@ -730,7 +770,7 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
     for (int64_t j = 0; j < n; ++j) ss += s[j] * s[j];
     const double rref = 1.0 / sqrt(ss / (double)n + (double)p->eps);
     const double rgot = a->rstd[i];
-    int cls = nonfinite_match(rgot, fusednorm_round_to(rref, FUSEDNORM_F32));
+    int cls = nonfinite_match(rgot, rnd(rref, FUSEDNORM_F32));
     if (cls == 0) {
       CHK_FAIL("rstd[%lld] = %.9g, reference %.9g (NaN/Inf pattern)", (long long)i, rgot, rref);
       break;
@@ -756,14 +796,15 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
     const float rf = (float)rgot;
     const void *yr = arg_row(p, a->y, i, a->y_stride, a->y_outer);
     for (int64_t j = 0; j < n; ++j) {
-      const double got = fusednorm_load(yr, xd, j);
-      const float wf = p->has_weight ? (float)fusednorm_load(a->weight, p->w_dtype, j) + p->offset : 1.0f;
+      const double got = ld(yr, xd, j);
+      const float wf = p->has_weight ? (float)ld(a->weight, p->w_dtype, j) + p->offset : 1.0f;
       /* (s r) w', and for FP32/GEMMA also s (r w'): the two fp32 evaluation orders */
       float h = (float)s[j] * rf;
-      if (p->casting == FUSEDNORM_CAST_LLAMA) h = (float)fusednorm_round_to(h, xd);
-      const double want = fusednorm_round_to((double)(h * wf), xd);
-      const double want2 = exact ? want : fusednorm_round_to((double)((float)s[j] * (rf * wf)), xd);
+      if (p->casting == FUSEDNORM_CAST_LLAMA) h = (float)rnd(h, xd);
+      const double want = rnd((double)(h * wf), xd);
       cls = nonfinite_match(got, want);
+      /* the second order only when the first does not match */
+      const double want2 = exact || (cls == 2 && got == want) ? want : rnd((double)((float)s[j] * (rf * wf)), xd);
       if (cls == 0 || (cls == 2 && got != want && got != want2)) {
         char alt[48] = "";
         if (want2 != want) snprintf(alt, sizeof alt, " or %.9g", want2);
@@ -816,7 +857,7 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
     const double r = (double)a->rstd[i];
     double dot = 0.0, A = 0.0;
     for (int64_t j = 0; j < n; ++j) {
-      const double sj = fusednorm_load(sr, xd, j), dy = fusednorm_load(dyr, xd, j);
+      const double sj = ld(sr, xd, j), dy = ld(dyr, xd, j);
       h[j] = sj * r, G[j] = dy * wo[j];
       dot += G[j] * h[j], A += fabs(G[j] * h[j]);
       const double nj = bwd_norm(p, sj, r);
@@ -826,22 +867,22 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
     A /= (double)n;
     const double dm = 2.0 * U32 * fabs(m) + (chain_factor(n) + 4.0) * U32 * A + SUB32;
     for (int64_t j = 0; j < n; ++j) {
-      const double d = r * (G[j] - h[j] * m), ds = dsr ? fusednorm_load(dsr, xd, j) : 0.0;
-      const double ref = d + ds, got = fusednorm_load(dxr, xd, j);
-      const int cls = nonfinite_match(got, fusednorm_round_to(ref, xd));
+      const double d = r * (G[j] - h[j] * m), ds = dsr ? ld(dsr, xd, j) : 0.0;
+      const double ref = d + ds, got = ld(dxr, xd, j);
+      const double rr = rnd(ref, xd);
+      const int cls = nonfinite_match(got, rr);
       double e = r * ((2.0 * fabs(G[j]) + 2.0 * fabs(h[j] * m)) * U32 + fabs(h[j]) * dm + 4.0 * SUB32) +
                  2.0 * U32 * fabs(d) + 2.0 * SUB32;
       if (dsr) e += U32 * (fabs(d) + fabs(ds));
       e *= 1.02;
-      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, xd))) {
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, xd))) {
         CHK_FAIL("dx[%lld,%lld] = %.9g, reference %.9g, allowed +-%.3g (saved rstd %.9g, row mean(g*h) %.9g)",
                  (long long)i, (long long)j, got, ref, e, r, m);
         break;
       }
       if (cls != 2) continue;
-      const double rr = fusednorm_round_to(ref, xd);
       const double scale = U32 * (r * (fabs(G[j]) + fabs(h[j] * m)) + fabs(ref)) +
-                           (rr != 0.0 ? fusednorm_ulp_of(rr, xd) : 0.0);
+                           (rr != 0.0 ? ulp_of(rr, xd) : 0.0);
       if (n >= CHK_MIN_N_BIAS && scale > 0.0 && ref != 0.0) {
         const double z = (got - ref) / scale;
         bias_add(&xb, z), bias_add(&xm, ref > 0 ? z : -z);
@@ -852,17 +893,17 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
   if (ok && p->has_weight && a->dw) {
     const double k = chain_factor(M > 0 ? M : 1) + 3.0;
     for (int64_t j = 0; j < n; ++j) {
-      const double got = fusednorm_load(a->dw, wd, j), ref = dw[j];
-      const int cls = nonfinite_match(got, fusednorm_round_to(ref, wd));
+      const double got = ld(a->dw, wd, j), ref = dw[j];
+      const double rr = rnd(ref, wd);
+      const int cls = nonfinite_match(got, rr);
       const double e = 1.02 * (k * U32 * T[j] + (double)(M + 2) * SUB32) + U32 * fabs(ref);
-      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, wd))) {
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, wd))) {
         CHK_FAIL("dw[%lld] = %.9g, reference %.9g, allowed +-%.3g (sum |dy n| %.9g over %lld rows)",
                  (long long)j, got, ref, e, T[j], (long long)M);
         break;
       }
       if (cls != 2 || ref == 0.0 || M < 8) continue; /* M < 8: too few terms to randomize */
-      const double rr = fusednorm_round_to(ref, wd);
-      const double scale = U32 * T[j] + (rr != 0.0 ? fusednorm_ulp_of(rr, wd) : 0.0);
+      const double scale = U32 * T[j] + (rr != 0.0 ? ulp_of(rr, wd) : 0.0);
       const double z = (got - ref) / scale;
       bias_add1(&wb, z), bias_add1(&wm, ref > 0 ? z : -z);
     }

@@ -171,6 +171,7 @@ fusednorm_status fusednorm_forward_cpu(const fusednorm_problem *p, const fusedno
         void *ro = (void *)row_at(p, a->residual_out, i, a->residual_out_stride, a->residual_out_outer);
         store_row(ro, t, xd, n);
         load_row(s, ro, xd, n); /* the norm reads the rounded sum */
+        FN_MUTATE(FN_MUT_RES_OUT_TAIL, if (n > 1) { t[n - 1] = t[n - 2]; store_row(ro, t, xd, n); });
       }
       float ss = dot(s, s, n);
       FN_MUTATE(FN_MUT_RSTD_SERIAL, ss = fn_mut_serial_dot(s, s, n));

@@ -28,10 +28,13 @@ static uint64_t rng_next(void) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-static double rng_uniform(void) { return (double)(rng_next() >> 11) * 0x1p-53; }
-/* Approximately normal (Irwin-Hall of 4): cheap, bounded, never exactly zero in practice. */
+/* Approximately normal (Irwin-Hall of 4 uniforms of 32 bits, two per draw): cheap, bounded, never
+ * exactly zero in practice, and finer than every storage format's spacing near 1. */
 static double rng_normal(void) {
-  return (rng_uniform() + rng_uniform() + rng_uniform() + rng_uniform() - 2.0) * 1.7320508;
+  const uint64_t a = rng_next(), b = rng_next();
+  const double sum = (double)(a >> 32) + (double)(a & 0xffffffffu) + (double)(b >> 32) +
+                     (double)(b & 0xffffffffu); /* exact: < 2^34 */
+  return (sum * 0x1p-32 - 2.0) * 1.7320508;
 }
 
 /* ---- buffers ------------------------------------------------------------------------------- */
@@ -172,39 +175,47 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
   p.casting = c->cast, p.offset = c->offset, p.eps = c->eps, p.has_weight = c->weight,
   p.has_residual = c->residual, p.mode = o->mode;
 
+  /* The float64 reference arrays feed the max-ulp table, which a brief run (seeds, mutants) does
+   * not print, and the legacy rules; the strict checks evaluate the reference themselves. The
+   * residual and its gradient exist only for fused-add cases, the naive outputs only for the
+   * legacy rules. */
+  const int tables = !o->brief || o->legacy_rules, res = c->residual, naive = o->legacy_rules;
   mat x, r, w, y, y2, ro, ro2, naive_y, naive_ro, dy, ds, dx, dx2, dw, dw2, naive_dx, naive_dw;
   mat *all[] = {&x, &r, &w, &y, &y2, &ro, &ro2, &naive_y, &naive_ro, &dy, &ds, &dx, &dx2, &dw,
                 &dw2, &naive_dx, &naive_dw};
-  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) all[k]->data = NULL;
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) memset(all[k], 0, sizeof *all[k]);
   float *rstd = NULL, *rstd2 = NULL, *naive_rstd = NULL;
   double *y_ref = NULL, *s_ref = NULL, *rstd_ref = NULL, *dx_ref = NULL, *dw_ref = NULL;
   const fusednorm_dtype xd = c->xd, wd = c->wd;
-  int alloc_ok = mat_alloc(&x, M, N, sin, xd) && mat_alloc(&r, M, N, sin, xd) &&
+  int alloc_ok = mat_alloc(&x, M, N, sin, xd) && (!res || mat_alloc(&r, M, N, sin, xd)) &&
                  mat_alloc(&w, 1, N, N, wd) && mat_alloc(&y, M, N, sout, xd) &&
-                 mat_alloc(&y2, M, N, sout, xd) && mat_alloc(&ro, M, N, sout, xd) &&
-                 mat_alloc(&ro2, M, N, sout, xd) && mat_alloc(&naive_y, M, N, N, xd) &&
-                 mat_alloc(&naive_ro, M, N, N, xd) && mat_alloc(&dy, M, N, sin, xd) &&
-                 mat_alloc(&ds, M, N, sin, xd) && mat_alloc(&dx, M, N, sout, xd) &&
+                 mat_alloc(&y2, M, N, sout, xd) && (!res || mat_alloc(&ro, M, N, sout, xd)) &&
+                 (!res || mat_alloc(&ro2, M, N, sout, xd)) && (!naive || mat_alloc(&naive_y, M, N, N, xd)) &&
+                 (!naive || !res || mat_alloc(&naive_ro, M, N, N, xd)) && mat_alloc(&dy, M, N, sin, xd) &&
+                 (!res || mat_alloc(&ds, M, N, sin, xd)) && mat_alloc(&dx, M, N, sout, xd) &&
                  mat_alloc(&dx2, M, N, sout, xd) && mat_alloc(&dw, 1, N, N, wd) &&
-                 mat_alloc(&dw2, 1, N, N, wd) && mat_alloc(&naive_dx, M, N, N, xd) &&
-                 mat_alloc(&naive_dw, 1, N, N, wd);
+                 mat_alloc(&dw2, 1, N, N, wd) && (!naive || mat_alloc(&naive_dx, M, N, N, xd)) &&
+                 (!naive || mat_alloc(&naive_dw, 1, N, N, wd));
   size_t mn = (size_t)(M > 0 ? M : 1) * (size_t)N;
   rstd = malloc((size_t)(M + 1) * 4), rstd2 = malloc((size_t)(M + 1) * 4);
   naive_rstd = malloc((size_t)(M + 1) * 4);
-  y_ref = malloc(mn * 8), s_ref = malloc(mn * 8), rstd_ref = malloc((size_t)(M + 1) * 8);
-  dx_ref = malloc(mn * 8), dw_ref = malloc((size_t)N * 8);
-  if (!alloc_ok || !rstd || !rstd2 || !naive_rstd || !y_ref || !s_ref || !rstd_ref || !dx_ref ||
-      !dw_ref) {
+  if (tables) {
+    y_ref = malloc(mn * 8), rstd_ref = malloc((size_t)(M + 1) * 8);
+    dx_ref = malloc(mn * 8), dw_ref = malloc((size_t)N * 8);
+  }
+  if (res) s_ref = malloc(mn * 8);
+  if (!alloc_ok || !rstd || !rstd2 || !naive_rstd || (tables && (!y_ref || !rstd_ref || !dx_ref || !dw_ref)) ||
+      (res && !s_ref)) {
     FAIL("out of host memory");
     goto done;
   }
 
   /* Inputs: activations ~N(0,1), weights around 1 (never zero), gradients ~N(0,1). */
   mat_fill(&x, 1.0, 0.0);
-  mat_fill(&r, 1.0, 0.0);
+  if (res) mat_fill(&r, 1.0, 0.0);
   mat_fill(&w, 0.5, c->offset != 0.0f ? 0.0 : 1.0);
   mat_fill(&dy, 1.0, 0.0);
-  mat_fill(&ds, 1.0, 0.0);
+  if (res) mat_fill(&ds, 1.0, 0.0);
   if (c->specials) plant_specials(&x, xd);
 
   /* ---- forward ---- */
@@ -228,7 +239,7 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
   if (!mat_padding_ok(&y) || (c->residual && !mat_padding_ok(&ro)))
     FAIL("forward wrote into row padding");
 
-  fusednorm_ref_forward(&p, &fa, y_ref, s_ref, rstd_ref);
+  if (tables || res) fusednorm_ref_forward(&p, &fa, y_ref, s_ref, rstd_ref);
   fusednorm_fwd_args na = fa;
   na.y = naive_y.data, na.y_stride = N, na.residual_out = c->residual ? naive_ro.data : NULL;
   na.residual_out_stride = N, na.rstd = naive_rstd;
@@ -236,20 +247,25 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
 
   char why[512];
   fusednorm_err_stats gs, ns;
-  output_stats(&gs, &ns, o->legacy_rules, y.data, sout, naive_y.data, xd, y_ref, M, N, &t->max_ulp_y[xd]);
+  if (tables) output_stats(&gs, &ns, o->legacy_rules, y.data, sout, naive_y.data, xd, y_ref, M, N, &t->max_ulp_y[xd]);
   if (o->legacy_rules && !fusednorm_rule_y(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose && o->legacy_rules) printf("  %s\n", why);
-  if (c->residual) { /* residual_out is the storage rounding of x + r: exact */
-    fusednorm_err_stats rs;
-    fusednorm_err_stats_clear(&rs);
-    fusednorm_err_stats_add(&rs, ro.data, xd, sout, s_ref, M, N, 0);
-    if (rs.nan_mismatch || rs.max_ulp != 0)
-      FAIL("residual_out differs from RN(x + r): max %" PRId64 " ulp, %" PRId64 " NaN mismatches",
-           rs.max_ulp, rs.nan_mismatch);
+  if (res) { /* residual_out is the reference's s, the storage rounding of x + r: exact */
+    int64_t bad = 0, bi = 0, bj = 0;
+    double bgot = 0.0, bwant = 0.0;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        const double got = fusednorm_load(ro.data, xd, i * sout + j), want = s_ref[i * N + j];
+        if (got == want || (isnan(got) && isnan(want))) continue;
+        if (!bad++) bi = i, bj = j, bgot = got, bwant = want;
+      }
+    if (bad)
+      FAIL("residual_out differs from RN(x + r) in %" PRId64 " elements (first [%" PRId64 ",%" PRId64
+           "] = %.9g, want %.9g)", bad, bi, bj, bgot, bwant);
   }
   if (!fusednorm_check_forward(&p, &fa, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose) printf("  %s\n", why);
-  {
+  if (tables) {
     fusednorm_err_stats rg, rn;
     output_stats(&rg, &rn, o->legacy_rules, rstd, 1, naive_rstd, FUSEDNORM_F32, rstd_ref, M, 1, NULL);
     fusednorm_problem pr = p;
@@ -278,14 +294,14 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
     FAIL("backward is not bitwise deterministic");
   if (!mat_padding_ok(&dx)) FAIL("backward wrote into row padding");
 
-  fusednorm_ref_backward(&p, &ba, dx_ref, c->weight ? dw_ref : NULL);
+  if (tables) fusednorm_ref_backward(&p, &ba, dx_ref, c->weight ? dw_ref : NULL);
   fusednorm_bwd_args nb = ba;
   nb.dx = naive_dx.data, nb.dx_stride = N, nb.dw = c->weight ? naive_dw.data : NULL;
   if (o->legacy_rules) fusednorm_naive_backward(&p, &nb);
-  output_stats(&gs, &ns, o->legacy_rules, dx.data, sout, naive_dx.data, xd, dx_ref, M, N, &t->max_ulp_dx[xd]);
+  if (tables) output_stats(&gs, &ns, o->legacy_rules, dx.data, sout, naive_dx.data, xd, dx_ref, M, N, &t->max_ulp_dx[xd]);
   if (o->legacy_rules && !fusednorm_rule_dx(&p, &gs, &ns, why, sizeof why)) FAIL("%s", why);
   else if (o->verbose && o->legacy_rules) printf("  %s\n", why);
-  if (c->weight) {
+  if (c->weight && tables) {
     output_stats(&gs, &ns, o->legacy_rules, dw.data, N, naive_dw.data, wd, dw_ref, 1, N, &t->max_ulp_dw[wd]);
     double scale = 0.0;
     if (o->legacy_rules) fusednorm_ref_dw_scale(&p, &ba, &scale);

@@ -46,8 +46,9 @@ static const char *kNames[] = {
     "llama dw with the unrounded h",
     "backward forgets the weight offset",
     "last y of a row copies its neighbour",
+    "last residual_out of a row copies its neighbour",
 };
-#define N_MUTANTS 20 /* FN_MUT_COUNT_ */
+#define N_MUTANTS 21 /* FN_MUT_COUNT_ */
 
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);

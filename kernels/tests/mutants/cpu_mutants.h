@@ -51,6 +51,8 @@ enum {
   FN_MUT_LLAMA_DW_TRUE,     /* llama dw with h instead of RN_x(h) */
   FN_MUT_BWD_NO_OFFSET,     /* backward forgets the weight offset (Gemma) */
   FN_MUT_Y_TAIL,            /* the row's last y copies its neighbour (a vector-tail slip) */
+  FN_MUT_RES_OUT_TAIL,      /* the row's last residual_out copies its neighbour (the norm reads the
+                               right sum) */
   FN_MUT_COUNT_,
   FN_ALT_ORDERS = 100       /* correct alternative orders: must pass */
 };
