@@ -58,10 +58,24 @@ static int mat_alloc(mat *m, int64_t rows, int64_t n, int64_t stride, fusednorm_
   return 1;
 }
 
+/* Random values in the storage format. f32 and bf16 are stored from the value rounded to fp32
+ * (for bf16 a second rounding: any bf16 value is as good an input, and this is the input
+ * generation's hot loop), f16 through the reference's single rounding. */
 static void mat_fill(mat *m, double scale, double mean) {
-  for (int64_t i = 0; i < m->rows; ++i)
-    for (int64_t j = 0; j < m->n; ++j)
-      fusednorm_store(m->data, m->dtype, i * m->stride + j, mean + scale * rng_normal());
+  for (int64_t i = 0; i < m->rows; ++i) {
+    const int64_t row = i * m->stride;
+    switch (m->dtype) {
+      case FUSEDNORM_F32:
+        for (int64_t j = 0; j < m->n; ++j) ((float *)m->data)[row + j] = (float)(mean + scale * rng_normal());
+        break;
+      case FUSEDNORM_BF16:
+        for (int64_t j = 0; j < m->n; ++j)
+          ((uint16_t *)m->data)[row + j] = fusednorm_float_to_bf16((float)(mean + scale * rng_normal()));
+        break;
+      default:
+        for (int64_t j = 0; j < m->n; ++j) fusednorm_store(m->data, m->dtype, row + j, mean + scale * rng_normal());
+    }
+  }
 }
 
 static void mat_poison(mat *m) {

@@ -3,12 +3,14 @@
 # GPU-suite section (CPU only, the GPU is not used): fresh seeds of the quick matrix (443 cases
 # each) on the CPU backend against the float64 reference with the accuracy rules
 # (kernels/ref/RULES.md, "False failures"): as many as fit in SEEDS_SECONDS (default 420), one
-# process per core. PASS iff no seed has a failing case; the detail gives the count of seeds and
-# the base seed. Each FAIL line names its seed and case; each failing seed is listed with the
-# command that reruns it alone (bin/test_cpu --quick --seed=S).
+# process per core (SEEDS_JOBS processes when set: leave cores to a section run beside it). PASS
+# iff no seed has a failing case; the detail gives the count of seeds and the base seed. Each FAIL
+# line names its seed and case; each failing seed is listed with the command that reruns it alone
+# (bin/test_cpu --quick --seed=S).
 . "$(dirname "$0")/common.sh"
 T="$BUNDLE/bin/test_cpu"
 suite_require "$T" || exit 0
-suite_check "quick-matrix seeds, ${SEEDS_SECONDS:-420} s on $(nproc) cores" --timeout 500 \
-  --detail '^test_cpu: [0-9]+ seeds' -- \
-  "$T" --quick --repeat=1000000 --jobs=0 --max-seconds="${SEEDS_SECONDS:-420}"
+secs="${SEEDS_SECONDS:-420}" jobs="${SEEDS_JOBS:-0}"
+suite_check "quick-matrix seeds, $secs s on $([ "$jobs" = 0 ] && nproc || echo "$jobs") processes" \
+  --timeout $((secs + 80)) --detail '^test_cpu: [0-9]+ seeds' -- \
+  "$T" --quick --repeat=1000000 --jobs="$jobs" --max-seconds="$secs"
