@@ -167,27 +167,49 @@ hdf5_only_in() {
 # hdf5_fault INPUT DIR: 0 when a fault of the fast part on INPUT is shown to be HDF5's. Without
 # sanitizers HDF5 can overrun one of its own heap blocks silently (a corrupt global heap read into a
 # variable-length string), and glibc's heap check aborts later in the reader's malloc or free:
-#   - on the same input: the fast build served INPUT alone faults again in the reader, and the
-#     ASan build served it alone reports an overrun inside libhdf5 first (and nothing else);
+#   - on the same input: the ASan build served INPUT alone reports an overrun inside libhdf5 first
+#     (and nothing else). ASan stops at the first bad access, so up to HDF5's overrun the reader's
+#     work on INPUT was clean, and from it on the heap is damaged: whatever faults after it is no
+#     evidence against the reader. Where the damage surfaces (or whether it does) depends on the
+#     heap's layout, so the fast build need not fault again here. If the guard kept the inputs the
+#     child served before INPUT (history-<pid>/ under DIR, INPUT last), the ASan build served that
+#     sequence must report overruns inside libhdf5 only: nothing of ours on the earlier inputs;
 #   - on a later input of the same child: the guard's history-<pid>/ under DIR holds the inputs
 #     that child served (INPUT last). HDF5's if the fast build served that sequence faults again on
 #     INPUT (judged ours, or inside HDF5: where damage to the heap surfaces depends on the layout),
 #     the ASan build served it reports overruns inside libhdf5 only, and the fast build served the
 #     sequence without those inputs does not fault on INPUT at all: the overrun caused it.
-# Anything else (no history, a fault that does not come back, one that stays without the
-# overruns) is not shown to be HDF5's: ours.
+# Anything else (no overrun on INPUT and no history, a fault that does not come back, one that
+# stays without the overruns) is not shown to be HDF5's: ours.
+# history_of INPUT DIR: the guard's history-<pid>/ under DIR whose last input is INPUT, if any.
+history_of() {
+  local h last
+  for h in "$2"/history-*; do
+    [ -d "$h" ] || continue
+    last=$(ls "$h" | sort | tail -n 1)
+    [ -n "$last" ] && cmp -s "$h/$last" "$1" && { echo "$h"; return 0; }
+  done
+  return 1
+}
 hdf5_fault() {
-  local h last out tmp f
+  local h out tmp f
   tmp=$(mktemp -d)
-  out=$(serve "$BINDIR/capture_fuzz" "$tmp" "$1")
-  if ours_in "$out"; then
-    out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "$1")
+  out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "$1")
+  if hdf5_only_in "$out" && saved_crash "$tmp" "$1"; then
+    rm -rf "$tmp"
+    h=$(history_of "$1" "$2") || return 0
+    local -a seq=()
+    mapfile -t seq < <(ls -d "$h"/* | sort)
+    tmp=$(mktemp -d)
+    out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "${seq[@]}")
     rm -rf "$tmp"
     hdf5_only_in "$out" && return 0
+    return 1
   fi
   rm -rf "$tmp"
   for h in "$2"/history-*; do
     [ -d "$h" ] || continue
+    local last
     last=$(ls "$h" | sort | tail -n 1)
     [ -n "$last" ] && cmp -s "$h/$last" "$1" || continue
     local -a seq=() rest=()
