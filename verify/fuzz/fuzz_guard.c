@@ -28,8 +28,9 @@
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
  * A child carries state from input to input: HDF5 can overrun one of its own heap blocks silently
  * (no sanitizer in the fast build) and the damage surfaces inputs later, in the reader's malloc
- * or free. So the fuzzer's process keeps the inputs the current child has served (the last
- * HIST_MAX), and when it judges a fault ours it writes them, in order, to
+ * or free. So the fuzzer's process keeps the inputs the current child has served (a child serves
+ * at most HIST_MAX, then a fresh one takes over: damage from an input the record had dropped could
+ * not be replayed), and when it judges a fault ours it writes them, in order, to
  * $FUZZ_GUARD_SAVE/history-<pid>/NNNN (the faulting input last): run_fuzz.sh replays that
  * sequence in the ASan build, which sees the first overrun where it happens.
  * FUZZ_GUARD=0 runs inputs in-process (triage of one saved input, with the sanitizer's report).
@@ -438,6 +439,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!g_on) return capture_fuzz_one(data, size) ? -1 : 0;
   if (size > MAX_INPUT) return -1;
   g_inputs++;
+  if (g_child && g_hist_n == HIST_MAX) end_child(1); /* its history is full: a fresh child */
   if (!g_child) {
     hist_reset();
     start_child();

@@ -19,7 +19,7 @@ clang -O1 -fPIC -shared -DMOCK_HDF5 "$HERE/guard_mock.c" -o "$W/libhdf5_guardmoc
   clang -g -O2 -Wall -Wextra -Werror -fsanitize=fuzzer "$HERE/fuzz_guard.c" -L"$W" \
     -lcapture_reader_guardmock -Wl,-rpath,'$ORIGIN' -o "$W/guard" ||
   { echo "guard_test: build failed"; exit 1; }
-for c in R H S C K P D Q; do printf '%s' "$c" > "$W/$c"; done
+for c in R H S C K P D Q N; do printf '%s' "$c" > "$W/$c"; done
 export FUZZ_GUARD_HANG_MS=40
 fail=0
 check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
@@ -41,4 +41,13 @@ check "HDF5 loop + HDF5 crash + slow input: counted as HDF5's, nothing ours" 0 \
 check "loop in the reader: ours" nonzero 'the reader loops; stack|verdict: fault in the reader, signal Profiling timer expired at .*guardmock.*9 of 9 CPU-time samples in the reader' R
 check "crash in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at libcapture_reader_guardmock' C
 check "call through a corrupt pointer in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at pc 0x[0-9a-f]+, not code, called from libcapture_reader_guardmock' Q
+# A child serves at most 256 inputs, so the history written at a fault covers all the child served:
+# 300 harmless inputs take two children, and a crash after them leaves a history of the 45 inputs
+# the second child served (none dropped).
+many=(); for i in $(seq 300); do many+=(N); done
+check "a child serves at most 256 inputs" 0 'fuzz_guard: 300 inputs in 2 children' "${many[@]}"
+mkdir -p "$W/save"
+FUZZ_GUARD_SAVE="$W/save" check "the history at a fault covers the whole child" nonzero \
+  'the 45 input\(s\) this child served are in ' "${many[@]}" C
+[ "$(ls "$W"/save/history-*/ 2>/dev/null | wc -l)" = 45 ] || { echo "guard_test: FAIL the history holds $(ls "$W"/save/history-*/ 2>/dev/null | wc -l) inputs, not 45"; fail=1; }
 exit "$fail"
