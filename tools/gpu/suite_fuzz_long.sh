@@ -21,7 +21,7 @@ suite_row "libraries" PASS "$(ldd "$F/capture_fuzz" | grep -oE 'lib(hdf5[a-z_]*|
 work="$(mktemp -d)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FUZZ_TRIAGE_MAX="${FUZZ_TRIAGE_MAX:-16}"
 suite_check "fuzz ${FUZZ_RUNS:-10000000}+${FUZZ_ASAN_RUNS:-100000} on ${FUZZ_WORKERS:-$(nproc)} workers" \
-  --timeout 530 --detail '^run_fuzz: summary' -- \
+  --timeout $((${FUZZ_SECONDS:-450} + 80)) --detail '^run_fuzz: summary' -- \
   bash "$F/run_fuzz.sh" --bin "$F" --replay "$BUNDLE/bin/replay" --work "$work" \
     --runs "${FUZZ_RUNS:-10000000}" --asan-runs "${FUZZ_ASAN_RUNS:-100000}" \
     --workers "${FUZZ_WORKERS:-$(nproc)}" --max-seconds "${FUZZ_SECONDS:-450}"
