@@ -7,7 +7,7 @@
 #
 # Idempotent and quick when everything is present (a few dpkg/python checks, no network).
 # apt:  bazel-bootstrap (Bazel 4.2.3), gcc/g++ 12, OpenMPI, serial HDF5 (+ h5dump), python3 + pip,
-#       clang 14 + compiler-rt (libFuzzer for verify/fuzz).
+#       clang 14 + compiler-rt (libFuzzer for verify/fuzz), electric-fence (the fuzz triage).
 # pip:  tools/requirements.txt, into `python3` if it is a virtualenv/pyenv/user Python, else into
 #       a virtualenv at $FUSEDNORM_VENV (default ~/.cache/fusednorm/venv) because Debian's own
 #       python3 is "externally managed" (PEP 668) and must not be pip-installed into.
@@ -29,7 +29,8 @@ _fn_setup() {
   # ---- apt ------------------------------------------------------------------------------------
   local pkgs=(bazel-bootstrap build-essential gcc-12 g++-12 openmpi-bin libopenmpi-dev
               libhdf5-dev hdf5-tools python3 python3-pip python3-venv ca-certificates
-              clang libclang-rt-14-dev)  # clang + compiler-rt: libFuzzer (verify/fuzz)
+              clang libclang-rt-14-dev   # clang + compiler-rt: libFuzzer (verify/fuzz)
+              electric-fence)            # the fuzz triage's guard-page allocator (run_fuzz.sh)
   local missing=() p
   for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -131,6 +131,14 @@ if ! bash verify/fuzz/run_fuzz.sh --build-only "$B/fuzz" > "$B/fuzz.log" 2>&1; t
 fi
 rm -f "$B/fuzz.log"
 cp -L verify/fuzz/run_fuzz.sh "$B/fuzz/"
+# Electric Fence for the triage of faults HDF5's plain-store overruns cause (the GPU machine has
+# no electric-fence package; the library depends on libc alone).
+if [ -f /usr/lib/libefence.so.0 ]; then
+  cp -L /usr/lib/libefence.so.0 "$B/fuzz/libefence.so.0"
+else
+  echo "collect: /usr/lib/libefence.so.0 missing (apt install electric-fence: tools/setup.sh)" >&2
+  exit 1
+fi
 mkdir -p "$B/fuzz/regressions"
 cp -L verify/fuzz/regressions/*.h5 "$B/fuzz/regressions/"
 for f in "$B"/fuzz/capture_fuzz "$B"/fuzz/capture_fuzz_asan; do

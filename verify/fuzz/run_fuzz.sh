@@ -111,6 +111,13 @@ if [ -z "$BINDIR" ]; then
 fi
 BINDIR="$(cd "$BINDIR" && pwd)"
 for b in capture_fuzz capture_fuzz_asan; do [ -x "$BINDIR/$b" ] || die "$BINDIR/$b missing"; done
+# Electric Fence (Debian's electric-fence; the GPU bundle carries its copy): the triage's allocator
+# with a guard page after every block, which catches HDF5's overruns where they happen.
+EFENCE=""
+for e in "$BINDIR/libefence.so.0" /usr/lib/libefence.so.0 /usr/lib/x86_64-linux-gnu/libefence.so.0; do
+  [ -f "$e" ] && { EFENCE="$e"; break; }
+done
+[ -n "$EFENCE" ] || echo "run_fuzz: no libefence.so.0 (apt install electric-fence): the triage's Electric Fence rule is off"
 [ -z "$SEEDS" ] && [ -d "$BINDIR/seeds" ] && SEEDS="$BINDIR/seeds"
 if [ -z "$SEEDS" ]; then
   SEEDS="$WORK/seeds"
@@ -174,6 +181,12 @@ hdf5_only_in() {
 #     heap's layout, so the fast build need not fault again here. If the guard kept the inputs the
 #     child served before INPUT (history-<pid>/ under DIR, INPUT last), the ASan build served that
 #     sequence must report overruns inside libhdf5 only: nothing of ours on the earlier inputs;
+#   - HDF5 overruns with plain stores too, which ASan cannot see (libhdf5 is not instrumented). So
+#     with Electric Fence (every heap block followed by a guard page): HDF5's if the fast build
+#     under it, served the child's history (or INPUT alone), crashes inside libhdf5 (not where
+#     Electric Fence ran out of mappings) and nothing in the reader, and the ASan build served the
+#     same reports nothing of ours: HDF5 wrote past a block of its own in that child, at or before
+#     INPUT;
 #   - on a later input of the same child: the guard's history-<pid>/ under DIR holds the inputs
 #     that child served (INPUT last). HDF5's if the fast build served that sequence faults again on
 #     INPUT (judged ours, or inside HDF5: where damage to the heap surfaces depends on the layout),
@@ -207,6 +220,24 @@ hdf5_fault() {
     return 1
   fi
   rm -rf "$tmp"
+  if [ -n "$EFENCE" ]; then
+    local -a efseq=("$1")
+    h=$(history_of "$1" "$2") && mapfile -t efseq < <(ls -d "$h"/* | sort)
+    tmp=$(mktemp -d)
+    # Electric Fence makes every allocation a system call: a hang needs far more CPU time here.
+    # Only a crash inside libhdf5 counts (the guard's verbose line), and none where Electric Fence
+    # itself gave up (out of mappings: its own exit, not an overrun).
+    out=$(LD_PRELOAD="$EFENCE" EF_DISABLE_BANNER=1 FUZZ_GUARD_HANG_MS=20000 FUZZ_GUARD_VERBOSE=1 \
+          serve "$BINDIR/capture_fuzz" "$tmp" "${efseq[@]}")
+    rm -rf "$tmp"
+    if hdf5_only_in "$out" && grep -q "^fuzz_guard: inside HDF5: crash at libhdf5" <<< "$out" &&
+       ! grep -q "ElectricFence Exiting" <<< "$out"; then
+      tmp=$(mktemp -d)
+      out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "${efseq[@]}")
+      rm -rf "$tmp"
+      ours_in "$out" || return 0
+    fi
+  fi
   for h in "$2"/history-*; do
     [ -d "$h" ] || continue
     local last
