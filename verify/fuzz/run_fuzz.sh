@@ -308,11 +308,23 @@ part() {
       total=$((total + ${n:-0}))
     done
     [ "$name" = fast ] || break
-    local all_hdf5=1 any=0
-    for a in "$dir"/artifacts/crash-*; do
-      [ -f "$a" ] || continue
-      any=1
-      if [ "$attempt" -lt 100 ] && hdf5_fault "$a" "$dir/saved"; then
+    local all_hdf5=1 any=0 k=0 shown="$dir/shown-$attempt"
+    local -a arts=()
+    for a in "$dir"/artifacts/crash-*; do [ -f "$a" ] && arts+=("$a"); done
+    [ "${#arts[@]}" -gt 0 ] && any=1
+    # The faults are judged side by side, WORKERS at a time (each replays its own child's history):
+    # one by one, a run's ~80 took longer than its fuzzing.
+    mkdir -p "$shown"
+    if [ "$attempt" -lt 100 ]; then
+      for a in "${arts[@]}"; do
+        (hdf5_fault "$a" "$dir/saved" && touch "$shown/$(basename "$a")") &
+        k=$((k + 1))
+        [ $((k % WORKERS)) -ne 0 ] || wait
+      done
+      wait
+    fi
+    for a in "${arts[@]}"; do
+      if [ -f "$shown/$(basename "$a")" ]; then
         rm -f "$dir/corpus/$(basename "$a" | sed 's/^crash-//')"
         mv "$a" "$dir/saved/hdf5-heap-$(basename "$a")"
         heap=$((heap + 1))
@@ -320,6 +332,7 @@ part() {
         all_hdf5=0
       fi
     done
+    rm -rf "$shown"
     # resume only past faults that were all HDF5's (and nothing else went wrong in this attempt)
     if [ "$any" -eq 1 ] && [ "$all_hdf5" -eq 1 ] &&
        ! ls "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1; then
