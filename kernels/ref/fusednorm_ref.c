@@ -56,13 +56,27 @@ static double spacing(double v, fmt_t f) {
 /* The helpers below are static inline with the public functions as wrappers: the checks call them
  * several times per element, and an exported function in a shared library is called through the
  * PLT, never inlined. */
-static inline double rnd(double v, fusednorm_dtype dtype) {
+/* rnd's rare cases (zero, subnormal, the top binade and beyond, Inf, NaN), out of line. */
+static double __attribute__((noinline)) rnd_rare(double v, fusednorm_dtype dtype) {
   if (!isfinite(v) || v == 0.0) return v;
-  if (dtype == FUSEDNORM_F32) return (double)(float)v; /* hardware RNE, one rounding */
-  fmt_t f = fmt_of(dtype);
+  if (fabs(v) >= 0x1p200) return copysign(INFINITY, v); /* beyond every 16-bit format's range */
+  const fmt_t f = fmt_of(dtype);
+  /* Round to a multiple of the spacing q, ties to even: v + c lies in the binade of c = 1.5 * 2^52 q,
+   * where doubles are exactly q apart, so the addition rounds v to a multiple of q (RNE, and c / q
+   * is even, so "even" is the multiple's) and the subtraction is exact. The same values as
+   * nearbyint(v / q) * q, without the libm call that took a third of a quick-matrix seed's CPU time. */
+  const double c = 0x1.8p52 * spacing(v, f);
+  const double r = (v + c) - c;
+  if (r == 0.0) return copysign(0.0, v);
+  if (fabs(r) > f.max) return copysign(INFINITY, v);
+  return r;
+}
+static inline double rnd(double v, fusednorm_dtype dtype) {
+  if (dtype == FUSEDNORM_F32) return isfinite(v) ? (double)(float)v : v; /* hardware RNE, one rounding */
   uint64_t u;
   memcpy(&u, &v, 8);
   const int e = (int)((u >> 52) & 0x7ff) - 1023;
+  const fmt_t f = fmt_of(dtype);
   if (e >= f.emin && e < f.emax) {
     /* a normal value below the top binade: round the significand to p bits, ties to even, on the
      * bits (a carry out of the significand moves into the exponent, which is right, and stays
@@ -73,17 +87,7 @@ static inline double rnd(double v, fusednorm_dtype dtype) {
     memcpy(&v, &u, 8);
     return v;
   }
-  /* subnormal, top binade or beyond */
-  if (fabs(v) >= 0x1p200) return copysign(INFINITY, v); /* beyond every 16-bit format's range */
-  /* Round to a multiple of the spacing q, ties to even: v + c lies in the binade of c = 1.5 * 2^52 q,
-   * where doubles are exactly q apart, so the addition rounds v to a multiple of q (RNE, and c / q
-   * is even, so "even" is the multiple's) and the subtraction is exact. The same values as
-   * nearbyint(v / q) * q, without the libm call that took a third of a quick-matrix seed's CPU time. */
-  const double c = 0x1.8p52 * spacing(v, f);
-  const double r = (v + c) - c;
-  if (r == 0.0) return copysign(0.0, v);
-  if (fabs(r) > f.max) return copysign(INFINITY, v);
-  return r;
+  return rnd_rare(v, dtype);
 }
 double fusednorm_round_to(double v, fusednorm_dtype dtype) { return rnd(v, dtype); }
 
@@ -725,11 +729,13 @@ static int nonfinite_match(double got, double ref_rounded) {
   return (isnan(got) && isnan(ref_rounded)) || (isinf(ref_rounded) && got == ref_rounded);
 }
 
-/* got (a dtype value) within the rounded interval [RN(lo), RN(hi)] of dtype (hi >= lo); rr is
- * RN(ref) for some ref and q = ulp_of(rr), computed by the caller anyway. Two shortcuts give the same answer without
- * rounding both ends: RN is monotone, so a got inside [lo, hi] is inside; and when [lo, hi] lies
- * strictly inside the values that round to rr, both ends round to rr, so got must be rr. */
+/* got (a dtype value) within the rounded interval [RN(lo), RN(hi)] of dtype; rr = RN(ref) and
+ * q = ulp_of(rr) for the ref with lo = ref - e, hi = ref + e (e >= 0), computed by the caller
+ * anyway. Shortcuts give the same answer without rounding both ends, as RN is monotone: got = rr
+ * is inside; a got inside [lo, hi] is inside; and when [lo, hi] lies strictly inside the values
+ * that round to rr, both ends round to rr, so got must be rr. */
 static inline int in_interval(double got, double lo, double hi, double rr, double q, fusednorm_dtype d) {
+  if (got == rr && lo <= hi) return 1; /* RN(lo) <= RN(ref) = rr <= RN(hi), as lo <= ref <= hi */
   if (lo <= got && got <= hi) return 1;
   /* rr's rounding interval: half the spacing q of its binade on either side, but a quarter on
    * the side toward zero when |rr| is a power of two (the binade below is finer); strictly

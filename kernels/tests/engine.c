@@ -32,9 +32,8 @@ static uint64_t rng_next(void) {
  * exactly zero in practice, and finer than every storage format's spacing near 1. */
 static double rng_normal(void) {
   const uint64_t a = rng_next(), b = rng_next();
-  const double sum = (double)(a >> 32) + (double)(a & 0xffffffffu) + (double)(b >> 32) +
-                     (double)(b & 0xffffffffu); /* exact: < 2^34 */
-  return (sum * 0x1p-32 - 2.0) * 1.7320508;
+  const uint64_t sum = (a >> 32) + (a & 0xffffffffu) + (b >> 32) + (b & 0xffffffffu); /* < 2^34 */
+  return ((double)sum * 0x1p-32 - 2.0) * 1.7320508;
 }
 
 /* ---- buffers ------------------------------------------------------------------------------- */
