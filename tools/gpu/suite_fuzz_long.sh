@@ -26,8 +26,16 @@ suite_check "fuzz ${FUZZ_RUNS:-10000000}+${FUZZ_ASAN_RUNS:-100000} on ${FUZZ_WOR
     --runs "${FUZZ_RUNS:-10000000}" --asan-runs "${FUZZ_ASAN_RUNS:-100000}" \
     --workers "${FUZZ_WORKERS:-$(nproc)}" --max-seconds "${FUZZ_SECONDS:-450}"
 # A fault found here must be reproducible elsewhere: its input and the inputs its child served
-# before it come back with the suite's output (the machine and its /tmp do not).
-keep=$(cd "$work" && ls -d */artifacts/* */saved/history-* 2>/dev/null)
+# before it come back with the suite's output (the machine and its /tmp do not). Only the faults
+# left in artifacts/ (the triage moved those shown HDF5's), each with the history that ends on it.
+keep=$(cd "$work" && for a in */artifacts/*; do
+         [ -f "$a" ] || continue
+         echo "$a"
+         for h in "${a%%/*}"/saved/history-*; do
+           last=$(ls "$h" 2>/dev/null | sort | tail -n 1)
+           [ -n "$last" ] && cmp -s "$h/$last" "$a" && echo "$h"
+         done
+       done)
 if [ -n "$keep" ]; then
   tar -czf "$SUITE_OUT/fuzz_long_faults.tgz" -C "$work" $keep &&
     echo "fuzz_long: the faulting inputs and their children's histories: $SUITE_OUT/fuzz_long_faults.tgz"
