@@ -729,22 +729,12 @@ static int nonfinite_match(double got, double ref_rounded) {
   return (isnan(got) && isnan(ref_rounded)) || (isinf(ref_rounded) && got == ref_rounded);
 }
 
-/* got (a dtype value) within the rounded interval [RN(lo), RN(hi)] of dtype; rr = RN(ref) and
- * q = ulp_of(rr) for the ref with lo = ref - e, hi = ref + e (e >= 0), computed by the caller
- * anyway. Shortcuts give the same answer without rounding both ends, as RN is monotone: got = rr
- * is inside; a got inside [lo, hi] is inside; and when [lo, hi] lies strictly inside the values
- * that round to rr, both ends round to rr, so got must be rr. */
-static inline int in_interval(double got, double lo, double hi, double rr, double q, fusednorm_dtype d) {
+/* got (a dtype value) within the rounded interval [RN(lo), RN(hi)] of dtype; rr = RN(ref) for
+ * the ref with lo = ref - e, hi = ref + e (e >= 0), computed by the caller anyway. As RN is
+ * monotone, got = rr is inside, and so is a got inside [lo, hi]: only the rest rounds both ends. */
+static inline int in_interval(double got, double lo, double hi, double rr, fusednorm_dtype d) {
   if (got == rr && lo <= hi) return 1; /* RN(lo) <= RN(ref) = rr <= RN(hi), as lo <= ref <= hi */
   if (lo <= got && got <= hi) return 1;
-  /* rr's rounding interval: half the spacing q of its binade on either side, but a quarter on
-   * the side toward zero when |rr| is a power of two (the binade below is finer); strictly
-   * inside it, ties do not matter */
-  uint64_t u;
-  memcpy(&u, &rr, 8);
-  const double inward = (u & 0xfffffffffffffull) || rr == 0.0 ? 0.5 * q : 0.25 * q;
-  const double below = rr > 0.0 ? inward : 0.5 * q, above = rr < 0.0 ? inward : 0.5 * q;
-  if (lo > rr - below && hi < rr + above) return got == rr;
   return rnd(lo, d) <= got && got <= rnd(hi, d);
 }
 
@@ -876,19 +866,18 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
       const double ref = d + ds, got = ld(dxr, xd, j);
       const double rr = rnd(ref, xd);
       const int cls = nonfinite_match(got, rr);
-      const double q = cls == 2 ? ulp_of(rr, xd) : 0.0;
       double e = r * ((2.0 * fabs(G[j]) + 2.0 * fabs(h[j] * m)) * U32 + fabs(h[j]) * dm + 4.0 * SUB32) +
                  2.0 * U32 * fabs(d) + 2.0 * SUB32;
       if (dsr) e += U32 * (fabs(d) + fabs(ds));
       e *= 1.02;
-      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, q, xd))) {
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, xd))) {
         CHK_FAIL("dx[%lld,%lld] = %.9g, reference %.9g, allowed +-%.3g (saved rstd %.9g, row mean(g*h) %.9g)",
                  (long long)i, (long long)j, got, ref, e, r, m);
         break;
       }
       if (cls != 2) continue;
       const double scale = U32 * (r * (fabs(G[j]) + fabs(h[j] * m)) + fabs(ref)) +
-                           (rr != 0.0 ? q : 0.0);
+                           (rr != 0.0 ? ulp_of(rr, xd) : 0.0);
       if (n >= CHK_MIN_N_BIAS && scale > 0.0 && ref != 0.0) {
         const double z = (got - ref) / scale;
         bias_add(&xb, z), bias_add(&xm, ref > 0 ? z : -z);
@@ -902,15 +891,14 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
       const double got = ld(a->dw, wd, j), ref = dw[j];
       const double rr = rnd(ref, wd);
       const int cls = nonfinite_match(got, rr);
-      const double q = cls == 2 ? ulp_of(rr, wd) : 0.0;
       const double e = 1.02 * (k * U32 * T[j] + (double)(M + 2) * SUB32) + U32 * fabs(ref);
-      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, q, wd))) {
+      if (cls == 0 || (cls == 2 && !in_interval(got, ref - e, ref + e, rr, wd))) {
         CHK_FAIL("dw[%lld] = %.9g, reference %.9g, allowed +-%.3g (sum |dy n| %.9g over %lld rows)",
                  (long long)j, got, ref, e, T[j], (long long)M);
         break;
       }
       if (cls != 2 || ref == 0.0 || M < 8) continue; /* M < 8: too few terms to randomize */
-      const double scale = U32 * T[j] + (rr != 0.0 ? q : 0.0);
+      const double scale = U32 * T[j] + (rr != 0.0 ? ulp_of(rr, wd) : 0.0);
       const double z = (got - ref) / scale;
       bias_add1(&wb, z), bias_add1(&wm, ref > 0 ? z : -z);
     }
