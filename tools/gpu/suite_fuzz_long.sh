@@ -18,6 +18,10 @@ if [ -n "$missing" ]; then
   exit 0
 fi
 suite_row "libraries" PASS "$(ldd "$F/capture_fuzz" | grep -oE 'lib(hdf5[a-z_]*|capture_reader[a-z_]*)\.so[.0-9]*' | sort -u | paste -sd ' ')"
+if ! [[ "${FUZZ_SECONDS:-450}" =~ ^[0-9]+$ ]]; then
+  suite_row "settings" FAIL "FUZZ_SECONDS='$FUZZ_SECONDS': a whole number of seconds expected"
+  exit 0
+fi
 work="$(mktemp -d)"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 FUZZ_TRIAGE_MAX="${FUZZ_TRIAGE_MAX:-16}"
 suite_check "fuzz ${FUZZ_RUNS:-10000000}+${FUZZ_ASAN_RUNS:-100000} on ${FUZZ_WORKERS:-$(nproc)} workers" \

@@ -11,6 +11,10 @@
 T="$BUNDLE/bin/test_cpu"
 suite_require "$T" || exit 0
 secs="${SEEDS_SECONDS:-420}" jobs="${SEEDS_JOBS:-0}"
+if ! [[ "$secs" =~ ^[0-9]+$ && "$jobs" =~ ^[0-9]+$ ]]; then
+  suite_row "settings" FAIL "SEEDS_SECONDS='$secs' SEEDS_JOBS='$jobs': whole numbers expected"
+  exit 0
+fi
 suite_check "quick-matrix seeds, $secs s on $([ "$jobs" = 0 ] && nproc || echo "$jobs") processes" \
   --timeout $((secs + 80)) --detail '^test_cpu: [0-9]+ seeds' -- \
   "$T" --quick --repeat=1000000 --jobs="$jobs" --max-seconds="$secs"

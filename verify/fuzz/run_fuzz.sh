@@ -171,6 +171,18 @@ hdf5_only_in() {
   grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$1"
 }
 
+# history_of INPUT DIR: the guard's history-<pid>/ folders under DIR whose last input is INPUT,
+# one a line (none: no output).
+history_of() {
+  local h last
+  for h in "$2"/history-*; do
+    [ -d "$h" ] || continue
+    last=$(ls "$h" | sort | tail -n 1)
+    [ -n "$last" ] && cmp -s "$h/$last" "$1" && echo "$h"
+  done
+  return 0
+}
+
 # hdf5_fault INPUT DIR: 0 when a fault of the fast part on INPUT is shown to be HDF5's. Without
 # sanitizers HDF5 can overrun one of its own heap blocks silently (a corrupt global heap read into a
 # variable-length string), and glibc's heap check aborts later in the reader's malloc or free:
@@ -185,9 +197,8 @@ hdf5_only_in() {
 #     with Electric Fence (every heap block followed by a guard page): HDF5's if the fast build
 #     under it, served the child's history (or INPUT alone), crashes inside libhdf5 (more often
 #     than Electric Fence ran out of mappings, which ends a child as a crash where it allocates)
-#     and nothing in the reader, and the ASan build served the
-#     same reports nothing of ours: HDF5 wrote past a block of its own in that child, at or before
-#     INPUT;
+#     and nothing in the reader, and the ASan build served the same reports nothing of ours: HDF5
+#     wrote past a block of its own in that child, at or before INPUT;
 #   - on a later input of the same child: the guard's history-<pid>/ under DIR holds the inputs
 #     that child served (INPUT last). HDF5's if the fast build served that sequence faults again on
 #     INPUT (judged ours, or inside HDF5: where damage to the heap surfaces depends on the layout),
@@ -195,23 +206,14 @@ hdf5_only_in() {
 #     sequence without those inputs does not fault on INPUT at all: the overrun caused it.
 # Anything else (no overrun on INPUT and no history, a fault that does not come back, one that
 # stays without the overruns) is not shown to be HDF5's: ours.
-# history_of INPUT DIR: the guard's history-<pid>/ under DIR whose last input is INPUT, if any.
-history_of() {
-  local h last
-  for h in "$2"/history-*; do
-    [ -d "$h" ] || continue
-    last=$(ls "$h" | sort | tail -n 1)
-    [ -n "$last" ] && cmp -s "$h/$last" "$1" && { echo "$h"; return 0; }
-  done
-  return 1
-}
 hdf5_fault() {
   local h out tmp f
   tmp=$(mktemp -d)
   out=$(serve "$BINDIR/capture_fuzz_asan" "$tmp" "$1")
   if hdf5_only_in "$out" && saved_crash "$tmp" "$1"; then
     rm -rf "$tmp"
-    h=$(history_of "$1" "$2") || return 0
+    h=$(history_of "$1" "$2" | head -n 1)
+    [ -n "$h" ] || return 0
     local -a seq=()
     mapfile -t seq < <(ls -d "$h"/* | sort)
     tmp=$(mktemp -d)
@@ -223,7 +225,8 @@ hdf5_fault() {
   rm -rf "$tmp"
   if [ -n "$EFENCE" ]; then
     local -a efseq=("$1")
-    h=$(history_of "$1" "$2") && mapfile -t efseq < <(ls -d "$h"/* | sort)
+    h=$(history_of "$1" "$2" | head -n 1)
+    [ -n "$h" ] && mapfile -t efseq < <(ls -d "$h"/* | sort)
     tmp=$(mktemp -d)
     # Electric Fence makes every allocation a system call: a hang needs far more CPU time here.
     # Only crashes inside libhdf5 count (the guard's verbose lines), less one for each child where
@@ -241,11 +244,9 @@ hdf5_fault() {
       ours_in "$out" || return 0
     fi
   fi
-  for h in "$2"/history-*; do
-    [ -d "$h" ] || continue
-    local last
-    last=$(ls "$h" | sort | tail -n 1)
-    [ -n "$last" ] && cmp -s "$h/$last" "$1" || continue
+  local -a hists=()
+  mapfile -t hists < <(history_of "$1" "$2")
+  for h in "${hists[@]}"; do
     local -a seq=() rest=()
     mapfile -t seq < <(ls -d "$h"/* | sort)
     tmp=$(mktemp -d)
