@@ -20,7 +20,8 @@
 #   fuzz/      the capture-reader fuzzers (verify/fuzz/run_fuzz.sh --build-only, clang here: the GPU
 #              machine has none), their seeds, run_fuzz.sh and the regression inputs, for the
 #              opt-in section fuzz_long; the binaries find libcapture_reader*.so through RUNPATH
-#              $ORIGIN and need only libc, libstdc++, libm and libhdf5_serial.so.103
+#              $ORIGIN and need only libc, libstdc++, libm and libhdf5_serial.so.103; hdf5-build/
+#              holds this machine's libhdf5_serial.so.103 (fuzz_long's FUZZ_HDF5=build)
 #   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
 #              and sha256
 # Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
@@ -139,8 +140,21 @@ else
   echo "collect: /usr/lib/libefence.so.0 missing (apt install electric-fence: tools/setup.sh)" >&2
   exit 1
 fi
+# The build machine's HDF5 (the one the reader is compiled against and CI fuzzes with), for
+# fuzz_long with FUZZ_HDF5=build: the GPU machine's own libhdf5_serial.so.103 is another release,
+# whose heap damage on corrupt files surfaces in other places. Its dependencies (libsz, libaec,
+# libcurl, libcrypto, libz) resolve from the GPU machine's system, whose own HDF5 needs them too.
+h5so="$(ldconfig -p | awk '/libhdf5_serial\.so\.103 .*x86-64/{print $NF; exit}')"
+if [ -n "$h5so" ] && [ -f "$h5so" ]; then
+  mkdir -p "$B/fuzz/hdf5-build"
+  cp -L "$h5so" "$B/fuzz/hdf5-build/libhdf5_serial.so.103"
+else
+  echo "collect: libhdf5_serial.so.103 not found (apt install libhdf5-dev: tools/setup.sh)" >&2
+  exit 1
+fi
 mkdir -p "$B/fuzz/regressions"
 cp -L verify/fuzz/regressions/*.h5 "$B/fuzz/regressions/"
+cp -RL verify/fuzz/triage_cases "$B/fuzz/"
 for f in "$B"/fuzz/capture_fuzz "$B"/fuzz/capture_fuzz_asan; do
   if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF '$ORIGIN'; then
     echo "collect: $f lacks RUNPATH \$ORIGIN (its libcapture_reader*.so lies next to it)" >&2

@@ -9,15 +9,27 @@
 #               executions by then FAIL; any fault in our code FAILS; every saved input HDF5 failed
 #               on (up to 40) must be refused by bin/replay with exit 2 and a reason.
 # Environment: FUZZ_RUNS, FUZZ_ASAN_RUNS, FUZZ_SECONDS, FUZZ_WORKERS override the defaults.
+# FUZZ_HDF5=build fuzzes against the build machine's libhdf5_serial.so.103 (gpu_bundle/fuzz/
+# hdf5-build: the release the reader is compiled against and CI fuzzes with) instead of this
+# machine's; the libraries row names the HDF5 release either way.
 . "$(dirname "$0")/common.sh"
 F="$BUNDLE/fuzz"
 suite_require "$F/capture_fuzz" "$F/capture_fuzz_asan" "$F/run_fuzz.sh" "$BUNDLE/bin/replay" || exit 0
+case "${FUZZ_HDF5:-system}" in
+  system) ;;
+  build)
+    suite_require "$F/hdf5-build/libhdf5_serial.so.103" || exit 0
+    export LD_LIBRARY_PATH="$F/hdf5-build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ;;
+  *) suite_row "settings" FAIL "FUZZ_HDF5='$FUZZ_HDF5': system or build expected"; exit 0 ;;
+esac
 missing="$(ldd "$F/capture_fuzz" "$F/capture_fuzz_asan" 2>&1 | grep 'not found' | tr -s ' \t' ' ' | sort -u | paste -sd ';')"
 if [ -n "$missing" ]; then
   suite_row "libraries" FAIL "$missing"
   exit 0
 fi
-suite_row "libraries" PASS "$(ldd "$F/capture_fuzz" | grep -oE 'lib(hdf5[a-z_]*|capture_reader[a-z_]*)\.so[.0-9]*' | sort -u | paste -sd ' ')"
+h5="$(ldd "$F/capture_fuzz" | awk '/libhdf5_serial/{print $3}')"
+h5v="$(grep -aoE 'HDF5 library version: [0-9.]+' "$h5" 2>/dev/null | head -n 1 | grep -oE '[0-9.]+$')"
+suite_row "libraries" PASS "$(ldd "$F/capture_fuzz" | grep -oE 'lib(hdf5[a-z_]*|capture_reader[a-z_]*)\.so[.0-9]*' | sort -u | paste -sd ' '); HDF5 ${h5v:-?} from $h5 (FUZZ_HDF5=${FUZZ_HDF5:-system})"
 if ! [[ "${FUZZ_SECONDS:-450}" =~ ^[0-9]+$ ]]; then
   suite_row "settings" FAIL "FUZZ_SECONDS='$FUZZ_SECONDS': a whole number of seconds expected"
   exit 0
