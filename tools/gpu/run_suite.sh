@@ -12,6 +12,10 @@
 # crashed or recorded nothing). Logs: $OUT/suite.log and $OUT/summary.txt when $OUT is set (the
 # device tool's output folder), else gpu_bundle/out/. SECTION_TIMEOUT (s, default 540) bounds a
 # section; a device call is limited to 10 minutes in all, so size sections to fit together.
+# SUITE_BUDGET (s) is the whole run's: each section's timeout is cut to the time left (a section
+# with less than 20 s left is a FAIL row, not run), and the seeds section without SEEDS_SECONDS
+# runs seeds until 60 s before the end (`SUITE_BUDGET=585 bash tools/gpu/run_suite.sh fuzz_long
+# seeds`: the fuzzing, then seeds for whatever the call has left).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 # BUNDLE=gpu_bundle_ptx80 (or an absolute path) runs a variant bundle collected next to the default.
@@ -25,6 +29,13 @@ fi
 export SUITE_OUT="${OUT:-$BUNDLE/out}"
 mkdir -p "$SUITE_OUT"
 export SUMMARY="$SUITE_OUT/summary.txt"
+if [ -n "${SUITE_BUDGET:-}" ]; then
+  if ! [[ "$SUITE_BUDGET" =~ ^[0-9]+$ ]]; then
+    echo "run_suite: SUITE_BUDGET='$SUITE_BUDGET': a whole number of seconds expected" >&2
+    exit 2
+  fi
+  export SUITE_DEADLINE=$(( $(date +%s) + SUITE_BUDGET ))
+fi
 LOG="$SUITE_OUT/suite.log"
 : > "$SUMMARY"
 : > "$LOG"
@@ -66,7 +77,16 @@ for script in "${sections[@]}"; do
   fi
   before=$(grep -c "^$name | " "$SUMMARY")
   t0=$(date +%s)
-  timeout --kill-after=10 "${SECTION_TIMEOUT:-540}" bash "$script"
+  tmo="${SECTION_TIMEOUT:-540}"
+  if [ -n "${SUITE_DEADLINE:-}" ]; then
+    left=$(( SUITE_DEADLINE - t0 ))
+    if [ "$left" -lt 20 ]; then
+      echo "$name | (section) | FAIL | not run: ${left}s of SUITE_BUDGET left" >> "$SUMMARY"
+      continue
+    fi
+    [ "$left" -lt "$tmo" ] && tmo=$left
+  fi
+  timeout --kill-after=10 "$tmo" bash "$script"
   rc=$?
   after=$(grep -c "^$name | " "$SUMMARY")
   if [ "$rc" -ne 0 ]; then
