@@ -25,8 +25,13 @@ if ! [[ "$secs" =~ ^[0-9]+$ && "$jobs" =~ ^[0-9]+$ ]]; then
   suite_row "settings" FAIL "SEEDS_SECONDS='$secs' SEEDS_JOBS='$jobs': whole numbers expected"
   exit 0
 fi
+# Within the run's deadline, a few seconds before run_suite.sh's own cap, so that a seed run that
+# overruns is this section's FAIL row with its detail.
 tmo=$((secs + 80))
-[ -n "${SUITE_DEADLINE:-}" ] && [ $((SUITE_DEADLINE - $(date +%s))) -lt "$tmo" ] && tmo=$((SUITE_DEADLINE - $(date +%s)))
+if [ -n "${SUITE_DEADLINE:-}" ]; then
+  left=$(( SUITE_DEADLINE - $(date +%s) - 5 ))
+  [ "$left" -lt "$tmo" ] && tmo=$left
+fi
 suite_check "quick-matrix seeds, $secs s on $([ "$jobs" = 0 ] && nproc || echo "$jobs") processes" \
   --timeout "$tmo" --detail '^test_cpu: [0-9]+ seeds' -- \
   "$T" --quick --repeat=1000000 --jobs="$jobs" --max-seconds="$secs"

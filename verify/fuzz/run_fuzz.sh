@@ -408,11 +408,10 @@ part() {
         [ $((k % WORKERS)) -ne 0 ] || wait
       done
       wait
-      # A fault the side-by-side pass left unexplained is judged again alone: two faults of the
-      # 64-core GPU machine stayed unexplained side by side there, and the same rules show both
-      # HDF5's when judged alone on the build machine (also 8 side by side). The likeliest cause,
-      # a false leak report in a replay (serve's -rss_limit_mb=0), is not proven. The same rules
-      # decide; each fault's trace keeps both passes' evidence.
+      # A fault the side-by-side pass left unexplained is judged again alone, by the same rules:
+      # on a loaded many-core machine side-by-side replays have left faults unexplained that the
+      # rules show HDF5's alone, for a cause not yet proven (verify/RESULTS.md, runs L and M).
+      # Each fault's trace keeps both passes' evidence.
       for a in "${arts[@]}"; do
         [ -f "$shown/$(basename "$a")" ] && continue
         echo "==== judged alone" >> "$a.triage"
