@@ -45,6 +45,24 @@
  * 3743. So both directions are row-packed up to 32 slots. */
 #define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
+/* AUTO backward, row-packed only with at least FN_AUTO_PACKED_BWD_ROWS_X2 / 2 rows per team of a
+ * CTA per SM (rows >= 3.5 x (FN_ROW_PACKED_THREADS / team) x sm_count): each row-packed CTA ends
+ * by adding its teams' dw in team order, a barrier per team (up to 256 teams of one lane), a cost
+ * per CTA that rows must amortize; the persistent backward pays per row instead. H100 SXM (132
+ * SMs), 2026-11-26 17:01-17:18 UTC, tools/bench full run and 200-case sweep (seed 20261126), us,
+ * cold inputs, row-packed vs persistent, both forced in the same run (tools/bench/RESULTS.md):
+ *   team 1 (256 teams, threshold 118,272 rows): 132371 x 1 bf16 61.0 vs 76.9 (row-packed);
+ *     48091 x 1 f32 fused 43.9 vs 35.1, 11122 x 5 bf16 90.9 vs 16.4, 3 x 8 f16 117.0 vs 8.1;
+ *   team 2-4 (128-64 teams): 3138 x 10 bf16 fused 84.1 vs 15.2, 1792 x 9 f32 fused 27.1 vs 12.1;
+ *   team 8 (32 teams, 14,784 rows): 14542 x 36 f16 fused 34.0 vs 29.5; 1048576 x 64 bf16 162.5
+ *     vs 704.4 (row-packed);
+ *   team 16 (16 teams, 7,392 rows): 53766 x 85 bf16 fused 44.7 vs 79.3 and 65536 x 128 bf16 35.6
+ *     vs 56.7 (row-packed); 942 x 44 f32 13.6 vs 11.0;
+ *   team 32 (8 teams, 3,696 rows): 21511 x 212 f16 fused 37.8 vs 40.7 (row-packed); 67 x 109
+ *     f32 10.7 vs 9.1, 1 x 255 f16 12.5 vs 8.8.
+ * Every measured case falls on its faster side. The crossover scales with the SMs: the
+ * persistent backward's rows spread over all of them, the combine runs once per CTA. */
+#define FN_AUTO_PACKED_BWD_ROWS_X2 7
 /* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
  * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
  * 65536 x 1024 bf16 3127 vs 2967, fp16 3155 vs 2988 GB/s (same run), while at 360 slots
@@ -525,6 +543,14 @@ static int bwd_packed(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* AUTO: enough rows for the row-packed backward's per-CTA combine (FN_AUTO_PACKED_BWD_ROWS_X2);
+ * without a weight there is no dw and no combine. */
+static int packed_bwd_pays(const ctx *c) {
+  if (!c->p->has_weight) return 1;
+  const int64_t teams = FN_ROW_PACKED_THREADS / pow2_ceil(c->slots);
+  return 2 * c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD_ROWS_X2 * teams * c->d->sm_count;
+}
+
 /* Resident CTAs per SM that a generic-sized backward launch really has (its grid may not fill
  * every SM). */
 static int64_t bwd_resident(const ctx *c, const fusednorm_launch *l, int cache) {
@@ -656,7 +682,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && bwd_packed(c, l)) return FUSEDNORM_OK;
+  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS) return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
   /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
    * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel

@@ -742,60 +742,60 @@ static const int kNarrowDevices[] = {0, 3, 5, 6}; /* A100-80GB, RTX4090, H200, B
 static const char *const kNarrowPins[] = {
     "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* A100-80GB auto bwd 4096x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch128 sm512 st0/0 w1 dw1 P1728 ws884752", /* A100-80GB auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g432 s1 ch64 sm512 st0/0 w0 dw0 P432 ws110608", /* A100-80GB auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm768 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g324 s1 ch256 sm2048 st0/0 w0 dw0 P324 ws331792", /* A100-80GB auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g16 s1 ch128 sm1024 st0/0 w0 dw0 P16 ws8208", /* A100-80GB auto bwd 256x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g1 s1 ch128 sm1024 st0/0 w0 dw0 P1 ws528", /* A100-80GB auto bwd 8x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* A100-80GB auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* A100-80GB auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* A100-80GB auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* A100-80GB auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 4096x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch128 sm512 st0/0 w1 dw1 P2048 ws1048592", /* RTX4090 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g512 s1 ch64 sm512 st0/0 w0 dw0 P512 ws131088", /* RTX4090 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm768 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g384 s1 ch256 sm2048 st0/0 w0 dw0 P384 ws393232", /* RTX4090 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g16 s1 ch128 sm1024 st0/0 w0 dw0 P16 ws8208", /* RTX4090 auto bwd 256x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g1 s1 ch128 sm1024 st0/0 w0 dw0 P1 ws528", /* RTX4090 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* RTX4090 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* RTX4090 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* RTX4090 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* RTX4090 auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* H200 auto bwd 4096x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch128 sm512 st0/0 w1 dw1 P2112 ws1081360", /* H200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g528 s1 ch64 sm512 st0/0 w0 dw0 P528 ws135184", /* H200 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm768 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520", /* H200 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g16 s1 ch128 sm1024 st0/0 w0 dw0 P16 ws8208", /* H200 auto bwd 256x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g1 s1 ch128 sm1024 st0/0 w0 dw0 P1 ws528", /* H200 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* H200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* H200 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* H200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* B200 auto bwd 4096x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch128 sm512 st0/0 w1 dw1 P2368 ws1212432", /* B200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g592 s1 ch64 sm512 st0/0 w0 dw0 P592 ws151568", /* B200 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm768 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g444 s1 ch256 sm2048 st0/0 w0 dw0 P444 ws454672", /* B200 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g16 s1 ch128 sm1024 st0/0 w0 dw0 P16 ws8208", /* B200 auto bwd 256x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g1 s1 ch128 sm1024 st0/0 w0 dw0 P1 ws528", /* B200 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* B200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* B200 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* B200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* B200 auto bwd 32x12288 bf16 */
@@ -830,6 +830,51 @@ static void test_narrow_pinned(int print) {
     }
   CHECK(k == (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]), "%d plans, %d narrow pins", k,
         (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]));
+}
+
+/* AUTO's row-packed backward against the persistent one where both were timed forced in one run
+ * (H100 SXM, 2026-11-26, tools/bench: the full run and the 200-case sweep, cold inputs; us in
+ * select.c at FN_AUTO_PACKED_BWD_ROWS_X2): each case must get the family that measured faster.
+ * Without a weight the row-packed backward has no dw to combine and stays row-packed. */
+static const struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int fused, weight, packed;
+} kPackedBwd[] = {
+    {132371, 1, FUSEDNORM_BF16, 0, 1, 1},   {48091, 1, FUSEDNORM_F32, 1, 1, 0},    {30863, 1, FUSEDNORM_F32, 1, 1, 0},
+    {11122, 5, FUSEDNORM_BF16, 0, 1, 0},    {3, 8, FUSEDNORM_F16, 0, 1, 0},        {1, 1, FUSEDNORM_F32, 0, 1, 0},
+    {3138, 10, FUSEDNORM_BF16, 1, 1, 0},    {1792, 9, FUSEDNORM_F32, 1, 1, 0},     {1230, 17, FUSEDNORM_BF16, 1, 1, 0},
+    {14542, 36, FUSEDNORM_F16, 1, 1, 0},    {1048576, 64, FUSEDNORM_BF16, 0, 1, 1}, {230, 59, FUSEDNORM_BF16, 0, 1, 0},
+    {53766, 85, FUSEDNORM_BF16, 1, 1, 1},   {65536, 128, FUSEDNORM_BF16, 0, 1, 1}, {65536, 128, FUSEDNORM_F16, 1, 1, 1},
+    {942, 44, FUSEDNORM_F32, 0, 1, 0},      {884287, 96, FUSEDNORM_BF16, 0, 1, 1}, {21511, 212, FUSEDNORM_F16, 1, 1, 1},
+    {26793, 82, FUSEDNORM_F32, 1, 1, 1},    {65536, 128, FUSEDNORM_F32, 0, 1, 1},  {262144, 256, FUSEDNORM_BF16, 1, 1, 1},
+    {67, 109, FUSEDNORM_F32, 0, 1, 0},      {1, 255, FUSEDNORM_F16, 0, 1, 0},      {3, 98, FUSEDNORM_F16, 0, 1, 0},
+    {3, 8, FUSEDNORM_F16, 0, 0, 1},         {1, 1, FUSEDNORM_F32, 1, 0, 1},
+};
+
+static void test_packed_bwd_rows(void) {
+  const device *h100 = &kDevices[4];
+  size_t i;
+  CHECK(!strcmp(h100->name, "H100-SXM"), "kDevices[4] is %s", h100->name);
+  for (i = 0; i < sizeof kPackedBwd / sizeof kPackedBwd[0]; ++i) {
+    fusednorm_problem p = prob(kPackedBwd[i].rows, kPackedBwd[i].n, kPackedBwd[i].x, FUSEDNORM_MODE_AUTO);
+    const int aligned = kPackedBwd[i].n * (int64_t)fusednorm_dtype_size(kPackedBwd[i].x) % 16 == 0;
+    const fusednorm_layout *lay = aligned ? &kAligned : &kMisaligned;
+    fusednorm_launch l;
+    fusednorm_status st;
+    char what[128], s[256];
+    p.has_residual = kPackedBwd[i].fused;
+    p.has_weight = kPackedBwd[i].weight;
+    st = fusednorm_select_launch(&p, 1, &h100->d, lay, &l);
+    snprintf(what, sizeof what, "H100-SXM auto %sbwd%s %lldx%lld %s", p.has_residual ? "fused " : "",
+             p.has_weight ? "" : " noweight", (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
+    CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
+    if (st != FUSEDNORM_OK) continue;
+    plan_str(&l, s, sizeof s);
+    CHECK((l.mode == FUSEDNORM_MODE_ROW_PACKED) == kPackedBwd[i].packed, "%s: %s, measured faster: %s", what, s,
+          kPackedBwd[i].packed ? "row-packed" : "persistent");
+    check_plan(&p, 1, lay, &l, &h100->d, what);
+  }
 }
 
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
@@ -1093,6 +1138,7 @@ int main(int argc, char **argv) {
   test_h200(print);
   test_narrow_pinned(print);
   if (print) return 0;
+  test_packed_bwd_rows();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
