@@ -125,14 +125,18 @@
 
 /* AUTO forward, compute capability >= 9.0: rows of at least this many vector slots (64 KB: 16-bit
  * n >= 32768, f32 n >= 16384) run the wide forward (a cluster per row, rmsnorm_fwd_wide.cu) when
- * there are fewer rows than SMs (one CTA per row would leave SMs idle) or when one CTA cannot hold
- * the row in registers (the lean forward's limit: then every other kernel re-reads the row's
- * columns beyond its registers) but a cluster can (with many rows and a chunk beyond the
- * cluster's registers, the wide kernel would stream too, and the persistent generic forward's
- * measured 2355 GB/s on 256 x 1048576 bf16 stays). Why (H200 bf16 forward): tens of rows of
- * >= 256K columns ran 1542 GB/s with one CTA per row against Quack's cluster kernel's 3409, and
- * 1024 x 65536 2586 against 4013. The threshold (>= 32K columns) is not a measured crossover:
- * bench.py --shapes over 1..200 rows of 16K-64K columns, forced wide against AUTO, decides it. */
+ * there are fewer rows than SMs (one CTA per row would leave SMs idle). Why (H200 bf16 forward):
+ * tens of rows of >= 256K columns ran 1542 GB/s with one CTA per row against Quack's cluster
+ * kernel's 3409, and 1024 x 65536 2586 against 4013. The threshold (>= 32K columns) is not a measured crossover.
+ * With as many rows as SMs or more, the wide forward is not taken: the generic forward (a
+ * persistent grid, the columns beyond its registers streamed) was as fast or faster on every
+ * such case measured (H100 SXM, 2026-11-26, tools/bench full run and sweep, us, wide vs generic,
+ * cold; hot within 3% of the same ratios): f32 285 x 48879 141 vs 79, f32 fused 687 x 25445 189
+ * vs 136, f16 fused 265 x 48540 169 vs 132, f16 fused 3167 x 62359 2117 vs 1640, bf16 fused
+ * 1024 x 65536 249 vs 211, bf16 fused 4096 x 32768 454 vs 390, bf16 1024 x 65536 130 vs 124,
+ * bf16 512 x 262144 315 vs 302, bf16 201 x 34306 61 vs 61; one case 2% the other way (f16 288 x
+ * 32390 76 vs 78). Fewer rows than SMs still go wide (f32 2 x 736015 35 vs 261, f16 20 x 1025354
+ * 141 vs 457). */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
@@ -487,13 +491,6 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
-/* Does one CTA of the lean forward hold the whole row in registers (its width limit, whatever
- * the layout)? */
-static int fwd_row_holds(const ctx *c) {
-  const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
-  return t <= 1024 && fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs, 0) != 0;
-}
-
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
@@ -507,9 +504,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   }
   /* AUTO. */
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
-  if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && (c->p->rows < c->d->sm_count || !fwd_row_holds(c)) && fwd_wide(c, l) &&
-      (c->p->rows < c->d->sm_count || (int64_t)l->slots_per_thread * l->block_threads * c->vec >= l->chunk))
-    return FUSEDNORM_OK; /* many rows: only where the chunk is in registers (else, unmeasured, as before) */
+  if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && c->p->rows < c->d->sm_count && fwd_wide(c, l))
+    return FUSEDNORM_OK; /* fewer rows than SMs (FN_AUTO_FWD_WIDE_MIN_SLOTS) */
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;
   if (slots <= (c->fused ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))

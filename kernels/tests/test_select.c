@@ -456,7 +456,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
@@ -493,7 +493,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
@@ -530,7 +530,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
@@ -567,7 +567,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
@@ -626,14 +626,14 @@ static const struct {
     {8, 8192, BF, 0, 0, "fwd_row/multi_wave_cached t256 r1 c1 k1 g8 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     /* Wider: forward one CTA per row (lean cached to 2048 slots, 4096 plain with a 16-bit
-     * weight), then the wide forward where a cluster holds the row in registers (else cached +
-     * streamed); backward clusters. */
+     * weight), beyond that with as many rows as SMs the generic forward (cached + streamed: faster
+     * than the wide one there, select.c FN_AUTO_FWD_WIDE_MIN_SLOTS); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 1, "fwd_wide/wide t512 r1 c4 k4 g16384 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused: 2 slots a thread */
+    {4096, 32768, BF, 0, 1, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -643,8 +643,8 @@ static const struct {
     {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
-    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    /* many rows wider than a cluster's registers: the persistent generic forward, as measured */
+    {1024, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    /* many rows, however wide: the persistent generic forward, as measured */
     {256, 1048576, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0"},
     /* few wide rows: the wide forward. One wave where the rows' clusters fit 264 CTAs
      * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
@@ -858,8 +858,10 @@ static void test_packed_bwd_rows(void) {
   CHECK(!strcmp(h100->name, "H100-SXM"), "kDevices[4] is %s", h100->name);
   for (i = 0; i < sizeof kPackedBwd / sizeof kPackedBwd[0]; ++i) {
     fusednorm_problem p = prob(kPackedBwd[i].rows, kPackedBwd[i].n, kPackedBwd[i].x, FUSEDNORM_MODE_AUTO);
+    /* Contiguous tensors as the bench had them: rows of a multiple of 16 bytes are aligned, the
+     * others all congruent. */
     const int aligned = kPackedBwd[i].n * (int64_t)fusednorm_dtype_size(kPackedBwd[i].x) % 16 == 0;
-    const fusednorm_layout *lay = aligned ? &kAligned : &kMisaligned;
+    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
     fusednorm_launch l;
     fusednorm_status st;
     char what[128], s[256];
@@ -874,6 +876,44 @@ static void test_packed_bwd_rows(void) {
     CHECK((l.mode == FUSEDNORM_MODE_ROW_PACKED) == kPackedBwd[i].packed, "%s: %s, measured faster: %s", what, s,
           kPackedBwd[i].packed ? "row-packed" : "persistent");
     check_plan(&p, 1, lay, &l, &h100->d, what);
+  }
+}
+
+/* AUTO's forward of wide rows against the generic forward where both were timed forced in one run
+ * (H100 SXM, 2026-11-26, tools/bench full run and sweep; us in select.c at
+ * FN_AUTO_FWD_WIDE_MIN_SLOTS): the wide forward only with fewer rows than SMs. */
+static const struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int fused, wide;
+} kWideFwd[] = {
+    {285, 48879, FUSEDNORM_F32, 0, 0},     {687, 25445, FUSEDNORM_F32, 1, 0},     {265, 48540, FUSEDNORM_F16, 1, 0},
+    {3167, 62359, FUSEDNORM_F16, 1, 0},    {1024, 65536, FUSEDNORM_BF16, 1, 0},   {4096, 32768, FUSEDNORM_BF16, 1, 0},
+    {1024, 65536, FUSEDNORM_BF16, 0, 0},   {512, 262144, FUSEDNORM_BF16, 0, 0},   {201, 34306, FUSEDNORM_BF16, 0, 0},
+    {2, 736015, FUSEDNORM_F32, 0, 1},      {20, 1025354, FUSEDNORM_F16, 0, 1},    {1, 335202, FUSEDNORM_BF16, 1, 1},
+    {1, 127109, FUSEDNORM_F16, 0, 1},      {1, 209928, FUSEDNORM_F32, 1, 1},
+};
+
+static void test_wide_fwd_rows(void) {
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < sizeof kWideFwd / sizeof kWideFwd[0]; ++i) {
+    fusednorm_problem p = prob(kWideFwd[i].rows, kWideFwd[i].n, kWideFwd[i].x, FUSEDNORM_MODE_AUTO);
+    const int aligned = kWideFwd[i].n * (int64_t)fusednorm_dtype_size(kWideFwd[i].x) % 16 == 0;
+    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent; /* contiguous tensors */
+    fusednorm_launch l;
+    fusednorm_status st;
+    char what[128], s[256];
+    p.has_residual = kWideFwd[i].fused;
+    st = fusednorm_select_launch(&p, 0, &h100->d, lay, &l);
+    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s", p.has_residual ? "fused " : "", (long long)p.rows,
+             (long long)p.n, fusednorm_dtype_name(p.x_dtype));
+    CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
+    if (st != FUSEDNORM_OK) continue;
+    plan_str(&l, s, sizeof s);
+    CHECK((l.mode == FUSEDNORM_MODE_WIDE) == kWideFwd[i].wide, "%s: %s, measured faster: %s", what, s,
+          kWideFwd[i].wide ? "wide" : "generic");
+    check_plan(&p, 0, lay, &l, &h100->d, what);
   }
 }
 
@@ -1139,6 +1179,7 @@ int main(int argc, char **argv) {
   test_narrow_pinned(print);
   if (print) return 0;
   test_packed_bwd_rows();
+  test_wide_fwd_rows();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
