@@ -832,88 +832,70 @@ static void test_narrow_pinned(int print) {
         (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]));
 }
 
-/* AUTO's row-packed backward against the persistent one where both were timed forced in one run
- * (H100 SXM, 2026-11-26, tools/bench: the full run and the 200-case sweep, cold inputs; us in
- * select.c at FN_AUTO_PACKED_BWD_ROWS_X2): each case must get the family that measured faster.
- * Without a weight the row-packed backward has no dw to combine and stays row-packed. */
+/* AUTO's choice between two families where both were timed forced in one run (H100 SXM,
+ * 2026-11-26, tools/bench: the full run and the 200-case sweep, cold inputs; the us are in
+ * select.c): each case must get the family that measured faster, on contiguous tensors as the bench
+ * had them (rows of a multiple of 16 bytes aligned, the others all congruent).
+ *   Backward, FN_AUTO_PACKED_BWD_ROWS_X2: row-packed (`mode` ROW_PACKED) against persistent; without
+ *   a weight the row-packed backward has no dw to combine and stays row-packed.
+ *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) only with fewer rows than
+ *   SMs, else the generic one. */
+#define PK FUSEDNORM_MODE_ROW_PACKED
+#define WD FUSEDNORM_MODE_WIDE
 static const struct {
   int64_t rows, n;
   fusednorm_dtype x;
-  int fused, weight, packed;
-} kPackedBwd[] = {
-    {132371, 1, FUSEDNORM_BF16, 0, 1, 1},   {48091, 1, FUSEDNORM_F32, 1, 1, 0},    {30863, 1, FUSEDNORM_F32, 1, 1, 0},
-    {11122, 5, FUSEDNORM_BF16, 0, 1, 0},    {3, 8, FUSEDNORM_F16, 0, 1, 0},        {1, 1, FUSEDNORM_F32, 0, 1, 0},
-    {3138, 10, FUSEDNORM_BF16, 1, 1, 0},    {1792, 9, FUSEDNORM_F32, 1, 1, 0},     {1230, 17, FUSEDNORM_BF16, 1, 1, 0},
-    {14542, 36, FUSEDNORM_F16, 1, 1, 0},    {1048576, 64, FUSEDNORM_BF16, 0, 1, 1}, {230, 59, FUSEDNORM_BF16, 0, 1, 0},
-    {53766, 85, FUSEDNORM_BF16, 1, 1, 1},   {65536, 128, FUSEDNORM_BF16, 0, 1, 1}, {65536, 128, FUSEDNORM_F16, 1, 1, 1},
-    {942, 44, FUSEDNORM_F32, 0, 1, 0},      {884287, 96, FUSEDNORM_BF16, 0, 1, 1}, {21511, 212, FUSEDNORM_F16, 1, 1, 1},
-    {26793, 82, FUSEDNORM_F32, 1, 1, 1},    {65536, 128, FUSEDNORM_F32, 0, 1, 1},  {262144, 256, FUSEDNORM_BF16, 1, 1, 1},
-    {67, 109, FUSEDNORM_F32, 0, 1, 0},      {1, 255, FUSEDNORM_F16, 0, 1, 0},      {3, 98, FUSEDNORM_F16, 0, 1, 0},
-    {3, 8, FUSEDNORM_F16, 0, 0, 1},         {1, 1, FUSEDNORM_F32, 1, 0, 1},
+  int bwd, fused, weight;
+  fusednorm_mode mode; /* the family in question */
+  int taken;           /* measured faster: 1 that family, 0 the other */
+} kMeasured[] = {
+    {132371, 1, FUSEDNORM_BF16, 1, 0, 1, PK, 1},   {48091, 1, FUSEDNORM_F32, 1, 1, 1, PK, 0},
+    {30863, 1, FUSEDNORM_F32, 1, 1, 1, PK, 0},     {11122, 5, FUSEDNORM_BF16, 1, 0, 1, PK, 0},
+    {3, 8, FUSEDNORM_F16, 1, 0, 1, PK, 0},         {1, 1, FUSEDNORM_F32, 1, 0, 1, PK, 0},
+    {3138, 10, FUSEDNORM_BF16, 1, 1, 1, PK, 0},    {1792, 9, FUSEDNORM_F32, 1, 1, 1, PK, 0},
+    {1230, 17, FUSEDNORM_BF16, 1, 1, 1, PK, 0},    {14542, 36, FUSEDNORM_F16, 1, 1, 1, PK, 0},
+    {1048576, 64, FUSEDNORM_BF16, 1, 0, 1, PK, 1}, {230, 59, FUSEDNORM_BF16, 1, 0, 1, PK, 0},
+    {53766, 85, FUSEDNORM_BF16, 1, 1, 1, PK, 1},   {65536, 128, FUSEDNORM_BF16, 1, 0, 1, PK, 1},
+    {65536, 128, FUSEDNORM_F16, 1, 1, 1, PK, 1},   {942, 44, FUSEDNORM_F32, 1, 0, 1, PK, 0},
+    {884287, 96, FUSEDNORM_BF16, 1, 0, 1, PK, 1},  {21511, 212, FUSEDNORM_F16, 1, 1, 1, PK, 1},
+    {26793, 82, FUSEDNORM_F32, 1, 1, 1, PK, 1},    {65536, 128, FUSEDNORM_F32, 1, 0, 1, PK, 1},
+    {262144, 256, FUSEDNORM_BF16, 1, 1, 1, PK, 1}, {67, 109, FUSEDNORM_F32, 1, 0, 1, PK, 0},
+    {1, 255, FUSEDNORM_F16, 1, 0, 1, PK, 0},       {3, 98, FUSEDNORM_F16, 1, 0, 1, PK, 0},
+    {3, 8, FUSEDNORM_F16, 1, 0, 0, PK, 1},         {1, 1, FUSEDNORM_F32, 1, 1, 0, PK, 1},
+    {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 0},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
+    {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 0},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 0},
+    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 0}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
+    {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 0}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 0},
+    {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
+    {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
+    {1, 127109, FUSEDNORM_F16, 0, 0, 1, WD, 1},    {1, 209928, FUSEDNORM_F32, 0, 1, 1, WD, 1},
 };
+#undef PK
+#undef WD
 
-static void test_packed_bwd_rows(void) {
+static void test_measured_picks(void) {
   const device *h100 = &kDevices[4];
   size_t i;
   CHECK(!strcmp(h100->name, "H100-SXM"), "kDevices[4] is %s", h100->name);
-  for (i = 0; i < sizeof kPackedBwd / sizeof kPackedBwd[0]; ++i) {
-    fusednorm_problem p = prob(kPackedBwd[i].rows, kPackedBwd[i].n, kPackedBwd[i].x, FUSEDNORM_MODE_AUTO);
-    /* Contiguous tensors as the bench had them: rows of a multiple of 16 bytes are aligned, the
-     * others all congruent. */
-    const int aligned = kPackedBwd[i].n * (int64_t)fusednorm_dtype_size(kPackedBwd[i].x) % 16 == 0;
+  for (i = 0; i < sizeof kMeasured / sizeof kMeasured[0]; ++i) {
+    fusednorm_problem p = prob(kMeasured[i].rows, kMeasured[i].n, kMeasured[i].x, FUSEDNORM_MODE_AUTO);
+    const int bwd = kMeasured[i].bwd;
+    const int aligned = kMeasured[i].n * (int64_t)fusednorm_dtype_size(kMeasured[i].x) % 16 == 0;
     const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
     fusednorm_launch l;
     fusednorm_status st;
     char what[128], s[256];
-    p.has_residual = kPackedBwd[i].fused;
-    p.has_weight = kPackedBwd[i].weight;
-    st = fusednorm_select_launch(&p, 1, &h100->d, lay, &l);
-    snprintf(what, sizeof what, "H100-SXM auto %sbwd%s %lldx%lld %s", p.has_residual ? "fused " : "",
+    p.has_residual = kMeasured[i].fused;
+    p.has_weight = kMeasured[i].weight;
+    st = fusednorm_select_launch(&p, bwd, &h100->d, lay, &l);
+    snprintf(what, sizeof what, "H100-SXM auto %s%s%s %lldx%lld %s", p.has_residual ? "fused " : "", bwd ? "bwd" : "fwd",
              p.has_weight ? "" : " noweight", (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
     CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
     if (st != FUSEDNORM_OK) continue;
     plan_str(&l, s, sizeof s);
-    CHECK((l.mode == FUSEDNORM_MODE_ROW_PACKED) == kPackedBwd[i].packed, "%s: %s, measured faster: %s", what, s,
-          kPackedBwd[i].packed ? "row-packed" : "persistent");
-    check_plan(&p, 1, lay, &l, &h100->d, what);
-  }
-}
-
-/* AUTO's forward of wide rows against the generic forward where both were timed forced in one run
- * (H100 SXM, 2026-11-26, tools/bench full run and sweep; us in select.c at
- * FN_AUTO_FWD_WIDE_MIN_SLOTS): the wide forward only with fewer rows than SMs. */
-static const struct {
-  int64_t rows, n;
-  fusednorm_dtype x;
-  int fused, wide;
-} kWideFwd[] = {
-    {285, 48879, FUSEDNORM_F32, 0, 0},     {687, 25445, FUSEDNORM_F32, 1, 0},     {265, 48540, FUSEDNORM_F16, 1, 0},
-    {3167, 62359, FUSEDNORM_F16, 1, 0},    {1024, 65536, FUSEDNORM_BF16, 1, 0},   {4096, 32768, FUSEDNORM_BF16, 1, 0},
-    {1024, 65536, FUSEDNORM_BF16, 0, 0},   {512, 262144, FUSEDNORM_BF16, 0, 0},   {201, 34306, FUSEDNORM_BF16, 0, 0},
-    {2, 736015, FUSEDNORM_F32, 0, 1},      {20, 1025354, FUSEDNORM_F16, 0, 1},    {1, 335202, FUSEDNORM_BF16, 1, 1},
-    {1, 127109, FUSEDNORM_F16, 0, 1},      {1, 209928, FUSEDNORM_F32, 1, 1},
-};
-
-static void test_wide_fwd_rows(void) {
-  const device *h100 = &kDevices[4];
-  size_t i;
-  for (i = 0; i < sizeof kWideFwd / sizeof kWideFwd[0]; ++i) {
-    fusednorm_problem p = prob(kWideFwd[i].rows, kWideFwd[i].n, kWideFwd[i].x, FUSEDNORM_MODE_AUTO);
-    const int aligned = kWideFwd[i].n * (int64_t)fusednorm_dtype_size(kWideFwd[i].x) % 16 == 0;
-    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent; /* contiguous tensors */
-    fusednorm_launch l;
-    fusednorm_status st;
-    char what[128], s[256];
-    p.has_residual = kWideFwd[i].fused;
-    st = fusednorm_select_launch(&p, 0, &h100->d, lay, &l);
-    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s", p.has_residual ? "fused " : "", (long long)p.rows,
-             (long long)p.n, fusednorm_dtype_name(p.x_dtype));
-    CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
-    if (st != FUSEDNORM_OK) continue;
-    plan_str(&l, s, sizeof s);
-    CHECK((l.mode == FUSEDNORM_MODE_WIDE) == kWideFwd[i].wide, "%s: %s, measured faster: %s", what, s,
-          kWideFwd[i].wide ? "wide" : "generic");
-    check_plan(&p, 0, lay, &l, &h100->d, what);
+    CHECK((l.mode == kMeasured[i].mode) == kMeasured[i].taken, "%s: %s; measured faster: %s%s", what, s,
+          kMeasured[i].taken ? "" : "not ", fusednorm_mode_name(kMeasured[i].mode));
+    check_plan(&p, bwd, lay, &l, &h100->d, what);
   }
 }
 
@@ -1178,8 +1160,7 @@ int main(int argc, char **argv) {
   test_h200(print);
   test_narrow_pinned(print);
   if (print) return 0;
-  test_packed_bwd_rows();
-  test_wide_fwd_rows();
+  test_measured_picks();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
