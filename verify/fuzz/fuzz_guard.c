@@ -17,11 +17,14 @@
  *     $FUZZ_GUARD_SAVE (at most $FUZZ_GUARD_SAVE_MAX) for the replay check, fuzzing goes on;
  *   - in the reader, or no such frame, or an exit without a verdict: ours; the child's report is
  *     on stderr, and the fuzzer's process aborts, so libFuzzer writes the input as a crash.
- * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 10, 100 under
+ * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 4, 100 under
  * ASan: CPU time, so a loaded machine does not make hangs; a valid 80 KB capture takes about 1 ms;
- * HDF5's endless loops, 3% of the inputs once the corpus holds a few, make this limit the main
- * cost of a run), judged by where the CPU time goes: one sample of the timer in libhdf5 makes it
- * HDF5's; a first sample in the reader takes more (on_signal), and the majority decides. Huge
+ * HDF5's endless loops, 3-6% of the inputs once the corpus holds a few, make this limit the main
+ * cost of a run: 10 ms ran 1,087-1,190 executions a second on 2 cores, 4 ms 2,083), judged by
+ * where the CPU time goes: one sample of the timer in libhdf5 makes it HDF5's; a first sample in
+ * the reader takes more, at $FUZZ_GUARD_RESAMPLE_MS each (default 10, 100 under ASan; never less
+ * than the first budget) so that a slow input of ours is not cut short (on_signal), and the
+ * majority decides. Huge
  * allocations fail (return NULL) rather than kill: RLIMIT_AS in the plain build,
  * allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
@@ -86,7 +89,7 @@ static verdict_t *g_v; /* shared with the child */
 static uint8_t *g_shm_cnt, *g_shm_input;
 static uint8_t *g_cnt_begin, *g_cnt_end;
 static int g_on = 1, g_verbose;
-static long g_hang_ms = GUARD_ASAN ? 100 : 10;
+static long g_hang_ms = GUARD_ASAN ? 40 : 4, g_resample_ms = GUARD_ASAN ? 100 : 10;
 static const char *g_save;
 static long g_save_max = 100, g_saved;
 static long g_inputs, g_children, g_hdf5_crash, g_hdf5_hang, g_hdf5_stuck;
@@ -205,9 +208,9 @@ static void judge(int sig, const ucontext_t *uc) {
 /* A hang is judged by samples, not by one: the CPU timer lands wherever the input's time happens
  * to be going when the budget runs out, and an input that spends most of it in HDF5 can be caught
  * in a short stretch of the reader's own work (a copy or a scan of what HDF5 returned). When the
- * first sample is in the reader, the timer is re-armed for HANG_SAMPLES more budgets; the hang is
- * ours only if most samples land in the reader (a loop of ours stays there), HDF5's otherwise,
- * and an input that finishes meanwhile was slow, not hung. */
+ * first sample is in the reader, the timer is re-armed for HANG_SAMPLES more budgets of
+ * $FUZZ_GUARD_RESAMPLE_MS; the hang is ours only if most samples land in the reader (a loop of
+ * ours stays there), HDF5's otherwise, and an input that finishes meanwhile was slow, not hung. */
 #define HANG_SAMPLES 8
 static volatile int g_prof_ours, g_prof_hdf5;
 
@@ -220,7 +223,7 @@ static void on_signal(int sig, siginfo_t *si, void *ctx) {
     classify(fr, n, buf, sizeof buf) == V_OURS ? g_prof_ours++ : g_prof_hdf5++;
     const int samples = g_prof_ours + g_prof_hdf5;
     if (g_prof_ours > 0 && samples <= HANG_SAMPLES) {
-      const struct itimerval again = {{0, 0}, {g_hang_ms / 1000, (g_hang_ms % 1000) * 1000}};
+      const struct itimerval again = {{0, 0}, {g_resample_ms / 1000, (g_resample_ms % 1000) * 1000}};
       setitimer(ITIMER_PROF, &again, NULL);
       return;
     }
@@ -406,6 +409,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
   g_on = !(on && !strcmp(on, "0"));
   const char *hang = getenv("FUZZ_GUARD_HANG_MS");
   if (hang && atol(hang) > 0) g_hang_ms = atol(hang);
+  const char *resample = getenv("FUZZ_GUARD_RESAMPLE_MS");
+  if (resample && atol(resample) > 0) g_resample_ms = atol(resample);
+  if (g_resample_ms < g_hang_ms) g_resample_ms = g_hang_ms;
   g_save = getenv("FUZZ_GUARD_SAVE");
   g_verbose = getenv("FUZZ_GUARD_VERBOSE") != NULL; /* one line per input that HDF5 failed on */
   const char *mx = getenv("FUZZ_GUARD_SAVE_MAX");

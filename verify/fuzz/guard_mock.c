@@ -9,6 +9,10 @@
  *   S  0.5 budget in HDF5, then 1.0 in the reader    -> neither: the budget runs out inside the
  *      (slow, finite: the budget runs out in the        reader's stretch, but the input ends
  *      reader's stretch)                                before a loop could be told from it
+ *   T  12 budgets in the reader (slow, finite)       -> ours with re-armed budgets of one budget
+ *                                                       (9 samples, all in the reader); neither
+ *                                                       with $FUZZ_GUARD_RESAMPLE_MS of 4 budgets
+ *                                                       (the input ends at the 4th sample)
  *   C  null write in the reader                      -> ours
  *   K  null write in HDF5                            -> HDF5's crash
  *   P  HDF5 calls through a corrupt function pointer -> HDF5's crash (the unwinder cannot start
@@ -76,6 +80,7 @@ int capture_fuzz_one(const uint8_t *data, size_t size) {
     case 'R': reader_spin(-1); break;
     case 'H': mock_hdf5_spin(-1); break;
     case 'S': mock_hdf5_spin(0.5 * budget); reader_spin(1.0 * budget); break;
+    case 'T': reader_spin(12.0 * budget); break;
     case 'C': *(volatile int *)(uintptr_t)8 = 1; break;
     case 'K': mock_hdf5_crash(); break;
     case 'P': mock_hdf5_bad_call(); break;

@@ -19,7 +19,7 @@ clang -O1 -fPIC -shared -DMOCK_HDF5 "$HERE/guard_mock.c" -o "$W/libhdf5_guardmoc
   clang -g -O2 -Wall -Wextra -Werror -fsanitize=fuzzer "$HERE/fuzz_guard.c" -L"$W" \
     -lcapture_reader_guardmock -Wl,-rpath,'$ORIGIN' -o "$W/guard" ||
   { echo "guard_test: build failed"; exit 1; }
-for c in R H S C K P D Q N; do printf '%s' "$c" > "$W/$c"; done
+for c in R H S T C K P D Q N; do printf '%s' "$c" > "$W/$c"; done
 export FUZZ_GUARD_HANG_MS=40
 fail=0
 check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
@@ -38,6 +38,13 @@ check() {  # NAME EXPECTED-EXIT(0|nonzero) REGEX FILE...
 # timer's tick could otherwise land by luck.
 check "HDF5 loop + HDF5 crash + slow input: counted as HDF5's, nothing ours" 0 \
   'inside HDF5: 3 crashes, 1 hangs, 0 files' H K P D S S S
+# A slow input of ours (12 budgets in the reader) is given re-armed budgets of
+# $FUZZ_GUARD_RESAMPLE_MS: at 4 budgets each it ends before the majority could be had; at one budget
+# each (never less than the first) its 9 samples all land in the reader.
+FUZZ_GUARD_RESAMPLE_MS=160 check "a slow input of ours under longer re-armed budgets: not a hang" 0 \
+  'inside HDF5: 0 crashes, 0 hangs, 0 files' T
+FUZZ_GUARD_RESAMPLE_MS=1 check "the same input with re-armed budgets of one budget: ours" nonzero \
+  '9 of 9 CPU-time samples in the reader' T
 check "loop in the reader: ours" nonzero 'the reader loops; stack|verdict: fault in the reader, signal Profiling timer expired at .*guardmock.*9 of 9 CPU-time samples in the reader' R
 check "crash in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at libcapture_reader_guardmock' C
 check "call through a corrupt pointer in the reader: ours" nonzero 'verdict: fault in the reader, signal Segmentation fault at pc 0x[0-9a-f]+, not code, called from libcapture_reader_guardmock' Q
