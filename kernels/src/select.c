@@ -127,7 +127,7 @@
  * n >= 32768, f32 n >= 16384) run the wide forward (a cluster per row, rmsnorm_fwd_wide.cu) when
  * there are fewer rows than SMs (one CTA per row would leave SMs idle). Why (H200 bf16 forward):
  * tens of rows of >= 256K columns ran 1542 GB/s with one CTA per row against Quack's cluster
- * kernel's 3409, and 1024 x 65536 2586 against 4013. The threshold (>= 32K columns) is not a measured crossover.
+ * kernel's 3409. The threshold (>= 32K columns) is not a measured crossover.
  * With as many rows as SMs or more, the wide forward is not taken: the generic forward (a
  * persistent grid, the columns beyond its registers streamed) was as fast or faster on every
  * such case measured (H100 SXM, 2026-11-26, tools/bench full run and sweep, us, wide vs generic,

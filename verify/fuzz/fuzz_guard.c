@@ -17,16 +17,15 @@
  *     $FUZZ_GUARD_SAVE (at most $FUZZ_GUARD_SAVE_MAX) for the replay check, fuzzing goes on;
  *   - in the reader, or no such frame, or an exit without a verdict: ours; the child's report is
  *     on stderr, and the fuzzer's process aborts, so libFuzzer writes the input as a crash.
- * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 4, 100 under
+ * A hang is an input that uses more than $FUZZ_GUARD_HANG_MS of CPU time (default 4, 40 under
  * ASan: CPU time, so a loaded machine does not make hangs; a valid 80 KB capture takes about 1 ms;
  * HDF5's endless loops, 3-6% of the inputs once the corpus holds a few, make this limit the main
- * cost of a run: 10 ms ran 1,087-1,190 executions a second on 2 cores, 4 ms 2,083), judged by
- * where the CPU time goes: one sample of the timer in libhdf5 makes it HDF5's; a first sample in
- * the reader takes more, at $FUZZ_GUARD_RESAMPLE_MS each (default 10, 100 under ASan; never less
- * than the first budget) so that a slow input of ours is not cut short (on_signal), and the
- * majority decides. Huge
- * allocations fail (return NULL) rather than kill: RLIMIT_AS in the plain build,
- * allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
+ * cost of a run: 10 ms ran 1,087-1,190 executions a second on 2 cores, 4 ms 1,785-2,083), judged
+ * by where the CPU time goes: one sample of the timer in libhdf5 makes it HDF5's; a first sample
+ * in the reader takes more, at $FUZZ_GUARD_RESAMPLE_MS each (default 10, 100 under ASan; never
+ * less than the first budget) so that a slow input of ours is not cut short (on_signal), and the
+ * majority decides. Huge allocations fail (return NULL) rather than kill: RLIMIT_AS in the plain
+ * build, allocator_may_return_null under ASan (run_fuzz.sh). Under ASan,
  * after an input whose mallocs and frees do not balance, LeakSanitizer runs (leaks inside libhdf5
  * suppressed by run_fuzz.sh's LSAN_OPTIONS): a leak it reports is ours.
  * A child carries state from input to input: HDF5 can overrun one of its own heap blocks silently
