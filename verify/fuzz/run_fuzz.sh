@@ -364,6 +364,13 @@ if hdf5_fault "$ROOT/data/sample_capture.h5" "$WORK/none"; then
 fi
 echo "run_fuzz: triage check: $ncase known HDF5 fault(s) shown HDF5's, the sample capture not"
 
+# any_file PATH...: exit 0 when one of PATH (globs expanded by the caller) is a file. (`ls A B`
+# fails when any one is missing, so it cannot ask whether any one is there.)
+any_file() {
+  local f
+  for f in "$@"; do [ -f "$f" ] && return 0; done
+  return 1
+}
 # part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME. In the
 # fast part, a fault shown to be caused by HDF5's overruns (hdf5_fault) is HDF5's: its input is
 # saved for the triage as hdf5-heap-*, and fuzzing resumes for the executions left (the corpus
@@ -442,8 +449,9 @@ part() {
     rm -rf "$shown"
     # resume only past faults that were all HDF5's (and nothing else went wrong in this attempt)
     if [ "$any" -eq 1 ] && [ "$all_hdf5" -eq 1 ] &&
-       ! ls "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1; then
+       ! any_file "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-*; then
       mv "$ld" "$dir/logs/hdf5-$attempt" # its faults explained: out of the failure check below
+      rc=0 # (libFuzzer's exit 1 on them too, also when no attempt follows)
       continue
     fi
     break
@@ -455,7 +463,7 @@ part() {
   cov=$(grep -h -oE "cov: [0-9]+" "$dir"/logs/*/fuzz-*.log | sort -t' ' -k2 -n | tail -n 1)
   echo "run_fuzz: $name: $total executions in ${dt} s with $WORKERS workers ($((total / (dt > 0 ? dt : 1)))/s), $cov; $guard; $heap heap overruns inside HDF5 (ASan), $attempt run(s)"
   summary+="$name $total/$runs in ${dt} s; "
-  if ls "$dir"/artifacts/crash-* "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* >/dev/null 2>&1 ||
+  if any_file "$dir"/artifacts/crash-* "$dir"/artifacts/timeout-* "$dir"/artifacts/oom-* "$dir"/artifacts/leak-* ||
      grep -l -E "^fuzz_guard: (fault in the reader|child )|ERROR: libFuzzer" "$dir"/logs/[0-9]*/fuzz-*.log >/dev/null 2>&1; then
     # (Sanitizer reports inside libhdf5 are in the logs too: the guard judged them HDF5's.)
     echo "run_fuzz: $name: FAILURE in our code (inputs under $dir/artifacts):"
