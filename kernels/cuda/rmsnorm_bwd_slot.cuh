@@ -49,38 +49,78 @@ __device__ __forceinline__ void slot_dx(Vec<T> &dxv, const Vec<T> &dv, const Vec
   from_floats(dxv, f);
 }
 
+/* A compensated partial sum: the value is s - c (c holds the rounding errors committed so far,
+ * the convention of a Kahan sum: y = v - c; t = s + y; c = (t - s) - y; s = t). */
+struct Comp2 {
+  float s, c;
+};
+
+/* (a.s - a.c) + (b.s - b.c) as a pair: the sums' exact TwoSum error joins the compensations.
+ * Symmetric in a and b, bit for bit (fp addition commutes and TwoSum's error is the exact
+ * residual), so both lanes of a butterfly exchange hold the same pair afterwards. Intrinsics
+ * keep nvcc from reassociating. */
+__device__ __forceinline__ Comp2 comp2_add(Comp2 a, Comp2 b) {
+  const float t = __fadd_rn(a.s, b.s);
+  const float bb = __fsub_rn(t, a.s);
+  const float err = __fadd_rn(__fsub_rn(a.s, __fsub_rn(t, bb)), __fsub_rn(b.s, bb)); /* a.s + b.s - t */
+  return Comp2{t, __fsub_rn(__fadd_rn(a.c, b.c), err)};
+}
+
 /* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
- * the teams' dw up in team order in shared memory (n sums + n compensations at `smem`: Kahan,
- * since with narrow rows this sequential sum over up to 256 teams is most of the dw sum), then
- * write the CTA's partial row. Called by every thread of the CTA. */
+ * the teams' dw up in a fixed order, then write the CTA's partial row. Called by every thread of
+ * the CTA.
+ *   Teams narrower than a warp (team a power of two, as team_sum needs): first the teams of a
+ *   warp, by a butterfly over the lanes that hold the same columns (log2(32 / team) shuffle
+ *   steps, no barrier), then the warps in warp order in shared memory. With narrow rows a CTA
+ *   holds up to 256 teams, and a barrier per team made the combine ~20-100 us of a kernel that
+ *   moves a few bytes.
+ *   Teams of a warp or more: the teams in team order in shared memory.
+ * Both carry compensated pairs (the sum over up to 256 teams is most of a narrow row's dw sum)
+ * in `smem`: n sums and n compensations. Deterministic: the order depends on the launch only. */
 template <int N, int C>
 __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
                                                 float *smem, float *wsrow) {
   float *sum = smem, *comp = smem + pl.c1;
-  for (int t = 0; t < pl.teams; ++t) {
-    if (pl.team_idx == t) {
+  Comp2 acc[C][N];
+#pragma unroll
+  for (int k = 0; k < C; ++k)
+#pragma unroll
+    for (int e = 0; e < N; ++e) acc[k][e] = Comp2{dwc[k][e], 0.0f};
+  int groups = pl.teams, group = pl.team_idx;
+  bool leader = true; /* this thread writes its group's pair */
+  if (pl.team < 32 && (blockDim.x & 31u) == 0) { /* (whole warps: the shuffles' full mask) */
+    for (int off = pl.team; off < 32; off <<= 1) {
+#pragma unroll
+      for (int k = 0; k < C; ++k)
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const Comp2 o{__shfl_xor_sync(0xffffffffu, acc[k][e].s, off), __shfl_xor_sync(0xffffffffu, acc[k][e].c, off)};
+          acc[k][e] = comp2_add(acc[k][e], o);
+        }
+    }
+    groups = (int)(blockDim.x >> 5);
+    group = (int)(threadIdx.x >> 5);
+    leader = (int)(threadIdx.x & 31) < pl.team;
+  }
+  for (int g = 0; g < groups; ++g) {
+    if (group == g && leader) {
 #pragma unroll
       for (int k = 0; k < C; ++k) {
         const int col = col0 + k * step;
 #pragma unroll
         for (int e = 0; e < N; ++e) {
           if (col + e < pl.c1) {
-            if (t == 0) {
-              sum[col + e] = dwc[k][e];
-              comp[col + e] = 0.0f;
-            } else {
-              const float y = __fsub_rn(dwc[k][e], comp[col + e]);
-              const float u = __fadd_rn(sum[col + e], y);
-              comp[col + e] = __fsub_rn(__fsub_rn(u, sum[col + e]), y);
-              sum[col + e] = u;
-            }
+            Comp2 v = acc[k][e];
+            if (g > 0) v = comp2_add(Comp2{sum[col + e], comp[col + e]}, v);
+            sum[col + e] = v.s;
+            comp[col + e] = v.c;
           }
         }
       }
     }
     __syncthreads();
   }
-  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = sum[j];
+  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = __fsub_rn(sum[j], comp[j]);
 }
 
 }  // namespace fn
