@@ -45,24 +45,24 @@
  * 3743. So both directions are row-packed up to 32 slots. */
 #define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
-/* AUTO backward, row-packed only with at least FN_AUTO_PACKED_BWD_ROWS_X2 / 2 rows per team of a
- * CTA per SM (rows >= 3.5 x (FN_ROW_PACKED_THREADS / team) x sm_count): each row-packed CTA ends
- * by adding its teams' dw in team order, a barrier per team (up to 256 teams of one lane), a cost
- * per CTA that rows must amortize; the persistent backward pays per row instead. H100 SXM (132
- * SMs), 2026-11-26 17:01-17:18 UTC, tools/bench full run and 200-case sweep (seed 20261126), us,
- * cold inputs, row-packed vs persistent, both forced in the same run (tools/bench/RESULTS.md):
- *   team 1 (256 teams, threshold 118,272 rows): 132371 x 1 bf16 61.0 vs 76.9 (row-packed);
- *     48091 x 1 f32 fused 43.9 vs 35.1, 11122 x 5 bf16 90.9 vs 16.4, 3 x 8 f16 117.0 vs 8.1;
- *   team 2-4 (128-64 teams): 3138 x 10 bf16 fused 84.1 vs 15.2, 1792 x 9 f32 fused 27.1 vs 12.1;
- *   team 8 (32 teams, 14,784 rows): 14542 x 36 f16 fused 34.0 vs 29.5; 1048576 x 64 bf16 162.5
- *     vs 704.4 (row-packed);
- *   team 16 (16 teams, 7,392 rows): 53766 x 85 bf16 fused 44.7 vs 79.3 and 65536 x 128 bf16 35.6
- *     vs 56.7 (row-packed); 942 x 44 f32 13.6 vs 11.0;
- *   team 32 (8 teams, 3,696 rows): 21511 x 212 f16 fused 37.8 vs 40.7 (row-packed); 67 x 109
- *     f32 10.7 vs 9.1, 1 x 255 f16 12.5 vs 8.8.
- * Every measured case falls on its faster side. The crossover scales with the SMs: the
- * persistent backward's rows spread over all of them, the combine runs once per CTA. */
-#define FN_AUTO_PACKED_BWD_ROWS_X2 7
+/* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
+ * per SM (16-bit / 32-bit x): each row-packed CTA ends by combining its teams' dw in shared
+ * memory and writes a partial row, a cost per launch of ~11 us (fp32) to ~13.5 us (16-bit) on an
+ * H100 whatever the rows; the persistent backward starts at ~9 us and pays per row. H100 SXM (132
+ * SMs), 2026-11-26 19:05 UTC, tools/bench, cold inputs, both forced in one run, us, bwd (the
+ * fused-add backward within 1 us of it), row-packed vs persistent:
+ *   bf16: 3 x 8 13.4 vs 9.1; 300 x 8 13.4 vs 10.0; 1792 x 9 14.8 vs 13.1; 2000 x 36 15.2 vs 14.7;
+ *     3000 x 8 13.5 vs 14.1; 3138 x 10 14.9 vs 15.3; 11122 x 5 13.2 vs 17.2; 48091 x 1 13.5 vs
+ *     35.7; 14542 x 36 19.3 vs 28.8; 65536 x 64 24.8 vs 56.7; 512 x 128 13.4 vs 10.3;
+ *     4096 x 128 15.6 vs 15.3 (a tie);
+ *   fp32: 3 x 8 11.3 vs 8.8; 300 x 8 11.3 vs 9.7; 512 x 128 12.3 vs 10.1; 1792 x 9 11.9 vs 12.9;
+ *     2000 x 36 13.5 vs 14.3; 3000 x 8 11.5 vs 13.7; 4096 x 128 14.8 vs 15.4; 48091 x 1 12.0
+ *     vs 34.5.
+ * The crossover is 2000-3000 rows for bf16 and 512-1792 for fp32, whatever the width (1 to 128
+ * columns); it scales with the SMs, over which the persistent backward spreads its rows. f16 is
+ * taken to behave as bf16 (not timed here). Without a weight there is no dw to combine. */
+#define FN_AUTO_PACKED_BWD_ROWS_PER_SM16 20
+#define FN_AUTO_PACKED_BWD_ROWS_PER_SM32 12
 /* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
  * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
  * 65536 x 1024 bf16 3127 vs 2967, fp16 3155 vs 2988 GB/s (same run), while at 360 slots
@@ -539,12 +539,12 @@ static int bwd_packed(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
-/* AUTO: enough rows for the row-packed backward's per-CTA combine (FN_AUTO_PACKED_BWD_ROWS_X2);
- * without a weight there is no dw and no combine. */
+/* AUTO: enough rows for the row-packed backward's per-launch cost of combining dw
+ * (FN_AUTO_PACKED_BWD_ROWS_PER_SM*); without a weight there is no dw and no combine. */
 static int packed_bwd_pays(const ctx *c) {
   if (!c->p->has_weight) return 1;
-  const int64_t teams = FN_ROW_PACKED_THREADS / pow2_ceil(c->slots);
-  return 2 * c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD_ROWS_X2 * teams * c->d->sm_count;
+  const int64_t per_sm = c->xs >= 4 ? FN_AUTO_PACKED_BWD_ROWS_PER_SM32 : FN_AUTO_PACKED_BWD_ROWS_PER_SM16;
+  return c->p->rows >= per_sm * c->d->sm_count;
 }
 
 /* Resident CTAs per SM that a generic-sized backward launch really has (its grid may not fill

@@ -742,7 +742,7 @@ static const int kNarrowDevices[] = {0, 3, 5, 6}; /* A100-80GB, RTX4090, H200, B
 static const char *const kNarrowPins[] = {
     "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 65536x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch128 sm512 st0/0 w1 dw1 P1728 ws884752", /* A100-80GB auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* A100-80GB auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g432 s1 ch64 sm512 st0/0 w0 dw0 P432 ws110608", /* A100-80GB auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g864 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm768 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
@@ -757,7 +757,7 @@ static const char *const kNarrowPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch128 sm512 st0/0 w1 dw1 P2048 ws1048592", /* RTX4090 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g512 s1 ch64 sm512 st0/0 w0 dw0 P512 ws131088", /* RTX4090 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm768 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
@@ -772,7 +772,7 @@ static const char *const kNarrowPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch128 sm512 st0/0 w1 dw1 P2112 ws1081360", /* H200 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* H200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g528 s1 ch64 sm512 st0/0 w0 dw0 P528 ws135184", /* H200 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm768 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
@@ -787,7 +787,7 @@ static const char *const kNarrowPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch128 sm512 st0/0 w1 dw1 P2368 ws1212432", /* B200 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* B200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g592 s1 ch64 sm512 st0/0 w0 dw0 P592 ws151568", /* B200 auto bwd 1048576x64 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm768 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
@@ -833,13 +833,15 @@ static void test_narrow_pinned(int print) {
 }
 
 /* AUTO's choice between two families where both were timed forced in one run (H100 SXM,
- * 2026-11-26, tools/bench: the full run and the 200-case sweep, cold inputs; the us are in
- * select.c): each case must get the family that measured faster, on contiguous tensors as the bench
- * had them (rows of a multiple of 16 bytes aligned, the others all congruent).
- *   Backward, FN_AUTO_PACKED_BWD_ROWS_X2: row-packed (`mode` ROW_PACKED) against persistent; without
- *   a weight the row-packed backward has no dw to combine and stays row-packed.
+ * 2026-11-26, tools/bench, cold inputs; the us are in select.c): each case must get the family that
+ * measured faster, on contiguous tensors as the bench had them (rows of a multiple of 16 bytes
+ * aligned, the others all congruent).
+ *   Backward, FN_AUTO_PACKED_BWD_ROWS_PER_SM*: row-packed (`mode` ROW_PACKED) against persistent,
+ *   19:05 UTC (bwd and fused bwd; 4096 x 128 bf16, a tie within 2%, left out); the rows marked
+ *   "17:01" are the earlier full run and sweep, where row-packed won before its dw combine got
+ *   faster. Without a weight the row-packed backward has no dw to combine and stays row-packed.
  *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) only with fewer rows than
- *   SMs, else the generic one. */
+ *   SMs, else the generic one (17:01-17:18 UTC). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -849,19 +851,21 @@ static const struct {
   fusednorm_mode mode; /* the family in question */
   int taken;           /* measured faster: 1 that family, 0 the other */
 } kMeasured[] = {
-    {132371, 1, FUSEDNORM_BF16, 1, 0, 1, PK, 1},   {48091, 1, FUSEDNORM_F32, 1, 1, 1, PK, 0},
-    {30863, 1, FUSEDNORM_F32, 1, 1, 1, PK, 0},     {11122, 5, FUSEDNORM_BF16, 1, 0, 1, PK, 0},
-    {3, 8, FUSEDNORM_F16, 1, 0, 1, PK, 0},         {1, 1, FUSEDNORM_F32, 1, 0, 1, PK, 0},
-    {3138, 10, FUSEDNORM_BF16, 1, 1, 1, PK, 0},    {1792, 9, FUSEDNORM_F32, 1, 1, 1, PK, 0},
-    {1230, 17, FUSEDNORM_BF16, 1, 1, 1, PK, 0},    {14542, 36, FUSEDNORM_F16, 1, 1, 1, PK, 0},
-    {1048576, 64, FUSEDNORM_BF16, 1, 0, 1, PK, 1}, {230, 59, FUSEDNORM_BF16, 1, 0, 1, PK, 0},
-    {53766, 85, FUSEDNORM_BF16, 1, 1, 1, PK, 1},   {65536, 128, FUSEDNORM_BF16, 1, 0, 1, PK, 1},
-    {65536, 128, FUSEDNORM_F16, 1, 1, 1, PK, 1},   {942, 44, FUSEDNORM_F32, 1, 0, 1, PK, 0},
-    {884287, 96, FUSEDNORM_BF16, 1, 0, 1, PK, 1},  {21511, 212, FUSEDNORM_F16, 1, 1, 1, PK, 1},
-    {26793, 82, FUSEDNORM_F32, 1, 1, 1, PK, 1},    {65536, 128, FUSEDNORM_F32, 1, 0, 1, PK, 1},
-    {262144, 256, FUSEDNORM_BF16, 1, 1, 1, PK, 1}, {67, 109, FUSEDNORM_F32, 1, 0, 1, PK, 0},
-    {1, 255, FUSEDNORM_F16, 1, 0, 1, PK, 0},       {3, 98, FUSEDNORM_F16, 1, 0, 1, PK, 0},
-    {3, 8, FUSEDNORM_F16, 1, 0, 0, PK, 1},         {1, 1, FUSEDNORM_F32, 1, 1, 0, PK, 1},
+#define PK2(r, n, x, t) {r, n, x, 1, 0, 1, PK, t}, {r, n, x, 1, 1, 1, PK, t}
+    PK2(3, 8, BF, 0),      PK2(300, 8, BF, 0),     PK2(1792, 9, BF, 0),     PK2(2000, 36, BF, 0),
+    PK2(512, 128, BF, 0),  PK2(3000, 8, BF, 1),    PK2(3138, 10, BF, 1),    PK2(11122, 5, BF, 1),
+    PK2(20000, 10, BF, 1), PK2(14542, 36, BF, 1),  PK2(48091, 1, BF, 1),    PK2(132371, 1, BF, 1),
+    PK2(65536, 64, BF, 1), PK2(1048576, 64, BF, 1),
+    PK2(3, 8, F32, 0),     PK2(300, 8, F32, 0),    PK2(512, 128, F32, 0),   PK2(1792, 9, F32, 1),
+    PK2(2000, 36, F32, 1), PK2(3000, 8, F32, 1),   PK2(3138, 10, F32, 1),   PK2(4096, 128, F32, 1),
+    PK2(11122, 5, F32, 1), PK2(20000, 10, F32, 1), PK2(14542, 36, F32, 1),  PK2(48091, 1, F32, 1),
+    PK2(132371, 1, F32, 1), PK2(65536, 64, F32, 1), PK2(1048576, 64, F32, 1),
+#undef PK2
+    /* 17:01 */
+    {53766, 85, BF, 1, 1, 1, PK, 1},   {65536, 128, BF, 1, 0, 1, PK, 1},  {65536, 128, FUSEDNORM_F16, 1, 1, 1, PK, 1},
+    {884287, 96, BF, 1, 0, 1, PK, 1},  {21511, 212, FUSEDNORM_F16, 1, 1, 1, PK, 1},
+    {26793, 82, F32, 1, 1, 1, PK, 1},  {65536, 128, F32, 1, 0, 1, PK, 1}, {262144, 256, BF, 1, 1, 1, PK, 1},
+    {3, 8, FUSEDNORM_F16, 1, 0, 0, PK, 1}, {1, 1, F32, 1, 1, 0, PK, 1},
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 0},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
     {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 0},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 0},
     {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 0}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
