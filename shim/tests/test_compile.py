@@ -186,6 +186,37 @@ def test_compiled_patched_qwen3_adds_no_copy():
     assert len(graph) <= len(stock_graph), (graph, stock_graph)
 
 
+def _tiny_gemma3(patched):
+    """A 2-layer Gemma3 text model with SDPA attention: its q/k norms run after the transpose, on
+    the [B, H, S, D] view of [B, S, H, D] storage, and attention's output follows q's layout; a
+    norm output in another memory order than its input makes transformers copy it before o_proj
+    (an extra saved activation per layer)."""
+    import transformers as T
+    cfg = T.Gemma3TextConfig(vocab_size=128, hidden_size=128, intermediate_size=96,
+                             num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
+                             head_dim=32, max_position_embeddings=64, sliding_window=8,
+                             pad_token_id=0)
+    cfg._attn_implementation = "sdpa"
+    torch.manual_seed(harness.seed_for("no copies gemma3"))
+    model = T.Gemma3ForCausalLM(cfg).to(DEVICE)
+    if patched:
+        assert len(fusednorm.patch_hf(model)) == 2 * 6 + 1  # 2 layers x (4 norms + q/k) + final
+    return model
+
+
+def test_compiled_patched_gemma3_adds_no_copy():
+    """Compiled (fullgraph) patched Gemma3 step: no copy op inside any fusednorm op, and the AOT
+    graphs hold no more copy nodes than the stock model's (the q/k norms' outputs keep their
+    input's memory order, so attention's output needs no extra copy)."""
+    stock_graph, _, _ = _compiled_step_graph_copies(_tiny_gemma3(False))
+    graph, inside, ngraphs = _compiled_step_graph_copies(_tiny_gemma3(True))
+    print(f"copy nodes in the AOT graphs: stock {len(stock_graph)}, patched {len(graph)} "
+          f"({ngraphs} graphs); copies inside fusednorm ops: {len(inside)}")
+    assert ngraphs >= 2, "the backward graph was not compiled"
+    assert not inside, f"fusednorm copied inside its ops: {inside[:8]}"
+    assert len(graph) <= len(stock_graph), (graph, stock_graph)
+
+
 def _step_copies(model):
     """Copies in the profile of one compiled training step (after a warm-up step): on CUDA the
     copy kernels (names with "copy", e.g. direct_copy_kernel) of an Inductor-compiled step; on

@@ -236,6 +236,46 @@ def _copies_during(fn):
             if e.name in ("aten::contiguous", "aten::clone", "aten::copy_")]
 
 
+def test_api_outputs_follow_memory_order():
+    """fusednorm.rms_norm / fused_add_rms_norm on x dense in another order of its leading dims
+    (a q/k norm after the transpose: the [B, H, S, D] view of [B, S, H, D] storage; a 3-level
+    permutation): y, residual_out and dx come back in x's memory order, as the stock
+    (elementwise) norm's do, so that what follows needs no copy; values bitwise those of the
+    contiguous call on the same rows. A contiguous x and a slice keep contiguous outputs."""
+    seed = torch.initial_seed()
+    print(f"memory order: seed {seed}")
+    b, s, h, d = 2, 7, 3, 64
+    for dtype in DTYPES.values():
+        w = make_weight(d, None, dtype, 0.0)
+        for name, base, perm in (("[B,H,S,D] of [B,S,H,D]", (b, s, h, d), (0, 2, 1, 3)),
+                                 ("3-level permutation", (s, b, h, d), (1, 2, 0, 3))):
+            store = torch.randn(base, device=DEVICE).to(dtype)
+            x = store.permute(perm).requires_grad_(False)
+            assert not x.is_contiguous()
+            xg = x.detach().clone().requires_grad_(True)  # contiguous copy of the same values
+            xv = store.clone().requires_grad_(True)
+            xp = xv.permute(perm)
+            y = fusednorm.rms_norm(xp, w, 1e-6, casting="llama")
+            want = fusednorm.rms_norm(xg, w, 1e-6, casting="llama")
+            ctx = f"{dtype} {name}"
+            assert y.stride() == xp.stride(), f"{ctx}: y strides {y.stride()}, x {xp.stride()}"
+            assert bits_equal(y, want), f"{ctx}: y differs from the contiguous call"
+            dy = torch.randn(y.shape, device=DEVICE).to(dtype)
+            (dx,) = torch.autograd.grad(y, xp, dy)
+            (dxw,) = torch.autograd.grad(want, xg, dy)
+            assert dx.stride() == xp.stride(), f"{ctx}: dx strides {dx.stride()}, x {xp.stride()}"
+            assert bits_equal(dx, dxw), f"{ctx}: dx differs from the contiguous call"
+            r = torch.randn(base, device=DEVICE).to(dtype).permute(perm)
+            yf, sf = fusednorm.fused_add_rms_norm(x, r, w, 1e-6)
+            wyf, wsf = fusednorm.fused_add_rms_norm(x.contiguous(), r.contiguous(), w, 1e-6)
+            assert yf.stride() == x.stride() and sf.stride() == x.stride(), \
+                f"{ctx}: fused add strides {yf.stride()} {sf.stride()}, x {x.stride()}"
+            assert bits_equal(yf, wyf) and bits_equal(sf, wsf), f"{ctx}: fused add differs"
+        c = torch.randn(b, s, h, d, device=DEVICE).to(dtype)
+        assert fusednorm.rms_norm(c, w).is_contiguous()
+        assert fusednorm.rms_norm(c[:, :, :2], w).is_contiguous()
+
+
 def test_row_strided_inputs_are_not_copied():
     n = 256
     dtype = torch.bfloat16

@@ -98,6 +98,30 @@ class _FusedAddFn(torch.autograd.Function):
         return _backward_fused_add(ctx, dy, ds, None)
 
 
+def _memory_order(x):
+    """The order of x's dims in memory, the last dim last, when x is dense in an order other than
+    its own (e.g. the [B, H, S, D] view of [B, S, H, D] storage that a q/k norm after the
+    transpose gets); None for a contiguous x or one that no order of its leading dims makes
+    contiguous. The ops' outputs are contiguous in the shape they are given: a norm given x
+    permuted to this order returns y, residual_out and (in the backward) dx in x's own memory
+    order, as an elementwise op (the stock norm) would. In the logical order they would come back
+    transposed, and whatever follows (attention's output follows q's layout) pays a copy."""
+    nd = x.dim()
+    if nd < 3 or x.stride(-1) != 1 or x.is_contiguous():
+        return None
+    perm = sorted(range(nd - 1), key=lambda d: -x.stride(d)) + [nd - 1]  # stable: ties keep order
+    if perm == list(range(nd)) or not x.permute(perm).is_contiguous():
+        return None
+    return perm
+
+
+def _inverse(perm):
+    inv = [0] * len(perm)
+    for i, d in enumerate(perm):
+        inv[d] = i
+    return inv
+
+
 def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None):
     """RMSNorm over the last dim of x ([..., N]); weight is [N] or None.
 
@@ -109,6 +133,10 @@ def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None)
     """
     if casting not in CASTINGS or (mode is not None and mode not in MODES):
         _check_args(casting, mode)
+    perm = _memory_order(x) if isinstance(x, _Tensor) else None
+    if perm is not None:
+        return rms_norm(x.permute(perm), weight, eps, offset=offset, casting=casting,
+                        mode=mode).permute(_inverse(perm))
     if _eager_plain(x):
         if _grad_enabled() and (x.requires_grad or (weight is not None and weight.requires_grad)):
             return _RMSNormFn.apply(x, weight, float(eps), float(offset), casting, mode)
@@ -126,6 +154,12 @@ def fused_add_rms_norm(x, residual, weight=None, eps=1e-6, *, offset=0.0, castin
     """
     if casting not in CASTINGS or (mode is not None and mode not in MODES):
         _check_args(casting, mode)
+    perm = _memory_order(x) if isinstance(x, _Tensor) else None
+    if perm is not None and isinstance(residual, _Tensor) and residual.shape == x.shape:
+        inv = _inverse(perm)
+        y, residual_out = fused_add_rms_norm(x.permute(perm), residual.permute(perm), weight, eps,
+                                             offset=offset, casting=casting, mode=mode)
+        return y.permute(inv), residual_out.permute(inv)
     if _eager_plain(x) and type(residual) is _Tensor:
         if _grad_enabled() and (x.requires_grad or residual.requires_grad or
                                 (weight is not None and weight.requires_grad)):
