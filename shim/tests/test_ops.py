@@ -518,6 +518,65 @@ def test_double_backward_raises():
         raise AssertionError("double backward did not raise")
 
 
+def test_torch_func_transforms():
+    """torch.func.grad / vmap / jacrev give the bits of eager autograd (plain and fused add, the
+    weight's gradient too; a transposed x); vmap(grad) gives per-sample gradients equal to a loop,
+    per-sample dw included; vmap of the forward equals the batched call; grad of grad raises."""
+    import warnings
+    print(f"torch.func: seed {torch.initial_seed()}")
+    for dtype in (torch.float32, torch.bfloat16):
+        w = make_weight(64, None, dtype, 0.0)
+        proj = torch.randn(64, device=DEVICE).to(dtype)
+        for name, x in (("contiguous", make((3, 5, 64), dtype, False)),
+                        ("transposed", torch.randn(3, 5, 2, 64, device=DEVICE).to(dtype).transpose(1, 2))):
+            ctx = f"{dtype} {name}"
+            r = torch.randn(x.shape, device=DEVICE).to(dtype)
+
+            def loss(t, w_):
+                return (fusednorm.rms_norm(t, w_, 1e-6, casting="llama") * proj).float().sum()
+
+            def loss_add(t, w_):
+                y, s = fusednorm.fused_add_rms_norm(t, r, w_, 1e-6)
+                return ((y + 2 * s) * proj).float().sum()
+            for what, f in (("rms_norm", loss), ("fused add", loss_add)):
+                gx, gw = torch.func.grad(f, argnums=(0, 1))(x, w)
+                a, b = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+                f(a, b).backward()
+                assert bits_equal(gx, a.grad) and bits_equal(gw, b.grad), f"{ctx} {what}: grad differs"
+        xs = make((4, 3, 64), dtype, False)
+        rs = torch.randn(xs.shape, device=DEVICE).to(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no batched fallback: the ops have vmap rules
+            per = torch.func.vmap(torch.func.grad(
+                lambda t, w_: (fusednorm.rms_norm(t, w_) * proj).float().square().sum(), argnums=(0, 1)),
+                in_dims=(0, None))(xs, w)
+            perf = torch.func.vmap(torch.func.grad(
+                lambda t, rr, w_: sum((o * proj).float().square().sum()
+                                      for o in fusednorm.fused_add_rms_norm(t, rr, w_)), argnums=(0, 2)),
+                in_dims=(0, 0, None))(xs, rs, w)
+            yv = torch.func.vmap(lambda t: fusednorm.rms_norm(t, w), in_dims=1)(xs)
+        for i in range(xs.shape[0]):
+            one = torch.func.grad(lambda t, w_: (fusednorm.rms_norm(t, w_) * proj).float().square().sum(),
+                                  argnums=(0, 1))(xs[i], w)
+            onef = torch.func.grad(lambda t, w_: sum((o * proj).float().square().sum()
+                                                     for o in fusednorm.fused_add_rms_norm(t, rs[i], w_)),
+                                   argnums=(0, 1))(xs[i], w)
+            assert bits_equal(per[0][i], one[0]) and bits_equal(per[1][i], one[1]), f"{dtype} sample {i}"
+            assert bits_equal(perf[0][i], onef[0]) and bits_equal(perf[1][i], onef[1]), f"{dtype} fused sample {i}"
+        assert bits_equal(yv, fusednorm.rms_norm(xs.transpose(0, 1).contiguous(), w)), f"{dtype} vmap forward"
+    x2 = make((2, 64), torch.float32, False)
+    w2 = make_weight(64, None, torch.float32, 0.0)
+    jac = torch.func.jacrev(lambda t: fusednorm.rms_norm(t, w2))(x2)
+    want = torch.autograd.functional.jacobian(lambda t: fusednorm.rms_norm(t, w2), x2)
+    assert bits_equal(jac, want), "jacrev differs from autograd's jacobian"
+    try:
+        torch.func.grad(lambda t: torch.func.grad(lambda u: fusednorm.rms_norm(u, w2).square().sum())(t).sum())(x2)
+    except RuntimeError as e:
+        assert "double backward" in str(e), str(e)
+    else:
+        raise AssertionError("grad of grad did not raise")
+
+
 def test_determinism():
     """Same inputs, bitwise same outputs (dw included), run after run."""
     for dtype in DTYPES.values():

@@ -14,8 +14,11 @@ backward ops, so torch.compile / AOTAutograd see two opaque ops and never trace 
 rms_norm / fused_add_rms_norm on plain tensors in eager mode take a shorter road to the same
 kernels (an autograd.Function whose forward calls the op below the Autograd key): the registered
 autograd kernel is a second Python-level autograd layer per call, and on small inputs the call
-overhead is the cost (tools/bench/overhead.py). Tensor subclasses (DTensor), torch.compile and
-torch.func transforms take the registered path; both give the same bits.
+overhead is the cost (tools/bench/overhead.py). Tensor subclasses (DTensor) and torch.compile
+take the registered path; torch.func transforms (grad, vjp, jacrev, vmap) a third autograd.Function
+with a setup_context staticmethod, which functorch requires and torch.library's autograd lacks;
+all give the same bits. vmap rules: the forward ops fold the batch into the rows (one launch)
+unless the weight is per sample; the backward ops run once per sample (dw is per sample).
 The backward ops themselves are not differentiable: their autograd kernel raises (double backward
 is not implemented; a clear error beats silently wrong second derivatives).
 
@@ -53,9 +56,9 @@ def _check_args(casting, mode):
 
 
 def _eager_plain(x):
-    # The fast path (below) is for plain tensors in eager mode. Tensor subclasses (DTensor),
-    # torch.compile and torch.func transforms take the registered autograd of the op instead,
-    # which every one of them understands.
+    # The fast path (below) is for plain tensors in eager mode. Tensor subclasses (DTensor) and
+    # torch.compile take the registered autograd of the op instead, which both understand;
+    # torch.func transforms _RMSNormFuncFn / _FusedAddFuncFn.
     return type(x) is _Tensor and not _is_compiling() and not _functorch_active()
 
 
@@ -142,6 +145,8 @@ def rms_norm(x, weight=None, eps=1e-6, *, offset=0.0, casting="fp32", mode=None)
             return _RMSNormFn.apply(x, weight, float(eps), float(offset), casting, mode)
         with _below_autograd():
             return _rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)[0]
+    if _functorch_active() and not _is_compiling():
+        return _RMSNormFuncFn.apply(x, weight, float(eps), float(offset), casting, mode)[0]
     return _rms_norm_fwd(x, weight, float(eps), float(offset), casting, mode)[0]
 
 
@@ -167,6 +172,10 @@ def fused_add_rms_norm(x, residual, weight=None, eps=1e-6, *, offset=0.0, castin
         with _below_autograd():
             y, residual_out, _ = _fused_add_fwd(x, residual, weight, float(eps), float(offset),
                                                 casting, mode)
+        return y, residual_out
+    if _functorch_active() and not _is_compiling():
+        y, residual_out, _ = _FusedAddFuncFn.apply(x, residual, weight, float(eps), float(offset),
+                                                   casting, mode)
         return y, residual_out
     y, residual_out, _ = _fused_add_fwd(x, residual, weight, float(eps), float(offset), casting,
                                         mode)
@@ -228,12 +237,12 @@ def _setup_rms_norm(ctx, inputs, output):
     ctx.cfg = (eps, offset, casting, mode)
 
 
-def _backward_rms_norm(ctx, dy, _drstd):
+def _backward_rms_norm(ctx, dy, _drstd, bwd=_rms_norm_bwd):
     need_x, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
     if dy is None:
         return None, None, None, None, None, None
     x, weight, rstd = ctx.saved_tensors
-    dx, dw = _rms_norm_bwd(dy, x, weight, rstd, *ctx.cfg)
+    dx, dw = bwd(dy, x, weight, rstd, *ctx.cfg)
     return (dx if need_x else None), (dw if need_w else None), None, None, None, None
 
 
@@ -246,14 +255,14 @@ def _setup_fused_add(ctx, inputs, output):
     ctx.cfg = (eps, offset, casting, mode)
 
 
-def _backward_fused_add(ctx, dy, ds, _drstd):
+def _backward_fused_add(ctx, dy, ds, _drstd, bwd=_fused_add_bwd):
     need_x, need_r, need_w = ctx.needs_input_grad[:3]
     s, weight, rstd = ctx.saved_tensors
     if dy is None:
         # y unused: the only gradient is the one of residual_out, passed straight through.
         dw = None if (weight is None or not need_w) else torch.zeros_like(weight)
         return ds if need_x else None, ds if need_r else None, dw, None, None, None, None
-    dx, dw = _fused_add_bwd(dy, s, ds, weight, rstd, *ctx.cfg)
+    dx, dw = bwd(dy, s, ds, weight, rstd, *ctx.cfg)
     # d(x + residual)/dx = d/dresidual = 1: both inputs get dx (+ ds, added by the kernel).
     return (dx if need_x else None), (dx if need_r else None), (dw if need_w else None), \
         None, None, None, None
@@ -270,6 +279,92 @@ def _setup_nothing(ctx, inputs, output):
     pass
 
 
+class _BackwardFuncFn(torch.autograd.Function):
+    """A backward op under torch.func: not differentiable again (as the op's own autograd)."""
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(op, *args):
+        return op(*args)
+
+    setup_context = staticmethod(_setup_nothing)
+    backward = staticmethod(_no_double_backward)
+
+
+def _func_rms_norm_bwd(*args):
+    return _BackwardFuncFn.apply(_rms_norm_bwd, *args)
+
+
+def _func_fused_add_bwd(*args):
+    return _BackwardFuncFn.apply(_fused_add_bwd, *args)
+
+
+class _RMSNormFuncFn(torch.autograd.Function):
+    """The op's autograd for torch.func transforms (grad, vjp, jacrev, vmap of them). The autograd
+    that torch.library registers on the op has no setup_context staticmethod, which functorch
+    requires ("In order to use an autograd.Function with functorch transforms ...", PyTorch
+    issues 168393 and 170834); this one has the same setup and backward, so the same bits."""
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, weight, eps, offset, casting, mode):
+        return _rms_norm_fwd(x, weight, eps, offset, casting, mode)
+
+    setup_context = staticmethod(_setup_rms_norm)
+
+    @staticmethod
+    def backward(ctx, dy, drstd):
+        return _backward_rms_norm(ctx, dy, drstd, bwd=_func_rms_norm_bwd)
+
+
+class _FusedAddFuncFn(torch.autograd.Function):
+    """As _RMSNormFuncFn, for the fused add."""
+    generate_vmap_rule = True
+
+    @staticmethod
+    def forward(x, residual, weight, eps, offset, casting, mode):
+        return _fused_add_fwd(x, residual, weight, eps, offset, casting, mode)
+
+    setup_context = staticmethod(_setup_fused_add)
+
+    @staticmethod
+    def backward(ctx, dy, ds, drstd):
+        return _backward_fused_add(ctx, dy, ds, drstd, bwd=_func_fused_add_bwd)
+
+
+def _vmap_by_sample(op):
+    """A vmap rule that runs op once per sample: the backward ops return dw summed over every row,
+    so a batch cannot be folded into the rows (per-sample dw, e.g. vmap over torch.func.grad), and
+    functorch cannot generate a fallback for their optional dw output."""
+    def rule(info, in_dims, *args):
+        outs = [op(*[a.select(d, b) if d is not None else a for a, d in zip(args, in_dims)])
+                for b in range(info.batch_size)]
+        stacked = tuple(None if o is None else torch.stack([r[k] for r in outs])
+                        for k, o in enumerate(outs[0]))
+        return stacked, tuple(None if o is None else 0 for o in stacked)
+    return rule
+
+
+def _vmap_rows(op, n):
+    """A vmap rule for a forward op whose first n tensors are row tensors (x[, residual]): the
+    batch is one more leading dim of rows (one launch), unless the weight is per sample."""
+    by_sample = _vmap_by_sample(op)
+
+    def rule(info, in_dims, *args):
+        if in_dims[n] is not None:
+            return by_sample(info, in_dims, *args)
+        b = info.batch_size
+        rows = [a.movedim(d, 0) if d is not None else a.expand(b, *a.shape)
+                for a, d in zip(args[:n], in_dims[:n])]
+        out = op(*rows, *args[n:])
+        return out, (0,) * len(out)
+    return rule
+
+
+torch.library.register_vmap("fusednorm::rms_norm_fwd", _vmap_rows(_rms_norm_fwd, 1))
+torch.library.register_vmap("fusednorm::fused_add_rms_norm_fwd", _vmap_rows(_fused_add_fwd, 2))
+torch.library.register_vmap("fusednorm::rms_norm_bwd", _vmap_by_sample(_rms_norm_bwd))
+torch.library.register_vmap("fusednorm::fused_add_rms_norm_bwd", _vmap_by_sample(_fused_add_bwd))
 torch.library.register_autograd("fusednorm::rms_norm_fwd", _backward_rms_norm,
                                 setup_context=_setup_rms_norm)
 torch.library.register_autograd("fusednorm::fused_add_rms_norm_fwd", _backward_fused_add,
