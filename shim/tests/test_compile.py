@@ -173,17 +173,23 @@ def _compiled_step_graph_copies(model):
     return in_graph, inside, len(graphs)
 
 
-def test_compiled_patched_qwen3_adds_no_copy():
-    """Compiled (fullgraph) patched Qwen3 step: no copy op inside any fusednorm op (the q/k norm
-    gradients come transposed and are addressed in place), and the AOT graphs hold no more copy
-    nodes than the stock model's."""
-    stock_graph, _, _ = _compiled_step_graph_copies(_tiny_qwen3(False))
-    graph, inside, ngraphs = _compiled_step_graph_copies(_tiny_qwen3(True))
+def _assert_adds_no_copy(tiny):
+    """No copy op inside any fusednorm op in a compiled step of tiny(True), and its AOT graphs
+    hold no more copy nodes than tiny(False)'s (stock)."""
+    stock_graph, _, _ = _compiled_step_graph_copies(tiny(False))
+    graph, inside, ngraphs = _compiled_step_graph_copies(tiny(True))
     print(f"copy nodes in the AOT graphs: stock {len(stock_graph)}, patched {len(graph)} "
           f"({ngraphs} graphs); copies inside fusednorm ops: {len(inside)}")
     assert ngraphs >= 2, "the backward graph was not compiled"
     assert not inside, f"fusednorm copied inside its ops: {inside[:8]}"
     assert len(graph) <= len(stock_graph), (graph, stock_graph)
+
+
+def test_compiled_patched_qwen3_adds_no_copy():
+    """Compiled (fullgraph) patched Qwen3 step: no copy op inside any fusednorm op (the q/k norm
+    gradients come transposed and are addressed in place), and the AOT graphs hold no more copy
+    nodes than the stock model's."""
+    _assert_adds_no_copy(_tiny_qwen3)
 
 
 def _tiny_gemma3(patched):
@@ -208,13 +214,7 @@ def test_compiled_patched_gemma3_adds_no_copy():
     """Compiled (fullgraph) patched Gemma3 step: no copy op inside any fusednorm op, and the AOT
     graphs hold no more copy nodes than the stock model's (the q/k norms' outputs keep their
     input's memory order, so attention's output needs no extra copy)."""
-    stock_graph, _, _ = _compiled_step_graph_copies(_tiny_gemma3(False))
-    graph, inside, ngraphs = _compiled_step_graph_copies(_tiny_gemma3(True))
-    print(f"copy nodes in the AOT graphs: stock {len(stock_graph)}, patched {len(graph)} "
-          f"({ngraphs} graphs); copies inside fusednorm ops: {len(inside)}")
-    assert ngraphs >= 2, "the backward graph was not compiled"
-    assert not inside, f"fusednorm copied inside its ops: {inside[:8]}"
-    assert len(graph) <= len(stock_graph), (graph, stock_graph)
+    _assert_adds_no_copy(_tiny_gemma3)
 
 
 def _step_copies(model):
