@@ -127,19 +127,26 @@ _COPY_OPS = ("aten::contiguous", "aten::clone", "aten::copy_")
 _COPY_TARGETS = ("aten.clone", "aten.copy", "aten.contiguous")
 
 
+def _tiny_model(patched, cfg, model_cls, attn, seed_name, n_norms):
+    """model_cls(cfg) with the attention implementation attn on a fixed seed; patched: n_norms
+    norms swapped by patch_hf."""
+    cfg._attn_implementation = attn
+    torch.manual_seed(harness.seed_for(seed_name))
+    model = model_cls(cfg).to(DEVICE)
+    if patched:
+        assert len(fusednorm.patch_hf(model)) == n_norms
+    return model
+
+
 def _tiny_qwen3(patched):
     """A 2-layer Qwen3 (q/k norms: their gradient arrives as the [B, H, S, D] storage of a
-    [B, S, H, D] tensor, the layout that used to be copied) on a fixed seed."""
+    [B, S, H, D] tensor, the layout that used to be copied) on a fixed seed; 2 layers x (2 norms
+    + q/k) + the final norm."""
     import transformers as T
     cfg = T.Qwen3Config(vocab_size=128, hidden_size=128, intermediate_size=96, num_hidden_layers=2,
                         num_attention_heads=4, num_key_value_heads=2, head_dim=32,
                         max_position_embeddings=64, pad_token_id=0)
-    cfg._attn_implementation = "eager"
-    torch.manual_seed(harness.seed_for("no copies"))
-    model = T.Qwen3ForCausalLM(cfg).to(DEVICE)
-    if patched:
-        assert len(fusednorm.patch_hf(model)) == 2 * 4 + 1  # 2 layers x (2 norms + q/k) + final
-    return model
+    return _tiny_model(patched, cfg, T.Qwen3ForCausalLM, "eager", "no copies", 2 * 4 + 1)
 
 
 def _compiled_step_graph_copies(model):
@@ -196,18 +203,13 @@ def _tiny_gemma3(patched):
     """A 2-layer Gemma3 text model with SDPA attention: its q/k norms run after the transpose, on
     the [B, H, S, D] view of [B, S, H, D] storage, and attention's output follows q's layout; a
     norm output in another memory order than its input makes transformers copy it before o_proj
-    (an extra saved activation per layer)."""
+    (an extra saved activation per layer). 2 layers x (4 norms + q/k) + the final norm."""
     import transformers as T
     cfg = T.Gemma3TextConfig(vocab_size=128, hidden_size=128, intermediate_size=96,
                              num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=1,
                              head_dim=32, max_position_embeddings=64, sliding_window=8,
                              pad_token_id=0)
-    cfg._attn_implementation = "sdpa"
-    torch.manual_seed(harness.seed_for("no copies gemma3"))
-    model = T.Gemma3ForCausalLM(cfg).to(DEVICE)
-    if patched:
-        assert len(fusednorm.patch_hf(model)) == 2 * 6 + 1  # 2 layers x (4 norms + q/k) + final
-    return model
+    return _tiny_model(patched, cfg, T.Gemma3ForCausalLM, "sdpa", "no copies gemma3", 2 * 6 + 1)
 
 
 def test_compiled_patched_gemma3_adds_no_copy():
