@@ -190,6 +190,13 @@ hdf5_only_in() {
   grep -qE "^fuzz_guard: [0-9]+ inputs in [0-9]+ children; inside HDF5: [1-9][0-9]* crashes, .*; 0 in the reader$" <<< "$1"
 }
 
+# any_file PATH...: exit 0 when one of PATH (globs expanded by the caller) is a file. (`ls A B`
+# fails when any one is missing, so it cannot ask whether any one is there.)
+any_file() {
+  local f
+  for f in "$@"; do [ -f "$f" ] && return 0; done
+  return 1
+}
 # history_of INPUT DIR: the guard's history-<pid>/ folders under DIR whose last input is INPUT,
 # one a line (none: no output).
 history_of() {
@@ -342,7 +349,7 @@ for c in "$HERE"/triage_cases/*/; do
   else
     serve "$BINDIR/capture_fuzz" "$t" "$c/input" > /dev/null
   fi
-  if ! compgen -G "$t/hdf5-crash-*" > /dev/null; then
+  if ! any_file "$t"/hdf5-crash-*; then
     rm -rf "$t"
     echo "run_fuzz: triage check: $(basename "$c"): this HDF5 does not fail on it or the inputs before it, not checked"
     continue
@@ -364,13 +371,6 @@ if hdf5_fault "$ROOT/data/sample_capture.h5" "$WORK/none"; then
 fi
 echo "run_fuzz: triage check: $ncase known HDF5 fault(s) shown HDF5's, the sample capture not"
 
-# any_file PATH...: exit 0 when one of PATH (globs expanded by the caller) is a file. (`ls A B`
-# fails when any one is missing, so it cannot ask whether any one is there.)
-any_file() {
-  local f
-  for f in "$@"; do [ -f "$f" ] && return 0; done
-  return 1
-}
 # part NAME BINARY RUNS SECONDS: WORKERS jobs of RUNS/WORKERS executions each, in WORK/NAME. In the
 # fast part, a fault shown to be caused by HDF5's overruns (hdf5_fault) is HDF5's: its input is
 # saved for the triage as hdf5-heap-*, and fuzzing resumes for the executions left (the corpus

@@ -58,7 +58,7 @@ def _check_args(casting, mode):
 def _eager_plain(x):
     # The fast path (below) is for plain tensors in eager mode. Tensor subclasses (DTensor) and
     # torch.compile take the registered autograd of the op instead, which both understand;
-    # torch.func transforms _RMSNormFuncFn / _FusedAddFuncFn.
+    # torch.func transforms take _RMSNormFuncFn / _FusedAddFuncFn.
     return type(x) is _Tensor and not _is_compiling() and not _functorch_active()
 
 
