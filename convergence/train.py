@@ -699,7 +699,8 @@ def parse_args(argv):
                    help="with --parallel fsdp2: patch the model after fully_shard (default: before)")
     p.add_argument("--fuse-residual", choices=["on", "off"], default="on",
                    help="fusednorm impl: patch_hf(fuse_residual=) (residual add fused into the next norm)")
-    p.add_argument("--qk-norm", choices=["fusednorm", "inductor-when-compiled"], default="fusednorm",
+    p.add_argument("--qk-norm", choices=["fusednorm", "inductor-when-compiled"],
+                   default="inductor-when-compiled",
                    help="fusednorm impl: patch_hf(qk_norm=)")
     p.add_argument("--dry-run", action="store_true",
                    help="check the arguments, data, output directory and implementation on every "

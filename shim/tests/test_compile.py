@@ -106,7 +106,9 @@ def test_compile_patched_hf_model():
     cfg._attn_implementation = "eager"
     torch.manual_seed(harness.seed_for("patched hf"))
     model = T.Qwen3ForCausalLM(cfg).to(DEVICE)
-    assert len(fusednorm.patch_hf(model)) == 5
+    # The q/k norms on the op under compile too (patch_hf's default leaves them to the compiler,
+    # which would not be the eager bits).
+    assert len(fusednorm.patch_hf(model, qk_norm="fusednorm")) == 5
     ids = torch.randint(3, 128, (2, 16), device=DEVICE)
 
     def step(fn):
@@ -133,8 +135,8 @@ def _tiny_model(patched, cfg, model_cls, attn, seed_name, n_norms):
     cfg._attn_implementation = attn
     torch.manual_seed(harness.seed_for(seed_name))
     model = model_cls(cfg).to(DEVICE)
-    if patched:
-        assert len(fusednorm.patch_hf(model)) == n_norms
+    if patched:  # the q/k norms on the op under compile too: its layouts are what is tested
+        assert len(fusednorm.patch_hf(model, qk_norm="fusednorm")) == n_norms
     return model
 
 

@@ -307,7 +307,7 @@ def test_compiled_graph_has_one_fused_op_per_add():
     n = COMMON["num_hidden_layers"]
     base = make_model("qwen3").to(torch.bfloat16)
     ids = torch.randint(0, base.config.vocab_size, (2, 16), device=DEVICE)
-    m, _ = fused_copy(base)
+    m, _ = fused_copy(base, qk_norm="fusednorm")
     seen = _graph_ops(m, ids)
     fw, bw = seen["fw"], seen["bw"]
     # 2 adds per layer, all fused: the last layer's second add goes into the final norm.
@@ -318,16 +318,20 @@ def test_compiled_graph_has_one_fused_op_per_add():
     # Against patch_hf without fusion: the 2n residual adds are gone from the forward, and from
     # the backward the 2n - 1 gradient accumulations of the residual stream (each sum feeds a
     # norm and the next add; the last layer's output feeds only the final norm, no accumulation).
-    plain = _graph_ops(fused_copy(base, fuse_residual=False)[0], ids)
+    plain = _graph_ops(fused_copy(base, fuse_residual=False, qk_norm="fusednorm")[0], ids)
     add = "aten.add.Tensor"
     assert plain["fw"].count(add) - fw.count(add) == 2 * n, (plain["fw"].count(add), fw.count(add))
     assert plain["bw"].count(add) - bw.count(add) == 2 * n - 1, (plain["bw"].count(add),
                                                                  bw.count(add))
-    # qk_norm="inductor-when-compiled": the q/k norms are plain torch ops in the graph.
-    m2, _ = fused_copy(base, qk_norm="inductor-when-compiled")
-    fw2 = _graph_ops(m2, ids)["fw"]
-    assert fw2.count("fusednorm.rms_norm_fwd.default") == 1, fw2
-    assert fw2.count("aten.rsqrt.default") == 2 * n, fw2
+    # patch_hf's default, qk_norm="inductor-when-compiled": the q/k norms are plain torch ops in
+    # the graph, the rest as above.
+    for m2 in (fused_copy(base)[0], fused_copy(base, qk_norm="inductor-when-compiled")[0]):
+        seen2 = _graph_ops(m2, ids)
+        fw2 = seen2["fw"]
+        assert fw2.count("fusednorm.rms_norm_fwd.default") == 1, fw2
+        assert fw2.count("aten.rsqrt.default") == 2 * n, fw2
+        assert fw2.count("fusednorm.fused_add_rms_norm_fwd.default") == 2 * n, fw2
+        assert seen2["bw"].count("fusednorm.fused_add_rms_norm_bwd.default") == 2 * n, seen2["bw"]
 
 
 def test_compile_fullgraph_inductor():
@@ -353,7 +357,8 @@ def test_compile_fullgraph_inductor():
             e, l2 = errors(a, b)
             assert e < 1e-1 and l2 < 5e-2, f"{qk}: {name}: compiled vs eager err {e:.3g} l2 {l2:.3g}"
         # Eager with inductor-when-compiled runs the fusednorm op (it only differs when tracing).
-        assert bits_equal(want.logits, step(fused_copy(base)[0], ids)[0].logits)
+        assert bits_equal(want.logits,
+                          step(fused_copy(base, qk_norm="fusednorm")[0], ids)[0].logits)
 
 
 def test_qk_norm_option_checked():

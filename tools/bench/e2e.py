@@ -20,10 +20,12 @@ Models (bf16, sequence 2048; --quick shrinks them for a smoke run):
   qwen3_moe  Qwen3-MoE, hidden 1024, 12 layers, 32 experts top-4 (grouped_mm)   (~0.8B), 4 x 2048
 Providers:
   stock                   the model as transformers builds it
-  fusednorm               fusednorm.patch_hf(model): norms swapped, residual adds fused
+  fusednorm               fusednorm.patch_hf(model): norms swapped, residual adds fused; under
+                          torch.compile the q/k norms are left to Inductor (patch_hf's default
+                          qk_norm="inductor-when-compiled")
   fusednorm-unfused       patch_hf(model, fuse_residual=False): norms only
-  fusednorm-qk-inductor   patch_hf(model, qk_norm="inductor-when-compiled"): under torch.compile
-                          the q/k norms are left to Inductor (same as fusednorm in eager)
+  fusednorm-qk-op         patch_hf(model, qk_norm="fusednorm"): the q/k norms run the fusednorm op
+                          under torch.compile too (same as fusednorm in eager)
   liger                   every RMSNorm module replaced by liger_kernel's LigerRMSNorm (weight,
                           eps, offset and casting mode of the family); "not installed" without it
 Modes: eager, compile (torch.compile(model), default options; compile time and graph breaks
@@ -51,7 +53,12 @@ import traceback
 
 SCHEMA = "fusednorm-e2e/1"
 MODELS = ("llama", "qwen3", "gemma3", "qwen3_moe")
-PROVIDERS = ("stock", "fusednorm", "fusednorm-unfused", "fusednorm-qk-inductor", "liger")
+PROVIDERS = ("stock", "fusednorm", "fusednorm-unfused", "fusednorm-qk-op", "liger")
+# Table and merge order; "fusednorm-qk-inductor" is the name of runs made while patch_hf's default
+# was qk_norm="fusednorm" (it passed "inductor-when-compiled", today's default), kept so their
+# JSON still merges and tabulates.
+ORDER = ("stock", "fusednorm", "fusednorm-unfused", "fusednorm-qk-op", "fusednorm-qk-inductor",
+         "liger")
 MODES = ("eager", "compile")
 # Default batch x seq per model (tokens per step 8k-16k: a realistic single-GPU micro-batch).
 SHAPES = {"llama": (4, 2048), "qwen3": (8, 2048), "gemma3": (4, 2048), "qwen3_moe": (4, 2048)}
@@ -263,8 +270,8 @@ def apply_provider(model, provider):
         return patch_liger(model)
     import fusednorm
     kw = {"fuse_residual": provider != "fusednorm-unfused"}
-    if provider == "fusednorm-qk-inductor":
-        kw["qk_norm"] = "inductor-when-compiled"
+    if provider == "fusednorm-qk-op":
+        kw["qk_norm"] = "fusednorm"
     report = fusednorm.patch_hf(model, warn_unknown=False, **kw)
     fused = getattr(report, "fused", None)
     return {"replaced": len(report), "unknown": sorted(report.unknown),
@@ -316,7 +323,7 @@ def run_row(args, model_name, provider, mode, device, t_start):
     if provider == "liger" and liger_version() is None:
         row.update(status="not installed", reason="liger_kernel is not importable")
         return row
-    if provider == "fusednorm-qk-inductor" and (model_name == "llama" or mode == "eager"):
+    if provider == "fusednorm-qk-op" and (model_name == "llama" or mode == "eager"):
         row.update(status="n/a", reason="same as fusednorm here (no q/k norm, or eager)")
         return row
     dtype = torch.bfloat16
@@ -448,7 +455,7 @@ def markdown(doc):
            f"{doc['args'].get('warmup')} warm-up{' (--quick shapes)' if doc['args'].get('quick') else ''}.",
            "", "Step time, ms (median; lower is better):", ""]
     models = [m for m in MODELS if any(r["model"] == m for r in rows)]
-    cols = [(p, m) for m in MODES for p in PROVIDERS
+    cols = [(p, m) for m in MODES for p in ORDER
             if any(r["provider"] == p and r["mode"] == m for r in rows)]
     out.append("| model (B x S) | " + " | ".join(f"{p} {m}" for p, m in cols) + " |")
     out.append("|---|" + "---:|" * len(cols))
@@ -518,7 +525,7 @@ def plot(doc, path):
     modes = [m for m in MODES if any(r["mode"] == m for r in rows)]
     fig, axes = plt.subplots(1, len(modes), figsize=(6 * len(modes), 4), squeeze=False)
     for ax, mode in zip(axes[0], modes):
-        provs = [p for p in PROVIDERS if any(r["provider"] == p and r["mode"] == mode for r in rows)]
+        provs = [p for p in ORDER if any(r["provider"] == p and r["mode"] == mode for r in rows)]
         width = 0.8 / max(1, len(provs))
         for j, p in enumerate(provs):
             xs, ys, lo, hi = [], [], [], []
@@ -579,8 +586,8 @@ def merge(paths, out_dir):
     for d in docs:  # a later file's row replaces an earlier one for the same (model, provider, mode)
         for r in d["results"]:
             seen[(r["model"], r["provider"], r["mode"])] = r
-    order = {(m, p, mo): (MODELS.index(m), MODES.index(mo), PROVIDERS.index(p))
-             for m in MODELS for p in PROVIDERS for mo in MODES}
+    order = {(m, p, mo): (MODELS.index(m), MODES.index(mo), ORDER.index(p))
+             for m in MODELS for p in ORDER for mo in MODES}
     results = sorted(seen.values(), key=lambda r: order[(r["model"], r["provider"], r["mode"])])
     env = dict(docs[-1]["env"])
     # A package any of the runs had (Liger in the eager run, say) is named, not "not installed".

@@ -46,7 +46,7 @@ suite_check "e2e --quick eager (4 models x 5 providers)" --timeout 150 --detail 
   python3 "$e2e" --quick --modes eager --out "$tmp"
 suite_check "e2e --quick compile (qwen3)" --timeout 150 --detail '^(OK|FAILED):' -- \
   python3 "$e2e" --quick --modes compile --models qwen3 \
-    --providers stock,fusednorm,fusednorm-qk-inductor --out "$tmp"
+    --providers stock,fusednorm,fusednorm-qk-op --out "$tmp"
 if ls "$tmp"/e2e_*.json > /dev/null 2>&1; then
   python3 "$e2e" --merge "$tmp"/e2e_*.json --out "$out" > /dev/null || \
     suite_row "e2e --merge" FAIL "could not merge $(ls "$tmp")"

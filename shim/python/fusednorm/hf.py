@@ -392,7 +392,7 @@ def _liger_config(module):
 # ------------------------------------------------------------------------------------ patch_hf
 
 def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=True,
-             qk_norm="fusednorm") -> PatchReport:
+             qk_norm="inductor-when-compiled") -> PatchReport:
     """Run every RMSNorm-like module of `model` on fusednorm, in place (see the module docstring).
 
     Returns a PatchReport (len() = number replaced). Modules that look like an RMSNorm but match
@@ -400,9 +400,9 @@ def patch_hf(model: nn.Module, *, mode=None, warn_unknown=True, fuse_residual=Tr
     warn_unknown, named in a warning. `mode` forces a kernel mode (None: the heuristic).
     Idempotent: modules already on fusednorm are skipped.
     fuse_residual: also fuse each decoder layer's residual add into the next norm
-    (hf_fused.fuse_residual; its report is report.fused, None when off). qk_norm: "fusednorm" or
-    "inductor-when-compiled" (hf_fused.set_qk_norm: the per-head q/k norms run as plain torch ops
-    under torch.compile).
+    (hf_fused.fuse_residual; its report is report.fused, None when off). qk_norm:
+    "inductor-when-compiled" (the default; hf_fused.set_qk_norm: the per-head q/k norms run as
+    plain torch ops while torch.compile traces, the op in eager) or "fusednorm" (the op in both).
     """
     from . import hf_fused
     if qk_norm not in hf_fused.QK_NORM_MODES:  # before any change to the model
