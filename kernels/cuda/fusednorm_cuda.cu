@@ -280,7 +280,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     fn::FwdWideParams k = {};
     fwd_params(k, p, a, layout);
     k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
-    return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &k, stream,
+    return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0), plan, &k, stream,
                   "rms_norm_fwd_wide launch");
   }
   fn::FwdParams k = {};
@@ -294,7 +294,10 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused,
                                   p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);
       break;
-    case FUSEDNORM_KERNEL_FWD_GENERIC: kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread); break;
+    case FUSEDNORM_KERNEL_FWD_GENERIC:
+      kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread);
+      k.head_split = plan.unaligned;
+      break;
     default: break; /* a backward family: a bug in select.c */
   }
   return launch(kernel, plan, &k, stream, "rms_norm_fwd launch");

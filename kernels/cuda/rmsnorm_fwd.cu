@@ -9,7 +9,11 @@
  *       lanes (row-packed, several rows per CTA) or one team per CTA (persistent).
  *   rms_norm_fwd<T, CACHE>  any alignment and width: CACHE slots per thread kept in registers, the
  *       rest of the row streamed (read, then re-read from L2); CACHE = 0 reads the whole row twice
- *       (one CTA per row, the reload launch). One team per CTA.
+ *       (one CTA per row, the reload launch). One team per CTA. With p.head_split (rows congruent
+ *       modulo 16 bytes but not aligned, or n not a multiple of the vector: the plan's
+ *       `unaligned`) each row's interior is read and written as 16-byte vectors from the row's own
+ *       head, its head and tail one element per thread (rmsnorm_unaligned.cuh), the weight read
+ *       element-wise from L1; otherwise misaligned rows go element by element.
  *
  * Contract per row (kernels/README.md): s = RN(x + r) (fused add; written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
@@ -22,6 +26,7 @@
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -46,9 +51,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   constexpr int C = CACHE > 0 ? CACHE : 1; /* array extents must be > 0 */
   __shared__ ReduceSmem red;
   const Place pl = make_place(p.team, 1, p.n, p.n);
-  const bool al = p.aligned != 0;
+  const bool hs = p.head_split != 0;       /* one team per CTA whenever the plan sets it */
+  const bool al = p.aligned != 0 || hs;    /* the row tensors' slots (head-split: the interior's) */
+  const bool alw = p.aligned != 0;         /* the weight's */
   const int step = pl.team * N;            /* columns between one thread's consecutive slots */
-  const int col0 = pl.lane * N;            /* this thread's first slot */
 
   int parity = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
@@ -58,24 +64,41 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
     T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
     T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
+    /* Head-split: the slots cover the interior [h, c1), whole vectors from the row's first 16-byte
+     * boundary; this thread's edge element (head or tail, if any) is ecol. */
+    int col0 = pl.lane * N, c1 = pl.c1, ecol = -1;
+    if (hs && active) {
+      const RowSplit sp = row_split<T>(xr, p.n);
+      col0 += sp.h;
+      c1 = sp.h + (p.n - sp.h) / N * N;
+      ecol = sp.ecol;
+    }
 
     V cache[C];
-    float ss = 0.0f;
+    float ss = 0.0f, es = 0.0f; /* es: the edge element's s */
     if (active) {
       /* Pass 1: s and the sum of squares. All cached slots' loads are issued before first use. */
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
         const int col = col0 + k * step;
-        if (col < pl.c1) load_s(cache[k], p, xr, rr, ror, col, pl.c1, al);
+        if (col < c1) load_s(cache[k], p, xr, rr, ror, col, c1, al);
       }
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
-        if (col0 + k * step < pl.c1) ss = add_squares(cache[k], ss); /* columns past the end were loaded as 0 */
+        if (col0 + k * step < c1) ss = add_squares(cache[k], ss); /* columns past the end were loaded as 0 */
       }
-      for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+      for (int col = col0 + CACHE * step; col < c1; col += step) {
         V sv;
-        load_s(sv, p, xr, rr, ror, col, pl.c1, al);
+        load_s(sv, p, xr, rr, ror, col, c1, al);
         ss = add_squares(sv, ss);
+      }
+      if (ecol >= 0) { /* after the slots: a fixed order per row address */
+        es = ld_elem(xr, ecol);
+        if (p.fused) {
+          es = round_to<T>(es + ld_elem(rr, ecol));
+          st_elem(ror, ecol, es);
+        }
+        ss = fmaf(es, es, ss);
       }
     }
     ss = team_sum(ss, pl.team, 1, parity, red);
@@ -90,22 +113,27 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
         const int col = col0 + k * step;
-        if (col < pl.c1) {
+        if (col < c1) {
           V yv;
           float wv[N];
-          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
           normalize_slot<T, L>(yv, cache[k], wv, rstd);
-          store_slot(yr, yv, col, pl.c1, al);
+          store_slot(yr, yv, col, c1, al);
         }
       }
       /* ... and from the streamed ones, re-read (fused add: the s this thread just stored). */
-      for (int col = col0 + CACHE * step; col < pl.c1; col += step) {
+      for (int col = col0 + CACHE * step; col < c1; col += step) {
         V sv, yv;
         float wv[N];
-        load_slot(sv, sr, col, pl.c1, al);
-        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, pl.c1, al);
+        load_slot(sv, sr, col, c1, al);
+        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
         normalize_slot<T, L>(yv, sv, wv, rstd);
-        store_slot(yr, yv, col, pl.c1, al);
+        store_slot(yr, yv, col, c1, al);
+      }
+      if (ecol >= 0) {
+        float we[1];
+        load_weight<1>(we, p.w, p.w_dtype, p.offset, ecol, p.n, false);
+        st_elem(yr, ecol, normalize_elem<T, L>(es, we[0], rstd));
       }
     });
   }

@@ -23,12 +23,22 @@
  * deterministic run to run, but not bitwise equal to another mode or cluster size (the contract
  * allows that; every plan meets the accuracy rules).
  *
+ * Head-split (U, the plan's `unaligned`: rows congruent modulo 16 bytes but not aligned, or n not a
+ * multiple of the vector; S <= 2): the chunks tile the row's interior from its
+ * first 16-byte boundary h (per row, from its address), so every slot is a whole 16-byte vector;
+ * the head and tail elements go one per thread of rank 0 (rmsnorm_unaligned.cuh), added to its sum
+ * after its slots; the weight is read element-wise. Otherwise a misaligned row goes element by
+ * element. U is a template flag: as a runtime branch it cost the aligned fp32 fused-add instance
+ * (S = 2) 24% (H200, 2026-11-26, 100 x 49152: 41.7 -> 51.8 us), so the U = false instances are the
+ * kernels as they were.
+ *
  * Memory traffic: x (and r) read once, y (and residual_out) written once: the copy's bytes, where
  * the generic persistent forward that AUTO ran on these shapes before re-read the columns beyond
  * its registers from L2 with one CTA per row. No workspace, no allocation, no host sync: capturable.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -74,7 +84,7 @@ __device__ __forceinline__ int cluster_rank() {
 
 }  // namespace
 
-template <typename T, int S, bool FUSED>
+template <typename T, int S, bool FUSED, bool U>
 __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
     rms_norm_fwd_wide(const FwdWideParams p) {
   using V = Vec<T>;
@@ -82,7 +92,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   /* The cached slots' fp32 weight loaded with x (its latency hidden behind the reduction) where
    * it fits the 64 registers of the launch bound: S <= 2. At S = 4 it is 32 more registers and
    * ptxas spilled 20-264 bytes (nvcc 13.0, sm_90a), so there it is read after the reduction. */
-  constexpr bool PRE_W = S <= 2;
+  constexpr bool PRE_W = S <= 2 && !(U && FUSED); /* U, fused: ptxas spilled 64 bytes (16-bit, S = 2) */
   /* S = 4 is the aligned-only instance without the fused add (the plan gives it only plain
    * aligned rows, n a multiple of the vector width): with the element-wise fallback ptxas spilled
    * 28-100 bytes at 64 registers, and with the fused add's r slots 28-32 bytes. */
@@ -92,13 +102,22 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   const int cl = p.cluster;
   const int crank = cluster_rank();
   const int64_t units = gridDim.x / cl;
-  const int c0 = crank * p.chunk, c1 = min(p.n, c0 + p.chunk);
-  const bool al = p.aligned != 0;
+  static_assert(!(AL && U), "the 4-slot instance is aligned-only");
+  const int cc0 = crank * p.chunk, cc1 = min(p.n, cc0 + p.chunk);
+  const bool al = p.aligned != 0 || U;      /* the row tensors' slots (head-split: the interior's) */
+  const bool alw = AL || p.aligned != 0;    /* the weight's */
   const int step = blockDim.x * N;          /* columns between one thread's consecutive slots */
-  const int col0 = c0 + threadIdx.x * N;    /* this thread's first slot */
   int parity = 0;
   for (int64_t row = blockIdx.x / cl; row < p.rows; row += units, parity ^= 1) {
     const WideRow<T> rp = wide_row<T>(p, row);
+    int c0 = cc0, c1 = cc1, ecol = -1;
+    if constexpr (U) {
+      const RowSplit sp = row_split<T>(rp.x, p.n);
+      c0 += sp.h;
+      c1 = min(sp.h + (p.n - sp.h) / N * N, c0 + p.chunk);
+      if (crank == 0) ecol = sp.ecol;
+    }
+    const int col0 = c0 + threadIdx.x * N;  /* this thread's first slot */
     V xv[S];
     float wv[SW][N];
     /* Every load of the cached slots (x, r, the weight) issued before the first use. */
@@ -110,7 +129,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
         if (col < c1) {
           ld_slot<AL>(xv[k], rp.x, col, c1, al);
           if (FUSED) ld_slot<AL>(rv[k], rp.r, col, c1, al);
-          if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, al);
+          if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
         }
       }
       if (FUSED) {
@@ -139,6 +158,15 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       }
       ss = add_squares(sv, ss);
     }
+    float es = 0.0f; /* head-split: this thread's edge element's s, added after its slots */
+    if (U && ecol >= 0) {
+      es = ld_elem(rp.x, ecol);
+      if (FUSED) {
+        es = round_to<T>(es + ld_elem(rp.r, ecol));
+        st_elem(rp.ro, ecol, es);
+      }
+      ss = fmaf(es, es, ss);
+    }
     /* The cluster's sum (every CTA gets the same value: the same order in every CTA). */
     const float rstd = rstd_of(team_sum(ss, blockDim.x, cl, parity, red), p.n, p.eps);
     if (p.rstd != nullptr && crank == 0 && threadIdx.x == 0) p.rstd[row] = rstd;
@@ -149,7 +177,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
         const int col = col0 + k * step;
         if (col < c1) {
           V yv;
-          if (!PRE_W) load_weight<N>(wv[0], p.w, p.w_dtype, p.offset, col, c1, AL || al);
+          if (!PRE_W) load_weight<N>(wv[0], p.w, p.w_dtype, p.offset, col, c1, alw);
           normalize_slot<T, L>(yv, xv[k], wv[PRE_W ? k : 0], rstd);
           st_slot<AL>(rp.y, yv, col, c1, al);
         }
@@ -158,38 +186,49 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
         V sv, yv;
         float w[N];
         ld_slot<AL>(sv, FUSED ? static_cast<const T *>(rp.ro) : rp.x, col, c1, al);
-        load_weight<N>(w, p.w, p.w_dtype, p.offset, col, c1, AL || al);
+        load_weight<N>(w, p.w, p.w_dtype, p.offset, col, c1, alw);
         normalize_slot<T, L>(yv, sv, w, rstd);
         st_slot<AL>(rp.y, yv, col, c1, al);
+      }
+      if (U && ecol >= 0) {
+        float we[1];
+        load_weight<1>(we, p.w, p.w_dtype, p.offset, ecol, p.n, false);
+        st_elem(rp.y, ecol, normalize_elem<T, L>(es, we[0], rstd));
       }
     });
   }
   cluster_sync(); /* no CTA exits while a peer may still read its shared memory */
 }
 
-template <typename T, int S>
+template <typename T, int S, bool U>
 static const void *fwd_wide_kernel_s(bool fused) {
-  if constexpr (S == 4) return fused ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false>);
+  if constexpr (S == 4)
+    return fused || U ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false>);
   else
-    return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true>)
-                 : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false>);
+    return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true, U>)
+                 : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false, U>);
 }
 
-template <typename T>
+template <typename T, bool U>
 static const void *fwd_wide_kernel_for(int spt, bool fused) {
   switch (spt) {
-    case 1: return fwd_wide_kernel_s<T, 1>(fused);
-    case 2: return fwd_wide_kernel_s<T, 2>(fused);
-    case 4: return fwd_wide_kernel_s<T, 4>(fused);
+    case 1: return fwd_wide_kernel_s<T, 1, U>(fused);
+    case 2: return fwd_wide_kernel_s<T, 2, U>(fused);
+    case 4: return fwd_wide_kernel_s<T, 4, U>(fused);
   }
   return nullptr;
 }
 
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused) {
+template <typename T>
+static const void *fwd_wide_kernel_u(int spt, bool fused, bool unaligned) {
+  return unaligned ? fwd_wide_kernel_for<T, true>(spt, fused) : fwd_wide_kernel_for<T, false>(spt, fused);
+}
+
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_wide_kernel_for<float>(spt, fused);
-    case FUSEDNORM_F16: return fwd_wide_kernel_for<__half>(spt, fused);
-    case FUSEDNORM_BF16: return fwd_wide_kernel_for<__nv_bfloat16>(spt, fused);
+    case FUSEDNORM_F32: return fwd_wide_kernel_u<float>(spt, fused, unaligned);
+    case FUSEDNORM_F16: return fwd_wide_kernel_u<__half>(spt, fused, unaligned);
+    case FUSEDNORM_BF16: return fwd_wide_kernel_u<__nv_bfloat16>(spt, fused, unaligned);
   }
   return nullptr;
 }

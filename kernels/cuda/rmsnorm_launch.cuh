@@ -23,10 +23,14 @@ struct FwdParams {
   int n, w_dtype;
   float offset, eps;
   int team;                    /* threads per row: <= 32 (row-packed) or blockDim.x */
-  int reserved_a_, reserved_b_; /* (see reserved_end_) */
+  int head_split;              /* generic forward: rows congruent modulo 16 bytes but not aligned,
+                                  or n not a multiple of the vector: each row's interior as
+                                  vectors from its own head (rmsnorm_unaligned.cuh) */
+  int reserved_b_;             /* (see reserved_end_) */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama, fused;
-  int reserved_end_;           /* The reserved ints keep this block's layout (136 bytes, these
+  int reserved_end_;           /* The reserved ints (and head_split, read by the generic forward
+                                  only) keep this block's layout (136 bytes, these
                                   offsets, plain int members): nvcc reads a by-value parameter
                                   block differently for another layout (a 120- or 128-byte block
                                   field by field rather than through its address; an int[2] there
@@ -101,9 +105,9 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
  * (`unaligned`, rmsnorm_unaligned.cuh); NULL otherwise. */
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned);
 /* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
- * the fused add) and 4 (aligned rows, n a multiple of the vector width, no fused add); NULL
- * otherwise. */
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused);
+ * the fused add; `unaligned`: the head-split instance for congruent rows) and 4 (aligned rows, n a
+ * multiple of the vector width, no fused add); NULL otherwise. */
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or

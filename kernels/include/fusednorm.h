@@ -264,9 +264,10 @@ typedef struct {
                                 shared memory (1) or in the CTA's workspace row (0) */
   int64_t partial_rows;      /* backward with weight: rows of n fp32 partial dw in the workspace */
   size_t workspace_bytes;    /* backward: bytes the workspace must have (0 without weight or rows) */
-  int unaligned;             /* FWD_ROW / BWD_ROW: the head-split instance (congruent rows not
-                                16-byte aligned, or n not a multiple of the vector): a scalar
-                                head and tail per row around the vector interior; else 0 */
+  int unaligned;             /* FWD_ROW / BWD_ROW: the head-split instance, FWD_GENERIC /
+                                FWD_WIDE: the head-split path (congruent rows not 16-byte
+                                aligned, or n not a multiple of the vector): a scalar head and
+                                tail per row around the vector interior; else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

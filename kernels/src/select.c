@@ -428,6 +428,7 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
   if (reload && c->slots <= reload_slots && reload_fits_l2(c, rthreads)) {
     plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_FWD_GENERIC, rthreads);
     l->slots_per_thread = 0;
+    l->unaligned = c->congruent && !c->aligned;
     l->grid = grid_of(c->p->rows, INT_MAX);
     return 1;
   }
@@ -436,6 +437,7 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
     const int cache = generic_cache(0, c->slots, threads);
     plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_FWD_GENERIC, threads);
     l->slots_per_thread = cache;
+    l->unaligned = c->congruent && !c->aligned;
     l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(0, cache, c->xs), 0));
   }
   return 1;
@@ -487,6 +489,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   l->cluster = cl;
   l->chunk = chunk;
   l->slots_per_thread = s;
+  l->unaligned = c->congruent && !c->aligned && s <= 2; /* the S = 4 instance is aligned-only */
   l->grid = min64(rows, INT_MAX / cl) * cl;
   return 1;
 }

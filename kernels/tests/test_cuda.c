@@ -421,9 +421,14 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, every forced wide forward must answer "
            "MODE_UNSUPPORTED (then runs in AUTO)\n", info->cc_major, info->cc_minor);
   static const struct { fusednorm_mode mode; int misalign; const char *name; } kRuns[] = {
-      {FUSEDNORM_MODE_WIDE, 0, "cuda/wide-fwd/wide"},
-      {FUSEDNORM_MODE_WIDE, 1, "cuda/wide-fwd/wide/misaligned"},
-      {FUSEDNORM_MODE_AUTO, 0, "cuda/wide-fwd/auto"},
+      {FUSEDNORM_MODE_WIDE, OFFS_NONE, "cuda/wide-fwd/wide"},
+      {FUSEDNORM_MODE_WIDE, OFFS_ONE, "cuda/wide-fwd/wide/misaligned"},
+      /* congruent rows (a head of 1 .. vector-1 elements per shape; the engine's strided variants
+       * are not congruent): the head-split path; rows apart: element by element */
+      {FUSEDNORM_MODE_WIDE, OFFS_CONGRUENT, "cuda/wide-fwd/wide/congruent"},
+      {FUSEDNORM_MODE_WIDE, OFFS_APART, "cuda/wide-fwd/wide/apart"},
+      {FUSEDNORM_MODE_AUTO, OFFS_NONE, "cuda/wide-fwd/auto"},
+      {FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, "cuda/wide-fwd/auto/congruent"},
   };
   for (size_t r = 0; r < sizeof kRuns / sizeof kRuns[0]; ++r) {
     fn_engine_opts om = *o;
@@ -453,9 +458,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * AUTO in both patterns, every forced mode congruent (the generic path of rows apart is the
  * misaligned pass's); --mode=NAME: that mode in both. --quick (the suite's compute-sanitizer
  * run): AUTO and the two modes whose families have head-split instances (persistent,
- * multi_wave_cached), over the first kQuickNs widths. */
-static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 1025, 2887, 8191};
-#define kQuickNs 5
+ * multi_wave_cached), over the first kQuickNs widths. 20001 and 40003 are wider than the lean
+ * kernels hold: the generic forward's head-split path (reload and cached) and, with fewer rows
+ * than SMs, the wide forward's. */
+static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 20001, 1025, 2887, 8191, 40003};
+#define kQuickNs 6
 
 static int run_unaligned(fn_backend *b, cuda_ctx *c, const fn_engine_opts *o, int forced_only, int *runs) {
   static char names[2][FUSEDNORM_MODE_COUNT_][64];

@@ -213,8 +213,16 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->unaligned == !(lay->aligned16 && p->n % vec == 0) && (lay->aligned16 || lay->congruent16),
           "%s: lean kernel instance for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
           lay->congruent16, s);
+  else if (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)
+    /* the generic and wide forwards' head-split path: congruent rows that are not aligned (the
+     * wide kernel's 4-slot instance is aligned-only) */
+    CHECK(l->unaligned == (!lay->aligned16 && lay->congruent16) &&
+              !(l->unaligned && l->kernel == FUSEDNORM_KERNEL_FWD_WIDE && l->slots_per_thread > 2),
+          "%s: head-split path for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
+          lay->congruent16, s);
   else
-    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels: %s", what, s);
+    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels and the generic and wide forwards: %s",
+          what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
@@ -1051,6 +1059,15 @@ static void test_alignment(void) {
       {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
       {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* n % 8 != 0 */
       {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      /* congruent rows wider than the lean kernel holds: the generic forward's head-split path
+       * (its plan's `unaligned`), element by element where the rows are not congruent; fewer
+       * rows than SMs: the wide forward's head-split path */
+      {4096, 20001, BF, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {4096, 20001, BF, 1, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {4096, 20001, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {288, 32390, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {1024, 20001, F32, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {20, 1025354, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
   };
   size_t i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -1064,6 +1081,8 @@ static void test_alignment(void) {
     CHECK(fusednorm_select_launch(&p, 0, &kDevices[5].d, lay, &l) == FUSEDNORM_OK, "%s", what);
     plan_str(&l, s, sizeof s);
     CHECK(l.kernel == cases[i].kernel && l.slots_per_thread == cases[i].slots, "%s: %s", what, s);
+    if (l.kernel == FUSEDNORM_KERNEL_FWD_GENERIC || l.kernel == FUSEDNORM_KERNEL_FWD_WIDE)
+      CHECK(l.unaligned == (cases[i].aligned == 2), "%s: head-split path: %s", what, s);
     check_plan(&p, 0, lay, &l, &kDevices[5].d, what);
   }
 }
