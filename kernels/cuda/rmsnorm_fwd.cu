@@ -93,11 +93,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
         ss = add_squares(sv, ss);
       }
       if (ecol >= 0) { /* after the slots: a fixed order per row address */
-        es = ld_elem(xr, ecol);
-        if (p.fused) {
-          es = round_to<T>(es + ld_elem(rr, ecol));
-          st_elem(ror, ecol, es);
-        }
+        es = edge_s(xr, rr, ror, ecol, p.fused != 0);
         ss = fmaf(es, es, ss);
       }
     }
@@ -130,11 +126,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
         normalize_slot<T, L>(yv, sv, wv, rstd);
         store_slot(yr, yv, col, c1, al);
       }
-      if (ecol >= 0) {
-        float we[1];
-        load_weight<1>(we, p.w, p.w_dtype, p.offset, ecol, p.n, false);
-        st_elem(yr, ecol, normalize_elem<T, L>(es, we[0], rstd));
-      }
+      if (ecol >= 0) edge_y<T, L>(yr, ecol, es, rstd, p.w, p.w_dtype, p.offset, p.n);
     });
   }
 }

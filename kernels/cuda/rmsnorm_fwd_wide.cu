@@ -28,9 +28,9 @@
  * first 16-byte boundary h (per row, from its address), so every slot is a whole 16-byte vector;
  * the head and tail elements go one per thread of rank 0 (rmsnorm_unaligned.cuh), added to its sum
  * after its slots; the weight is read element-wise. Otherwise a misaligned row goes element by
- * element. U is a template flag: as a runtime branch it cost the aligned fp32 fused-add instance
- * (S = 2) 24% (H200, 2026-11-26, 100 x 49152: 41.7 -> 51.8 us), so the U = false instances are the
- * kernels as they were.
+ * element. U is a template flag so that the aligned instances carry none of it: with a runtime
+ * flag the aligned fp32 fused-add instance (S = 2) measured 24% slower (H200, 100 x 49152: 51.8 us
+ * against 41.7).
  *
  * Memory traffic: x (and r) read once, y (and residual_out) written once: the copy's bytes, where
  * the generic persistent forward that AUTO ran on these shapes before re-read the columns beyond
@@ -160,11 +160,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
     }
     float es = 0.0f; /* head-split: this thread's edge element's s, added after its slots */
     if (U && ecol >= 0) {
-      es = ld_elem(rp.x, ecol);
-      if (FUSED) {
-        es = round_to<T>(es + ld_elem(rp.r, ecol));
-        st_elem(rp.ro, ecol, es);
-      }
+      es = edge_s(rp.x, rp.r, rp.ro, ecol, FUSED);
       ss = fmaf(es, es, ss);
     }
     /* The cluster's sum (every CTA gets the same value: the same order in every CTA). */
@@ -190,11 +186,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
         normalize_slot<T, L>(yv, sv, w, rstd);
         st_slot<AL>(rp.y, yv, col, c1, al);
       }
-      if (U && ecol >= 0) {
-        float we[1];
-        load_weight<1>(we, p.w, p.w_dtype, p.offset, ecol, p.n, false);
-        st_elem(rp.y, ecol, normalize_elem<T, L>(es, we[0], rstd));
-      }
+      if (U && ecol >= 0) edge_y<T, L>(rp.y, ecol, es, rstd, p.w, p.w_dtype, p.offset, p.n);
     });
   }
   cluster_sync(); /* no CTA exits while a peer may still read its shared memory */

@@ -71,6 +71,27 @@ template <typename T, bool LLAMA> __device__ __forceinline__ float normalize_ele
   return (LLAMA ? round_to<T>(nrm) : nrm) * w;
 }
 
+/* The forward's s of an edge element: x, or with the fused add RN(x + r), stored to residual_out
+ * (the generic and wide forwards; the lean kernel issues these loads with its slots'). */
+template <typename T>
+__device__ __forceinline__ float edge_s(const T *xr, const T *rr, T *ror, int col, bool fused) {
+  float s = ld_elem(xr, col);
+  if (fused) {
+    s = round_to<T>(s + ld_elem(rr, col));
+    st_elem(ror, col, s);
+  }
+  return s;
+}
+
+/* The forward's y of an edge element, its weight read on its own (load_weight's arguments). */
+template <typename T, bool LLAMA>
+__device__ __forceinline__ void edge_y(T *yr, int col, float s, float rstd, const void *w, int w_dtype, float offset,
+                                       int n) {
+  float we[1];
+  load_weight<1>(we, w, w_dtype, offset, col, n, false);
+  st_elem(yr, col, normalize_elem<T, LLAMA>(s, we[0], rstd));
+}
+
 /* The backward's dot-product term and dx / dw of one element (slot_dot, slot_dx). */
 __device__ __forceinline__ float elem_dot(float dy, float s, float w, float rs, float dot) {
   return fmaf(__fmul_rn(dy, w), s * rs, dot);

@@ -302,8 +302,8 @@ def _func_fused_add_bwd(*args):
 class _RMSNormFuncFn(torch.autograd.Function):
     """The op's autograd for torch.func transforms (grad, vjp, jacrev, vmap of them). The autograd
     that torch.library registers on the op has no setup_context staticmethod, which functorch
-    requires ("In order to use an autograd.Function with functorch transforms ...", PyTorch
-    issues 168393 and 170834); this one has the same setup and backward, so the same bits."""
+    requires ("In order to use an autograd.Function with functorch transforms ..."); this one
+    has the same setup and backward, so the same bits."""
     generate_vmap_rule = True
 
     @staticmethod
