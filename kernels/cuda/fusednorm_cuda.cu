@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <type_traits>
 
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/rmsnorm_launch.cuh"
@@ -139,6 +141,37 @@ fusednorm_status allow_big_cluster(const void *kernel, int cluster) {
   return FUSEDNORM_OK;
 }
 
+/* Whether `grid` CTAs of `kernel` (threads, dynamic shared memory) can all be resident at once on
+ * `device`, as a cooperative launch requires: the runtime's occupancy for the compiled kernel,
+ * which the plan's register estimate only approximates. Cached per (kernel, threads, bytes). */
+bool co_resident(const void *kernel, int threads, size_t smem, int64_t grid, int sm_count) {
+  struct Entry {
+    const void *kernel;
+    int threads;
+    size_t smem;
+    int per_sm;
+  };
+  static std::mutex mu;
+  static Entry cache[64];
+  static int next = 0;
+  int per_sm = -1;
+  {
+    std::lock_guard<std::mutex> g(mu);
+    for (const Entry &e : cache)
+      if (e.kernel == kernel && e.threads == threads && e.smem == smem) per_sm = e.per_sm;
+  }
+  if (per_sm < 0) {
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    std::lock_guard<std::mutex> g(mu);
+    cache[next] = Entry{kernel, threads, smem, per_sm};
+    next = (next + 1) % (int)(sizeof cache / sizeof cache[0]);
+  }
+  return grid <= (int64_t)per_sm * sm_count;
+}
+
 /* Launch `kernel` as the plan says: grid, CTA, dynamic shared memory (opted into), the cluster
  * or the cooperative grid. A plan naming an instance that does not exist is a bug in select.c
  * (test_select checks that it never happens): MODE_UNSUPPORTED rather than a wrong launch. */
@@ -154,7 +187,7 @@ fusednorm_status launch(const void *kernel, const fusednorm_launch &l, void *par
   cfg.dynamicSmemBytes = l.smem_bytes;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
-  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
+  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT || l.dw_in_kernel) {
     attr[0].id = cudaLaunchAttributeCooperative; /* all CTAs co-resident: they wait for each other */
     attr[0].val.cooperative = 1;
     cfg.attrs = attr;
@@ -180,14 +213,24 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
   const int64_t P = plan.partial_rows;
   int n = (int)p->n;
   int wdt = (int)p->w_dtype;
-  int64_t grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
-  if (grid > 65535 * 16) grid = 65535 * 16; /* grid-stride over column blocks beyond */
-  void *rargs[] = {(void *)&ws, (void *)&P, &n, &dw, &wdt};
   cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = dim3((unsigned)grid);
-  cfg.blockDim = dim3((unsigned)(fn::kDwReduceCols * fn::kDwReduceSlices));
   cfg.stream = stream;
-  FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
+  if (P <= FN_DW_IN_KERNEL_MAX_PARTIALS) {
+    int P32 = (int)P;
+    void *cargs[] = {(void *)&ws, &P32, &n, &dw, &wdt};
+    int64_t grid = (p->n + fn::kDwChainThreads - 1) / fn::kDwChainThreads;
+    if (grid > 65535 * 16) grid = 65535 * 16; /* grid-stride beyond */
+    cfg.gridDim = dim3((unsigned)grid);
+    cfg.blockDim = dim3((unsigned)fn::kDwChainThreads);
+    FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_chain_kernel(), cargs));
+  } else {
+    void *rargs[] = {(void *)&ws, (void *)&P, &n, &dw, &wdt};
+    int64_t grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
+    if (grid > 65535 * 16) grid = 65535 * 16; /* grid-stride over column blocks beyond */
+    cfg.gridDim = dim3((unsigned)grid);
+    cfg.blockDim = dim3((unsigned)(fn::kDwReduceCols * fn::kDwReduceSlices));
+    FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
+  }
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");
   return FUSEDNORM_OK;
@@ -233,6 +276,7 @@ void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, f
   fn_row_outer_make(p, a->s_outer, k.s_outer);
   fn_row_outer_make(p, a->ds_outer, k.ds_outer);
   fn_row_outer_make(p, a->dx_outer, k.dx_outer);
+  if constexpr (std::is_same<K, fn::BwdParams>::value) k.dw = nullptr; /* (the launcher sets it) */
 }
 
 /* The device description and the plan of one call: the device is queried (from the cache) once. */
@@ -364,9 +408,18 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       default: break; /* a forward family: a bug in select.c */
     }
+    /* dw summed in the kernel needs every CTA resident (a grid-wide barrier); where the compiled
+     * kernel's occupancy says otherwise, the two launches (the same sum). */
+    if (plan.dw_in_kernel) {
+      fusednorm_device_info info;
+      if (kernel == nullptr || !p->has_weight || device_info(-1, &info) != FUSEDNORM_OK ||
+          !co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))
+        plan.dw_in_kernel = 0;
+    }
+    k.dw = plan.dw_in_kernel ? a->dw : nullptr;
     st = launch(kernel, plan, &k, stream, "rms_norm_bwd launch");
   }
-  if (st != FUSEDNORM_OK || !p->has_weight) return st;
+  if (st != FUSEDNORM_OK || !p->has_weight || plan.dw_in_kernel) return st;
   return launch_dw_reduce(p, plan, ws, a->dw, stream);
 }
 

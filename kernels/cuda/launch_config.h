@@ -119,6 +119,10 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
   return x_size == 4 ? (fused ? 62 : 54) : (fused ? 74 : 64);
 }
 
+/* The most partial-dw rows (CTAs) a backward sums in the kernel itself (plan dw_in_kernel,
+ * rmsnorm_bwd_slot.cuh dw_reduce_in_kernel: a thread per column, P dependent steps). */
+#define FN_DW_IN_KERNEL_MAX_PARTIALS 32
+
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 

@@ -258,21 +258,12 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS) rms_norm_bwd_pipe(const
     process(b, row + rstep, 1);
   }
   if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n);
+  if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
 /* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
- * column, each summed in row order, combined in slice order; both compensated (Kahan, with
- * intrinsics so that nvcc cannot fuse or reorder them). Depends only on (P, n): deterministic. */
-struct Kahan {
-  float s = 0.0f, c = 0.0f;
-  __device__ __forceinline__ void add(float v) {
-    const float y = __fsub_rn(v, c);
-    const float t = __fadd_rn(s, y);
-    c = __fsub_rn(__fsub_rn(t, s), y);
-    s = t;
-  }
-};
-
+ * column, each summed in row order, combined in slice order; both compensated (Kahan).
+ * Depends only on (P, n): deterministic. (P <= FN_DW_IN_KERNEL_MAX_PARTIALS: dw_reduce_chain.) */
 __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
     dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
   __shared__ float part[kDwReduceSlices][kDwReduceCols + 1];
@@ -297,14 +288,18 @@ __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
         t.add(part[i][lane]);
         t.add(-pcomp[i][lane]); /* the slice's own lost low-order part */
       }
-      switch (w_dtype) {
-        case FUSEDNORM_F32: static_cast<float *>(dw)[col] = t.s; break;
-        case FUSEDNORM_F16: static_cast<__half *>(dw)[col] = __float2half_rn(t.s); break;
-        default: static_cast<__nv_bfloat16 *>(dw)[col] = __float2bfloat16_rn(t.s); break;
-      }
+      store_dw(dw, w_dtype, col, t.s);
     }
     __syncthreads();
   }
+}
+
+/* dw from P <= FN_DW_IN_KERNEL_MAX_PARTIALS partial rows (dw_chain, a thread per column): the
+ * sum that dw_reduce_in_kernel makes, as its own launch. */
+__global__ void __launch_bounds__(kDwChainThreads) dw_reduce_chain(const float *ws, int P, int n, void *dw, int w_dtype) {
+  const int threads = (int)(gridDim.x * blockDim.x);
+  for (int col = (int)(blockIdx.x * blockDim.x + threadIdx.x); col < n; col += threads)
+    store_dw(dw, w_dtype, col, dw_chain(ws, P, n, col));
 }
 
 /* FN_BWD_GENERIC_CACHES (launch_config.h). */
@@ -340,5 +335,6 @@ const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds) {
 }
 
 const void *dw_reduce_kernel() { return reinterpret_cast<const void *>(&dw_reduce); }
+const void *dw_reduce_chain_kernel() { return reinterpret_cast<const void *>(&dw_reduce_chain); }
 
 }  // namespace fn

@@ -27,6 +27,28 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
   __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
+  V cdy[S], cs[S], cds[S];
+  float rs = 0.0f;
+  auto fetch = [&](int64_t row) {
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
+    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+    rs = p.rstd[row];
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (col < p.n) {
+        ld16(cdy[k].w, dyr + col);
+        ld16(cs[k].w, sr + col);
+        if (HAS_DS) ld16(cds[k].w, dsr + col);
+      }
+    }
+  };
+  /* The first row's loads go out before the weight is staged, so that a CTA with one or two rows
+   * (small problems, where the kernel's latency is its time) waits for one memory round trip, not
+   * two; later rows are loaded right after the previous row's stores. */
+  int64_t row = blockIdx.x;
+  if (row < p.rows) fetch(row);
   /* Each thread stages and later reads only its own columns of the weight. */
 #pragma unroll
   for (int k = 0; k < S; ++k) {
@@ -41,23 +63,8 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
 #pragma unroll
     for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
 
-  int parity = 0;
-  for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
-    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
-    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
-    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+  for (int parity = 0; row < p.rows; parity ^= 1) {
     T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
-    const float rs = p.rstd[row];
-    V cdy[S], cs[S], cds[S];
-#pragma unroll
-    for (int k = 0; k < S; ++k) {
-      const int col = col0 + k * step;
-      if (col < p.n) {
-        ld16(cdy[k].w, dyr + col);
-        ld16(cs[k].w, sr + col);
-        if (HAS_DS) ld16(cds[k].w, dsr + col);
-      }
-    }
     float dot = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -80,6 +87,8 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
         st16(dxr + col, dxv.w);
       }
     }
+    row += gridDim.x;
+    if (row < p.rows) fetch(row);
   }
   /* This CTA's partial dw row (16-byte aligned: the workspace is, and n % N == 0). */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
@@ -93,6 +102,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
         q[i] = make_float4(dwc[k][4 * i], dwc[k][4 * i + 1], dwc[k][4 * i + 2], dwc[k][4 * i + 3]);
     }
   }
+  if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
 /* The head-split instance (rmsnorm_unaligned.cuh): congruent rows that are not 16-byte aligned,
@@ -105,7 +115,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
  * grid-stride order (what the registers of the aligned kernel hold): a thread updates a column in
  * row i's dx pass, before it reaches row i+1's reduction barrier, after which another thread
  * may update it; the partial row is then written in column order. The grid is the aligned plan's
- * (no rounding), and dw_reduce sums the partial rows in their fixed order as always. */
+ * (no rounding), and the partial rows are summed in their fixed order as always. */
 template <typename T, int S, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const BwdParams p) {
   using V = Vec<T>;
@@ -117,25 +127,16 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
-  for (int c = threadIdx.x; c < p.n; c += blockDim.x) {
-    float wv[1];
-    load_weight<1>(wv, p.w, p.w_dtype, p.offset, c, p.n, false);
-    wsm[at(c)] = wv[0];
-    dwsm[at(c)] = 0.0f;
-  }
-  __syncthreads();
-
-  int parity = 0;
-  for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
+  V cdy[S], cs[S], cds[S];
+  float edy = 0.0f, es = 0.0f, eds = 0.0f, rs = 0.0f;
+  RowSplit sp;
+  auto fetch = [&](int64_t row) {
     const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
     const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
     const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
-    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
-    const float rs = p.rstd[row];
-    const RowSplit sp = row_split<T>(dyr, p.n);
+    rs = p.rstd[row];
+    sp = row_split<T>(dyr, p.n);
     const int c0 = sp.h + col0;
-    V cdy[S], cs[S], cds[S];
-    float edy = 0.0f, es = 0.0f, eds = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = c0 + k * step;
@@ -150,6 +151,34 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
       es = ld_elem(sr, sp.ecol);
       if (HAS_DS) eds = ld_elem(dsr, sp.ecol);
     }
+  };
+  int64_t row = blockIdx.x; /* the first row's loads before the staging, as in rms_norm_bwd_row */
+  if (row < p.rows) fetch(row);
+  /* Element-wise weight loads, kStage in flight per thread: one at a time, a row of 1750 columns
+   * over 64 threads waited ~28 memory round trips here (f16 43 x 1750: 10.9 us a launch). */
+  constexpr int kStage = 8;
+  const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16;
+  for (int c0 = threadIdx.x; c0 < p.n; c0 += kStage * blockDim.x) {
+    uint32_t b[kStage];
+#pragma unroll
+    for (int i = 0; i < kStage; ++i) {
+      const int c = c0 + i * (int)blockDim.x;
+      b[i] = c >= p.n ? 0u : w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(p.w, c);
+    }
+#pragma unroll
+    for (int i = 0; i < kStage; ++i) {
+      const int c = c0 + i * (int)blockDim.x;
+      if (c < p.n) {
+        wsm[at(c)] = w32 ? wbits_eff<true>(b[i], true, false, p.offset) : wbits_eff<false>(b[i], true, wbf16, p.offset);
+        dwsm[at(c)] = 0.0f;
+      }
+    }
+  }
+  __syncthreads();
+
+  for (int parity = 0; row < p.rows; parity ^= 1) {
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+    const int c0 = sp.h + col0;
     float dot = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -185,10 +214,13 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
       st_elem(dxr, sp.ecol, elem_dx<T>(edy, es, eds, HAS_DS, wsm[at(sp.ecol)], rs, mean_gn, p.llama, dw));
       dwsm[at(sp.ecol)] = dw;
     }
+    row += gridDim.x;
+    if (row < p.rows) fetch(row);
   }
   __syncthreads(); /* the last row's dw updates, made by whichever threads owned the columns */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
   for (int c = threadIdx.x; c < p.n; c += blockDim.x) wsrow[c] = dwsm[at(c)];
+  if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
 #define FN_BWD_ROW_INSTANCE(name)                                                                   \

@@ -7,7 +7,10 @@
 #ifndef FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
 #define FUSEDNORM_CUDA_RMSNORM_BWD_SLOT_CUH_
 
+#include <cooperative_groups.h>
+
 #include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.cuh"
 
 namespace fn {
 
@@ -121,6 +124,63 @@ __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const 
     __syncthreads();
   }
   for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = __fsub_rn(sum[j], comp[j]);
+}
+
+/* A compensated running sum (Kahan), with intrinsics so that nvcc cannot fuse or reorder it. */
+struct Kahan {
+  float s = 0.0f, c = 0.0f;
+  __device__ __forceinline__ void add(float v) {
+    const float y = __fsub_rn(v, c);
+    const float t = __fadd_rn(s, y);
+    c = __fsub_rn(__fsub_rn(t, s), y);
+    s = t;
+  }
+};
+
+/* dw[col] = v in the weight's dtype (RN-even). */
+__device__ __forceinline__ void store_dw(void *dw, int w_dtype, int64_t col, float v) {
+  switch (w_dtype) {
+    case FUSEDNORM_F32: static_cast<float *>(dw)[col] = v; break;
+    case FUSEDNORM_F16: static_cast<__half *>(dw)[col] = __float2half_rn(v); break;
+    default: static_cast<__nv_bfloat16 *>(dw)[col] = __float2bfloat16_rn(v); break;
+  }
+}
+
+/* dw of one column from P <= FN_DW_IN_KERNEL_MAX_PARTIALS partial rows: their sum in row order,
+ * compensated (Kahan), before the one rounding to the weight's dtype. With so few rows,
+ * dw_reduce's 32 slices would hold at most one row each, and combining them costs 64 dependent
+ * steps per column, which a grid of a few CTAs pays column after column (1 x 255 f16: 223 us on
+ * an H200); this chain costs P. Used by dw_reduce_chain and by dw_reduce_in_kernel alike, so
+ * both give the same bits. */
+__device__ __forceinline__ float dw_chain(const float *ws, int P, int n, int col) {
+  constexpr int kBatch = 8; /* loads in flight, then their adds in order */
+  Kahan k;
+  const float *src = ws + col;
+  for (int u = 0; u < P; u += kBatch) {
+    float v[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) v[i] = u + i < P ? src[(int64_t)(u + i) * n] : 0.0f;
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+      if (u + i < P) k.add(v[i]);
+  }
+  return k.s;
+}
+
+/* The partial rows' sum into dw inside the backward kernel itself (BwdParams.dw set: the plan's
+ * dw_in_kernel, a cooperative launch of at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs), for small
+ * problems, where a second launch would be a large part of the time: after a grid-wide barrier
+ * (every CTA's partial row written), a thread per column (dw_chain). Not inlined: its registers
+ * stay out of the row loop's allocation. Called by every thread of the grid. */
+static __device__ __noinline__ void dw_reduce_in_kernel(const float *ws, int P, int n, void *dw, int w_dtype) {
+  if (gridDim.x > 1) {
+    cooperative_groups::this_grid().sync();
+  } else {
+    __syncthreads();
+  }
+  const int threads = (int)(gridDim.x * blockDim.x);
+  for (int col = (int)(blockIdx.x * blockDim.x + threadIdx.x); col < n; col += threads)
+    store_dw(dw, w_dtype, col, dw_chain(ws, P, n, col));
 }
 
 }  // namespace fn

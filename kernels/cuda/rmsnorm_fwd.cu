@@ -159,10 +159,6 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
    * row loop. Team 0 stages the columns its lanes own, which are the columns every team reads. */
   extern __shared__ float dyn_smem[];
   float *const wsm = dyn_smem;
-  if (pl.team_idx == 0) {
-    for (int col = col0; col < p.n; col += step) stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, al);
-  }
-  __syncthreads();
 
   /* Issue the loads of `row` (nothing past the end of the matrix or the row). */
   auto fetch = [&](V (&xv)[S], V (&rv)[S], int64_t row) {
@@ -222,6 +218,12 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   V xa[S], ra[S], xb[S], rb[S];
   int64_t row = pl.unit * pl.teams + pl.team_idx;
   fetch(xa, ra, row);
+  /* Staged after the first row's loads are issued: a CTA with one row's worth of work (small
+   * problems) then waits for one memory round trip, not two. */
+  if (pl.team_idx == 0) {
+    for (int col = col0; col < p.n; col += step) stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, al);
+  }
+  __syncthreads();
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
     fetch(xb, rb, row + rstep);
     process(xa, ra, row, 0);

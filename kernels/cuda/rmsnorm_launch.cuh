@@ -59,6 +59,10 @@ struct BwdParams {
                                   dynamic shared memory (round_up(chunk, vec) floats) */
   fn_row_dims nd;              /* as in FwdParams */
   int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
+  void *dw;                    /* non-NULL (the plan's dw_in_kernel; the persistent and row-packed
+                                  kernels, launched cooperatively): the kernel sums the partial
+                                  rows into dw itself after a grid-wide barrier, and no dw_reduce
+                                  runs (dw_reduce_in_kernel, rmsnorm_bwd_slot.cuh) */
 };
 
 /* Split-row backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */
@@ -115,8 +119,11 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
-/* The fixed-order reduction of the partial-dw rows into dw (weight dtype). */
+/* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
+ * FN_DW_IN_KERNEL_MAX_PARTIALS rows, dw_reduce_chain (kDwChainThreads per CTA) for at most that. */
 const void *dw_reduce_kernel();
+const void *dw_reduce_chain_kernel();
+constexpr int kDwChainThreads = 256;
 /* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}); NULL if none. */
 const void *bwd_split_kernel(fusednorm_dtype x, int spt);
 constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */

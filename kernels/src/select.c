@@ -343,6 +343,7 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->partial_rows = 0;
   l->workspace_bytes = 0;
   l->unaligned = 0;
+  l->dw_in_kernel = 0;
 }
 
 /* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
@@ -667,6 +668,16 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* AUTO: a grid of at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs (few rows, small problems) sums dw
+ * in the backward kernel itself (plan dw_in_kernel): there the second launch (dw_reduce's ~2 us
+ * and the gap before it) is a large part of the time. */
+static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
+  if (c->p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
+      l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS)
+    l->dw_in_kernel = 1;
+  return FUSEDNORM_OK;
+}
+
 static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
@@ -681,8 +692,9 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return FUSEDNORM_OK;
-  if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS) return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
+  if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS)
+    return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? with_dw_in_kernel(c, l) : FUSEDNORM_ERR_MODE_UNSUPPORTED;
   /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
    * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel
    * with the columns beyond its registers streamed. */

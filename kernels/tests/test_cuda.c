@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cuda/launch_config.h"
 #include "kernels/include/fusednorm.h"
 #include "kernels/tests/engine.h"
 #include "kernels/tests/layout.h"
@@ -374,6 +375,105 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
 #undef GCHECK
 }
 
+/* ---- dw summed in the backward kernel (plan dw_in_kernel: AUTO, at most
+ * FN_DW_IN_KERNEL_MAX_PARTIALS CTAs, one cooperative launch) against the same family forced (the
+ * same kernel and grid, dw in a second launch, dw_reduce_chain): dx and dw bitwise equal. The
+ * plan must really take the one-launch path on AUTO and the two-launch one forced, or the check
+ * proves nothing: both are asserted. `shift`: elements the row tensors start past 16 bytes (the
+ * head-split instance). ---- */
+static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, fusednorm_dtype wdt, int shift,
+                              uint64_t seed) {
+#define DCHECK(call)                                                                              \
+  do {                                                                                            \
+    if ((call) != 0) {                                                                            \
+      printf("FAIL dw-in-kernel %lldx%lld: %s (%s)\n", (long long)M, (long long)N, #call,          \
+             fusednorm_cuda_error_string());                                                      \
+      return 1;                                                                                   \
+    }                                                                                             \
+  } while (0)
+  fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, wdt);
+  p.has_residual = fused;
+  const size_t mn = (size_t)M * (size_t)N, wb = fusednorm_dtype_size(wdt);
+  fusednorm_device_info info;
+  DCHECK(fusednorm_cuda_device_info(-1, &info));
+  const fusednorm_layout lay = {shift == 0, 1};
+  fusednorm_launch la, lf;
+  DCHECK(fusednorm_select_launch(&p, 1, &info, &lay, &la));
+  fusednorm_problem pf = p;
+  pf.mode = la.mode; /* the family AUTO picked, forced */
+  DCHECK(fusednorm_select_launch(&pf, 1, &info, &lay, &lf));
+  if (!la.dw_in_kernel || lf.dw_in_kernel || la.kernel != lf.kernel || la.grid != lf.grid) {
+    printf("FAIL dw-in-kernel %lldx%lld: plans AUTO %s dk%d g%lld, forced %s dk%d g%lld: not the pair to compare\n",
+           (long long)M, (long long)N, fusednorm_kernel_name(la.kernel), la.dw_in_kernel, (long long)la.grid,
+           fusednorm_kernel_name(lf.kernel), lf.dw_in_kernel, (long long)lf.grid);
+    return 1;
+  }
+  uint16_t *hx = malloc(mn * 2);
+  unsigned char *hw = malloc((size_t)N * wb);
+  for (size_t i = 0; i < mn; ++i) hx[i] = (uint16_t)(0x3c00 + (lcg(&seed) >> 57) - 64 + ((lcg(&seed) >> 63) << 15));
+  for (int64_t j = 0; j < N; ++j) {
+    const float v = 0.5f + (float)(lcg(&seed) >> 40) / (float)(1 << 24);
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    if (wdt == FUSEDNORM_F32) memcpy(hw + 4 * j, &v, 4);
+    else { const uint16_t h = (uint16_t)(bits >> 16); memcpy(hw + 2 * j, &h, 2); } /* bf16 */
+  }
+  size_t wsb = 0;
+  DCHECK(fusednorm_backward_workspace_size_cuda(&p, -1, &wsb));
+  const size_t tb = (mn + 8) * 2; /* room for the shift */
+  char *x, *r, *y, *ro, *dy, *dx1, *dx2, *ds;
+  void *w, *dw1, *dw2, *ws;
+  float *rstd;
+  DCHECK(cudaMalloc((void **)&x, tb)); DCHECK(cudaMalloc((void **)&r, tb)); DCHECK(cudaMalloc((void **)&y, tb));
+  DCHECK(cudaMalloc((void **)&ro, tb)); DCHECK(cudaMalloc((void **)&dy, tb)); DCHECK(cudaMalloc((void **)&ds, tb));
+  DCHECK(cudaMalloc((void **)&dx1, tb)); DCHECK(cudaMalloc((void **)&dx2, tb));
+  DCHECK(cudaMalloc(&w, N * wb)); DCHECK(cudaMalloc(&dw1, N * wb)); DCHECK(cudaMalloc(&dw2, N * wb));
+  DCHECK(cudaMalloc((void **)&rstd, M * 4)); DCHECK(cudaMalloc(&ws, wsb));
+  const size_t off = (size_t)shift * 2;
+  DCHECK(cudaMemcpy(x + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x0040;
+  DCHECK(cudaMemcpy(r + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x8011;
+  DCHECK(cudaMemcpy(dy + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x0102;
+  DCHECK(cudaMemcpy(ds + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  DCHECK(cudaMemcpy(w, hw, N * wb, cudaMemcpyHostToDevice));
+  DCHECK(cudaMemset(dx1, 0xFF, tb)); DCHECK(cudaMemset(dx2, 0x7F, tb)); /* poisoned, differently */
+  DCHECK(cudaMemset(dw1, 0xFF, N * wb)); DCHECK(cudaMemset(dw2, 0x7F, N * wb));
+  DCHECK(cudaDeviceSynchronize());
+  fusednorm_fwd_args fa = {x + off, N, r + off, N, w, y + off, N, ro + off, N, rstd, {0}, {0}, {0}, {0}};
+  DCHECK(fusednorm_forward_cuda(&p, &fa, st));
+  char *s_in = fused ? ro + off : x + off;
+  fusednorm_bwd_args b1 = {dy + off, N, s_in, N, fused ? ds + off : NULL, fused ? N : 0, w, rstd, dx1 + off, N, dw1, ws, wsb,
+                           {0}, {0}, {0}, {0}};
+  fusednorm_bwd_args b2 = b1;
+  b2.dx = dx2 + off, b2.dw = dw2;
+  DCHECK(fusednorm_backward_cuda(&p, &b1, st));
+  DCHECK(fusednorm_backward_cuda(&pf, &b2, st));
+  DCHECK(cudaStreamSynchronize(st));
+  int fails = 0;
+  struct { void *a, *b; size_t n; const char *name; } cmp[] = {{dx1 + off, dx2 + off, mn * 2, "dx"}, {dw1, dw2, N * wb, "dw"}};
+  for (int k = 0; k < 2; ++k) {
+    char *ha = malloc(cmp[k].n), *hb = malloc(cmp[k].n);
+    DCHECK(cudaMemcpy(ha, cmp[k].a, cmp[k].n, cudaMemcpyDeviceToHost));
+    DCHECK(cudaMemcpy(hb, cmp[k].b, cmp[k].n, cudaMemcpyDeviceToHost));
+    if (memcmp(ha, hb, cmp[k].n)) {
+      printf("FAIL dw-in-kernel %lldx%lld: %s of AUTO (one launch) differs from forced %s (two)\n", (long long)M,
+             (long long)N, cmp[k].name, fusednorm_mode_name(pf.mode));
+      fails++;
+    }
+    free(ha), free(hb);
+  }
+  void *all[] = {x, r, y, ro, dy, ds, dx1, dx2, w, dw1, dw2, rstd, ws};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) cudaFree(all[k]);
+  free(hx), free(hw);
+  printf("[cuda] dw in the kernel %lldx%lld bf16%s w %s shift %d (%s, %lld CTAs): %s\n", (long long)M, (long long)N,
+         fused ? " fused" : "", fusednorm_dtype_name(wdt), shift, fusednorm_kernel_name(la.kernel), (long long)la.grid,
+         fails ? "FAILED" : "OK");
+  return fails;
+#undef DCHECK
+}
+
 /* ---- few wide rows: the wide forward (rmsnorm_fwd_wide.cu, FUSEDNORM_KERNEL_FWD_WIDE) ----
  * Every variant of the engine (dtype pairs, castings, offsets, no weight, fused add, strides,
  * planted NaN/Inf; forward and backward, run twice for determinism) over 1..200 rows of 32K..1M
@@ -664,6 +764,15 @@ int main(int argc, char **argv) {
   gf += graph_check(c.stream, 4, 12288, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 7, 4096, FUSEDNORM_MODE_AUTO, gseed);
   failed += gf != 0, ++runs;
+  /* dw summed in the kernel: the lean persistent backward (aligned and head-split), one CTA and
+   * the most CTAs, and the row-packed one (rows enough for it to pay, in few CTAs) */
+  int df = dw_in_kernel_check(c.stream, 3, 8, 0, FUSEDNORM_BF16, 0, gseed);
+  df += dw_in_kernel_check(c.stream, 1, 255, 0, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(c.stream, 10, 605, 1, FUSEDNORM_BF16, 3, gseed);
+  df += dw_in_kernel_check(c.stream, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(c.stream, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
+  df += dw_in_kernel_check(c.stream, 24 * (int64_t)info.sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
+  failed += df != 0, ++runs;
   cudaStreamDestroy(c.stream);
   printf("test_cuda: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
   return failed ? 1 : 0;

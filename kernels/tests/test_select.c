@@ -68,12 +68,13 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
 
 /* The plan in one line (every field), for pinning and for failure messages. */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
-  /* " u1" only where a plan is head-split, so the other pins stay short */
-  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s",
+  /* " u1" only where a plan is head-split, " dk" where it sums dw in the kernel, so the other
+   * pins stay short */
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s%s",
                    fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
                    l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
                    l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
-                   l->unaligned ? " u1" : "");
+                   l->unaligned ? " u1" : "", l->dw_in_kernel ? " dk" : "");
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -223,6 +224,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   else
     CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels and the generic and wide forwards: %s",
           what, s);
+  /* dw summed in the kernel: AUTO's choice for the persistent and row-packed backwards with a
+   * weight, exactly when the grid has at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs */
+  CHECK(l->dw_in_kernel == (p->mode == FUSEDNORM_MODE_AUTO && p->has_weight &&
+                            (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
+                            l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS),
+        "%s: dw in the kernel: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
@@ -758,10 +765,10 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* A100-80GB auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* A100-80GB auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* A100-80GB auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* A100-80GB auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* A100-80GB auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* A100-80GB auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* A100-80GB auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* A100-80GB auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
@@ -773,10 +780,10 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* RTX4090 auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* RTX4090 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* RTX4090 auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* RTX4090 auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* RTX4090 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* RTX4090 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* RTX4090 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* RTX4090 auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
@@ -788,10 +795,10 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* H200 auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* H200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* H200 auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* H200 auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* H200 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* H200 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1184 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
@@ -803,10 +810,10 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112", /* B200 auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* B200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* B200 auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* B200 auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* B200 auto bwd 8x128 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* B200 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* B200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* B200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 8x65536 bf16 */
 };
 
