@@ -354,11 +354,10 @@ fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem 
   if (st != FUSEDNORM_OK) return st;
   *bytes = 0;
   if (p->rows == 0) return FUSEDNORM_OK;
-  const fusednorm_layout aligned = {1, 1};
-  fusednorm_launch plan;
-  st = make_plan(p, 1, device, aligned, &plan);
-  if (st == FUSEDNORM_OK) *bytes = plan.workspace_bytes;
-  return st;
+  fusednorm_device_info info;
+  st = device_info(device, &info);
+  if (st != FUSEDNORM_OK) return st;
+  return fusednorm_select_workspace(p, &info, bytes); /* enough for every layout */
 }
 
 fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fusednorm_bwd_args *a,
@@ -392,6 +391,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     k.dots = ws + (size_t)plan.partial_rows * (size_t)p->n;
     k.gc = plan.ctas_per_row; k.gr = (int)plan.partial_rows; k.chunk = (int)plan.chunk;
     k.stages = plan.stages; k.lookahead = plan.lookahead;
+    k.head_split = plan.unaligned;
     FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)plan.ctas_per_row * sizeof(float), stream));
     st = launch(fn::bwd_split_kernel(p->x_dtype, plan.slots_per_thread), plan, &k, stream,
                 "rms_norm_bwd_split launch");

@@ -224,13 +224,20 @@ typedef struct {
  * 1420). A forced WIDE backward with a weight always takes the split-row kernel (what
  * test_cuda --mode=wide exercises). */
 #define FN_SPLIT_AUTO_MIN_SLOTS 4096
+/* Congruent rows that are not aligned keep the same threshold: between 2048 and 4096 slots the
+ * cluster kernel (element by element on them) was still faster with many rows than the split-row
+ * kernel's head-split ring (H100, 2026-11-27 00:16 UTC, bench harness, AUTO: bf16 2174 x 22915
+ * 425 vs 465 us, 4000 x 16391 575 vs 680, fused 132 x 16391 40.5 vs 46.6, f32 4000 x 8195 262 vs
+ * 544), though slower with few (35 x 22915 40.4 vs 24.5 us, 201 x 22915 78.8 vs 63.2). */
 
 /* 1 and the geometry if the split-row backward handles this problem on device `d`, else 0.
  * `auto_mode`: the problem's mode is AUTO (then only rows of more than FN_SPLIT_AUTO_MIN_SLOTS).
- * The ring takes what one CTA may have: the SM's shared memory less the driver's reserve, within
- * the per-block opt-in limit less the static shared memory. */
+ * `head_split`: congruent rows that are not
+ * aligned, staged as whole 16-byte vectors from each row's head, one vector more per chunk
+ * (rmsnorm_bwd_wide.cu). The ring takes what one CTA may have: the SM's shared memory less the
+ * driver's reserve, within the per-block opt-in limit less the static shared memory. */
 static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
-                               int has_residual, int auto_mode, const fusednorm_device_info *d,
+                               int has_residual, int auto_mode, int head_split, const fusednorm_device_info *d,
                                fn_split_geom *g) {
   const int sm_count = d->sm_count;
   const int vec = fn_vec_elems(x);
@@ -259,7 +266,7 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   g->gr = (int)(sm_count / gc);
   if (g->gr < 1) g->gr = 1;
   if (g->gr > rows) g->gr = (int)rows;
-  stage = (2 + (has_residual ? 1 : 0)) * g->chunk * xs;
+  stage = (2 + (has_residual ? 1 : 0)) * (g->chunk * xs + (head_split ? 16 : 0));
   budget = (int64_t)d->smem_per_sm - 4096; /* the driver's per-CTA reserve and the static smem */
   if (budget > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX)
     budget = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;

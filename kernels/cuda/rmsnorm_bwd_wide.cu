@@ -80,6 +80,49 @@ template <typename T> __device__ __forceinline__ Vec<T> ring_get(const uint4 *q)
   return v;
 }
 
+/* Head-split ring (SplitParams.head_split): the 16 bytes at `byte_off` (0..16) of the 32 bytes of
+ * ring vectors q[0] and q[1]: a thread's slot of absolute columns, which straddles two of the
+ * ring's vectors when they are the row's own 16-byte vectors from its head. */
+template <int WO>
+__device__ __forceinline__ void shift_words(uint32_t (&o)[4], const uint32_t (&w)[8], int sh) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) o[i] = WO + i + 1 < 8 ? __funnelshift_r(w[WO + i], w[WO + i + 1], sh) : w[WO + i];
+}
+template <typename T> __device__ __forceinline__ Vec<T> ring_get_shifted(const uint4 *q, int byte_off) {
+  const uint4 a = q[0], b = q[1];
+  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  const int sh = (byte_off & 3) * 8;
+  Vec<T> v;
+  switch (byte_off >> 2) { /* uniform over the CTA: one row's head */
+    case 0: shift_words<0>(v.w, w, sh); break;
+    case 1: shift_words<1>(v.w, w, sh); break;
+    case 2: shift_words<2>(v.w, w, sh); break;
+    case 3: shift_words<3>(v.w, w, sh); break;
+    default: shift_words<4>(v.w, w, sh); break;
+  }
+  return v;
+}
+
+/* A ring vector that is not one of the row's whole interior vectors: the elements [gs, gs + N)
+ * that lie in [0, n), zeros elsewhere (as load_slot pads a partial slot). */
+template <typename T> __device__ __forceinline__ uint4 edge_vec(const T *row, int gs, int n) {
+  uint32_t w[4];
+  if (sizeof(T) == 4) {
+    const uint32_t *p = reinterpret_cast<const uint32_t *>(row);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) w[e] = gs + e >= 0 && gs + e < n ? p[gs + e] : 0u;
+  } else {
+    const uint16_t *p = reinterpret_cast<const uint16_t *>(row);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int c = gs + 2 * i;
+      const uint32_t lo = c >= 0 && c < n ? p[c] : 0u, hi = c + 1 >= 0 && c + 1 < n ? p[c + 1] : 0u;
+      w[i] = lo | (hi << 16);
+    }
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
 }  // namespace
 
 /* Partials per lane of warp 0 when it sums a row's gc partials: gc <= 32 * kMaxPartialsPerLane
@@ -102,7 +145,24 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   const int nthr = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
   const bool al = p.aligned != 0, has_ds = p.ds != nullptr;
   const int tensors = has_ds ? 3 : 2;
-  const int cslots = p.chunk / N; /* ring slots per tensor and stage */
+  const int cslots = p.chunk / N; /* the chunk's vector slots */
+  /* Head-split rows (congruent, not aligned): ring vector v of a row with head h holds the row's
+   * own 16-byte vector at columns [c0 - N + h + v*N, + N), v = 0 .. cslots, so that thread slot sl
+   * (columns c0 + sl*N ...) is the 16 bytes at byte 16 - h*sizeof(T) of vectors sl and sl + 1: the
+   * weight and dw stay in registers over the same columns as with aligned rows, and every
+   * column's arithmetic is the aligned kernel's. Vectors outside the row's interior (its head and
+   * tail) are loaded element by element. A ring vector is read by two threads, so a barrier
+   * separates its copy from its reads and its reads from the next copy into it. */
+  const bool hs = p.head_split != 0;
+  const int rslots = cslots + (hs ? 1 : 0); /* ring vectors per tensor and stage */
+  auto head_of = [&](int64_t row) {
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    return (int)(((16u - ((unsigned)(uintptr_t)dyr & 15u)) & 15u) / sizeof(T));
+  };
+  auto rget = [&](int st, int t, int sl, int boff) {
+    const uint4 *q = ring + (st * tensors + t) * rslots + sl;
+    return hs ? ring_get_shifted<T>(q, boff) : ring_get<T>(q);
+  };
   const int64_t mg = (p.rows - g + p.gr - 1) / p.gr; /* g < gr <= rows: at least one */
   const int D = p.stages, L = p.lookahead;
 
@@ -125,7 +185,25 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * cp.async.wait_group orders copy and use without a barrier). One commit group per row, also
    * when empty, so that group q always holds row q. */
   auto issue = [&](int64_t j) {
-    if (j < mg) {
+    if (j < mg && hs) {
+      const int64_t row = g + j * p.gr;
+      const int st = (int)(j % D);
+      const int h = head_of(row), iend = h + (p.n - h) / N * N; /* the interior: [h, iend) */
+      for (int v = tid; v <= cslots; v += nthr) {
+        const int gs = c0 - N + h + v * N;
+        for (int t = 0; t < tensors; ++t) {
+          const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
+                          : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
+                                   : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+          uint4 *dst = ring + (st * tensors + t) * rslots + v;
+          if (gs >= h && gs + N <= iend) {
+            cp_async16(dst, base + gs);
+          } else {
+            *dst = edge_vec<T>(base, gs, p.n);
+          }
+        }
+      }
+    } else if (j < mg) {
       const int64_t row = g + j * p.gr;
       const int st = (int)(j % D);
 #pragma unroll
@@ -136,7 +214,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
             const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
                             : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
                                      : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
-            uint4 *dst = ring + (st * tensors + t) * cslots + sl;
+            uint4 *dst = ring + (st * tensors + t) * rslots + sl;
             if (al && col + N <= c1) {
               cp_async16(dst, base + col);
             } else { /* misaligned rows or the partial last slot: element-wise, synchronous */
@@ -158,13 +236,18 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   auto dot_publish = [&](int64_t j, float rs) {
     const int64_t row = g + j * p.gr;
     const int st = (int)(j % D);
+    int boff = 0;
+    if (hs) {
+      __syncthreads(); /* every thread's copies of the row landed (each waited for its own) */
+      boff = 16 - head_of(row) * (int)sizeof(T);
+    }
     float dot = 0.0f;
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int sl = tid + k * nthr, col = c0 + sl * N;
       if (col < c1) {
-        const V dv = ring_get<T>(ring + (st * tensors + 0) * cslots + sl);
-        const V sv = ring_get<T>(ring + (st * tensors + 1) * cslots + sl);
+        const V dv = rget(st, 0, sl, boff);
+        const V sv = rget(st, 1, sl, boff);
         dot = slot_dot(dv, sv, wv[k], rs, p.llama, dot);
       }
     }
@@ -223,15 +306,16 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     __syncthreads();
     const float mean_gn = row_mean[j & 1];
     const float rs = rs_ring[st];
+    const int boff = hs ? 16 - head_of(row) * (int)sizeof(T) : 0;
     T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int sl = tid + k * nthr, col = c0 + sl * N;
       if (col < c1) {
-        const V dv = ring_get<T>(ring + (st * tensors + 0) * cslots + sl);
-        const V sv = ring_get<T>(ring + (st * tensors + 1) * cslots + sl);
+        const V dv = rget(st, 0, sl, boff);
+        const V sv = rget(st, 1, sl, boff);
         V dsv, dxv;
-        if (has_ds) dsv = ring_get<T>(ring + (st * tensors + 2) * cslots + sl);
+        if (has_ds) dsv = rget(st, 2, sl, boff);
         slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
         store_slot(dxr, dxv, col, c1, al);
       }
@@ -249,6 +333,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     /* rstd of the row whose dot comes at the end of this iteration: loaded now, used later. */
     const float rs_next = j + L < mg ? p.rstd[g + (j + L) * p.gr] : 0.0f;
     finish(j);
+    if (hs) __syncthreads(); /* row j's ring vectors read by both of their readers */
     issue(j + D); /* into the buffer row j just left (this thread's own slots, already read) */
     if (j + L < mg) {
       cp_async_wait_pending(D - L); /* D + j + 1 groups committed; group j + L landed */

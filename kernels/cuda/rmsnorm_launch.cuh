@@ -80,6 +80,8 @@ struct SplitParams {
   int gc, gr, chunk, stages, lookahead, aligned, llama;
   fn_row_dims nd;              /* as in FwdParams */
   int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
+  int head_split;              /* congruent rows, not aligned: the ring holds whole 16-byte vectors
+                                  from each row's head, one more per chunk (the plan's unaligned) */
 };
 
 /* Wide forward (rmsnorm_fwd_wide.cu): a row over a thread-block cluster of `cluster` CTAs, CTA

@@ -281,6 +281,13 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
                                          const fusednorm_device_info *dev,
                                          const fusednorm_layout *layout, fusednorm_launch *out);
 
+/* The backward workspace (bytes) that every layout of `p` needs at most on `dev`: the largest of
+ * the plans for aligned, congruent and misaligned rows (a head-split plan may take another family
+ * than the aligned one: the split-row kernel for wide congruent rows). What
+ * fusednorm_backward_workspace_size_cuda returns. */
+fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,
+                                            size_t *bytes);
+
 /* The device description of `device` (-1: the current one), queried once per device. */
 fusednorm_status fusednorm_cuda_device_info(int device, fusednorm_device_info *out);
 

@@ -620,8 +620,9 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
 /* Backward, the split-row kernel (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd). */
 static int bwd_split(const ctx *c, fusednorm_launch *l) {
   fn_split_geom g;
+  const int head_split = c->congruent && !c->aligned;
   if (!fn_split_bwd(c->p->rows, c->p->n, c->p->x_dtype, c->p->has_weight, c->fused,
-                    c->p->mode == FUSEDNORM_MODE_AUTO, c->d, &g))
+                    c->p->mode == FUSEDNORM_MODE_AUTO, head_split, c->d, &g))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_BWD_SPLIT, g.threads);
   l->ctas_per_row = g.gc;
@@ -631,6 +632,7 @@ static int bwd_split(const ctx *c, fusednorm_launch *l) {
   l->smem_bytes = g.smem;
   l->stages = g.stages;
   l->lookahead = g.lookahead;
+  l->unaligned = head_split;
   set_workspace(c, l, g.gr, fn_split_extra_bytes(c->p->rows, &g));
   return 1;
 }
@@ -724,4 +726,23 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.vec = fn_vec_elems(p->x_dtype);
   c.slots = ceil_div(p->n, c.vec);
   return c.backward ? plan_backward(&c, out) : plan_forward(&c, out);
+}
+
+fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,
+                                            size_t *bytes) {
+  static const fusednorm_layout kLayouts[3] = {{1, 1}, {0, 1}, {0, 0}};
+  int i;
+  if (bytes == NULL) return FUSEDNORM_ERR_NULL_POINTER;
+  *bytes = 0;
+  for (i = 0; i < 3; ++i) {
+    fusednorm_launch l;
+    const fusednorm_status st = fusednorm_select_launch(p, 1, dev, &kLayouts[i], &l);
+    if (st != FUSEDNORM_OK) {
+      /* a forced mode that only some layouts support: the others' workspace */
+      if (st == FUSEDNORM_ERR_MODE_UNSUPPORTED && i > 0) continue;
+      return st;
+    }
+    if (l.workspace_bytes > *bytes) *bytes = l.workspace_bytes;
+  }
+  return FUSEDNORM_OK;
 }

@@ -474,6 +474,116 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
 #undef DCHECK
 }
 
+/* ---- the split-row backward on congruent rows that are not aligned (plan `unaligned`: the ring
+ * holds each row's own 16-byte vectors from its head) against the same rows aligned (a padded
+ * row stride): every column's arithmetic is the aligned kernel's, so dx and dw must be bitwise
+ * equal. Contiguous rows of an odd width starting `shift` elements past 16 bytes (each row's head
+ * differs), in AUTO where it takes this kernel (wider than FN_SPLIT_AUTO_MIN_SLOTS slots), else in
+ * the forced wide mode, against the forced wide mode on the aligned copy; both plans are asserted. ---- */
+static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dtype xdt, int fused, int shift,
+                            uint64_t seed) {
+#define SCHECK(call)                                                                              \
+  do {                                                                                            \
+    if ((call) != 0) {                                                                            \
+      printf("FAIL split head-split %lldx%lld: %s (%s)\n", (long long)M, (long long)N, #call,      \
+             fusednorm_cuda_error_string());                                                      \
+      return 1;                                                                                   \
+    }                                                                                             \
+  } while (0)
+  const size_t es = fusednorm_dtype_size(xdt);
+  const int64_t ld = (N + 7) / 8 * 8; /* the aligned copy's row stride (16 bytes for any dtype) */
+  fusednorm_problem pa = fusednorm_problem_init(M, N, xdt, FUSEDNORM_F32);
+  pa.has_residual = fused;
+  pa.mode = FUSEDNORM_MODE_WIDE;
+  fusednorm_problem pu = pa; /* AUTO where it takes the split-row kernel, else forced */
+  if ((N + 16 / (int64_t)es - 1) / (16 / (int64_t)es) > FN_SPLIT_AUTO_MIN_SLOTS) pu.mode = FUSEDNORM_MODE_AUTO;
+  fusednorm_device_info info;
+  SCHECK(fusednorm_cuda_device_info(-1, &info));
+  const fusednorm_layout lal = {1, 1}, lcg16 = {0, 1};
+  fusednorm_launch la, lu;
+  SCHECK(fusednorm_select_launch(&pa, 1, &info, &lal, &la));
+  SCHECK(fusednorm_select_launch(&pu, 1, &info, &lcg16, &lu));
+  if (la.kernel != FUSEDNORM_KERNEL_BWD_SPLIT || la.unaligned || lu.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
+      !lu.unaligned || la.ctas_per_row != lu.ctas_per_row || la.chunk != lu.chunk || la.grid != lu.grid) {
+    printf("FAIL split head-split %lldx%lld: plans aligned %s u%d, head-split %s u%d: not the pair to compare\n",
+           (long long)M, (long long)N, fusednorm_kernel_name(la.kernel), la.unaligned,
+           fusednorm_kernel_name(lu.kernel), lu.unaligned);
+    return 1;
+  }
+  const size_t mn = (size_t)M * (size_t)N;
+  unsigned char *hv = malloc(mn * es * 3), *hp = malloc((size_t)M * ld * es);
+  float *hw = malloc((size_t)N * 4), *hr = malloc((size_t)M * 4);
+  for (size_t i = 0; i < mn * 3; ++i) { /* x (s), dy, ds: finite values near 1 in magnitude */
+    const float v = ((float)(lcg(&seed) >> 40) / (float)(1 << 24) - 0.5f) * 4.0f;
+    uint32_t b;
+    memcpy(&b, &v, 4);
+    if (es == 4) memcpy(hv + 4 * i, &v, 4);
+    else { const uint16_t h = (uint16_t)(b >> 16); memcpy(hv + 2 * i, &h, 2); } /* bf16 */
+  }
+  for (int64_t j = 0; j < N; ++j) hw[j] = 0.5f + (float)(lcg(&seed) >> 40) / (float)(1 << 24);
+  for (int64_t i = 0; i < M; ++i) hr[i] = 0.25f + (float)(lcg(&seed) >> 40) / (float)(1 << 26);
+  size_t wsb = 0, wsu = 0;
+  SCHECK(fusednorm_backward_workspace_size_cuda(&pa, -1, &wsb));
+  SCHECK(fusednorm_backward_workspace_size_cuda(&pu, -1, &wsu));
+  if (wsu > wsb) wsb = wsu;
+  const size_t cb = mn * es + 64, pb = (size_t)M * ld * es;
+  char *su, *dyu, *dsu, *dxu, *sa, *dya, *dsa, *dxa;
+  void *w, *dwu, *dwa, *ws;
+  float *rstd;
+  SCHECK(cudaMalloc((void **)&su, cb)); SCHECK(cudaMalloc((void **)&dyu, cb)); SCHECK(cudaMalloc((void **)&dsu, cb));
+  SCHECK(cudaMalloc((void **)&dxu, cb)); SCHECK(cudaMalloc((void **)&sa, pb)); SCHECK(cudaMalloc((void **)&dya, pb));
+  SCHECK(cudaMalloc((void **)&dsa, pb)); SCHECK(cudaMalloc((void **)&dxa, pb));
+  SCHECK(cudaMalloc(&w, N * 4)); SCHECK(cudaMalloc(&dwu, N * 4)); SCHECK(cudaMalloc(&dwa, N * 4));
+  SCHECK(cudaMalloc((void **)&rstd, M * 4)); SCHECK(cudaMalloc(&ws, wsb));
+  const size_t off = (size_t)shift * es;
+  char *ubuf[3] = {su, dyu, dsu}, *abuf[3] = {sa, dya, dsa};
+  for (int t = 0; t < 3; ++t) {
+    SCHECK(cudaMemcpy(ubuf[t] + off, hv + t * mn * es, mn * es, cudaMemcpyHostToDevice));
+    memset(hp, 0x7f, (size_t)M * ld * es); /* padding: poison the aligned copy never reads */
+    for (int64_t i = 0; i < M; ++i) memcpy(hp + (size_t)i * ld * es, hv + (t * mn + (size_t)i * N) * es, N * es);
+    SCHECK(cudaMemcpy(abuf[t], hp, (size_t)M * ld * es, cudaMemcpyHostToDevice));
+  }
+  SCHECK(cudaMemcpy(w, hw, N * 4, cudaMemcpyHostToDevice));
+  SCHECK(cudaMemcpy(rstd, hr, M * 4, cudaMemcpyHostToDevice));
+  SCHECK(cudaMemset(dxu, 0xFF, cb)); SCHECK(cudaMemset(dxa, 0x7F, pb));
+  SCHECK(cudaMemset(dwu, 0xFF, N * 4)); SCHECK(cudaMemset(dwa, 0x7F, N * 4));
+  SCHECK(cudaDeviceSynchronize());
+  fusednorm_bwd_args bu = {dyu + off, N, su + off, N, fused ? dsu + off : NULL, fused ? N : 0, w, rstd, dxu + off, N,
+                           dwu, ws, wsb, {0}, {0}, {0}, {0}};
+  fusednorm_bwd_args ba = {dya, ld, sa, ld, fused ? dsa : NULL, fused ? ld : 0, w, rstd, dxa, ld,
+                           dwa, ws, wsb, {0}, {0}, {0}, {0}};
+  SCHECK(fusednorm_backward_cuda(&pu, &bu, st));
+  SCHECK(cudaStreamSynchronize(st));
+  float *hdwu = malloc(N * 4), *hdwa = malloc(N * 4);
+  unsigned char *hdxu = malloc(mn * es), *hdxa = malloc((size_t)M * ld * es);
+  SCHECK(cudaMemcpy(hdwu, dwu, N * 4, cudaMemcpyDeviceToHost));
+  SCHECK(cudaMemcpy(hdxu, dxu + off, mn * es, cudaMemcpyDeviceToHost));
+  SCHECK(fusednorm_backward_cuda(&pa, &ba, st)); /* (the same workspace, after the first is done) */
+  SCHECK(cudaStreamSynchronize(st));
+  SCHECK(cudaMemcpy(hdwa, dwa, N * 4, cudaMemcpyDeviceToHost));
+  SCHECK(cudaMemcpy(hdxa, dxa, (size_t)M * ld * es, cudaMemcpyDeviceToHost));
+  int fails = 0;
+  int64_t bad_rows = 0;
+  for (int64_t i = 0; i < M; ++i)
+    bad_rows += memcmp(hdxu + (size_t)i * N * es, hdxa + (size_t)i * ld * es, N * es) != 0;
+  if (bad_rows) {
+    printf("FAIL split head-split %lldx%lld: dx differs from the aligned run in %lld rows\n", (long long)M,
+           (long long)N, (long long)bad_rows);
+    fails++;
+  }
+  if (memcmp(hdwu, hdwa, N * 4)) {
+    printf("FAIL split head-split %lldx%lld: dw differs from the aligned run\n", (long long)M, (long long)N);
+    fails++;
+  }
+  void *all[] = {su, dyu, dsu, dxu, sa, dya, dsa, dxa, w, dwu, dwa, rstd, ws};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) cudaFree(all[k]);
+  free(hv), free(hp), free(hw), free(hr), free(hdwu), free(hdwa), free(hdxu), free(hdxa);
+  printf("[cuda] split-row backward, head-split %lldx%lld %s%s shift %d (%d CTAs a row): %s\n", (long long)M,
+         (long long)N, fusednorm_dtype_name(xdt), fused ? " fused" : "", shift, lu.ctas_per_row, fails ? "FAILED" : "OK");
+  return fails;
+#undef SCHECK
+}
+
 /* ---- few wide rows: the wide forward (rmsnorm_fwd_wide.cu, FUSEDNORM_KERNEL_FWD_WIDE) ----
  * Every variant of the engine (dtype pairs, castings, offsets, no weight, fused add, strides,
  * planted NaN/Inf; forward and backward, run twice for determinism) over 1..200 rows of 32K..1M
@@ -773,6 +883,15 @@ int main(int argc, char **argv) {
   df += dw_in_kernel_check(c.stream, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
   df += dw_in_kernel_check(c.stream, 24 * (int64_t)info.sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
   failed += df != 0, ++runs;
+  /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
+   * f32), wide rows, one row, the fused add's third tensor */
+  int sf = split_head_check(c.stream, 37, 16391, FUSEDNORM_BF16, 0, 1, gseed);
+  sf += split_head_check(c.stream, 5, 20001, FUSEDNORM_BF16, 1, 3, gseed);
+  sf += split_head_check(c.stream, 1, 262147, FUSEDNORM_BF16, 1, 7, gseed);
+  sf += split_head_check(c.stream, 300, 40003, FUSEDNORM_F16, 0, 2, gseed);
+  sf += split_head_check(c.stream, 19, 8195, FUSEDNORM_F32, 1, 1, gseed);
+  sf += split_head_check(c.stream, 3, 70001, FUSEDNORM_F32, 0, 3, gseed);
+  failed += sf != 0, ++runs;
   cudaStreamDestroy(c.stream);
   printf("test_cuda: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
   return failed ? 1 : 0;

@@ -214,15 +214,16 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->unaligned == !(lay->aligned16 && p->n % vec == 0) && (lay->aligned16 || lay->congruent16),
           "%s: lean kernel instance for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
           lay->congruent16, s);
-  else if (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)
-    /* the generic and wide forwards' head-split path: congruent rows that are not aligned (the
-     * wide kernel's 4-slot instance is aligned-only) */
+  else if (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ||
+           l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT)
+    /* the generic and wide forwards' and the split-row backward's head-split path: congruent rows
+     * that are not aligned (the wide kernel's 4-slot instance is aligned-only) */
     CHECK(l->unaligned == (!lay->aligned16 && lay->congruent16) &&
               !(l->unaligned && l->kernel == FUSEDNORM_KERNEL_FWD_WIDE && l->slots_per_thread > 2),
           "%s: head-split path for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
           lay->congruent16, s);
   else
-    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels and the generic and wide forwards: %s",
+    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels, the generic and wide forwards and the split-row backward: %s",
           what, s);
   /* dw summed in the kernel: AUTO's choice for the persistent and row-packed backwards with a
    * weight, exactly when the grid has at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs */
@@ -244,7 +245,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     CHECK(l->stages >= 2 && l->stages <= FN_SPLIT_MAX_STAGES && l->lookahead >= 1 && l->lookahead < l->stages,
           "%s: %s", what, s);
-    CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) * (size_t)l->chunk * (size_t)xs &&
+    CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) *
+                               ((size_t)l->chunk * (size_t)xs + (l->unaligned ? 16 : 0)) &&
               (int64_t)l->block_threads * l->slots_per_thread * vec >= l->chunk,
           "%s: %s", what, s);
   } else {
@@ -948,9 +950,18 @@ static void test_all_valid(void) {
                   CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
                   if (st != FUSEDNORM_OK) break;
                   check_plan(&p, bwd, kLayouts[a], &l[a], &kDevices[d].d, what);
-                  if (a >= 1 && bwd)
-                    CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
-                          "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
+                  if (bwd) { /* the workspace query serves every layout: the largest plan's */
+                    size_t q = 0;
+                    CHECK(fusednorm_select_workspace(&p, &kDevices[d].d, &q) == FUSEDNORM_OK && l[a].workspace_bytes <= q,
+                          "%s: workspace %zu above the query's %zu", what, l[a].workspace_bytes, q);
+                    if (a == 2)
+                      CHECK(q == l[0].workspace_bytes || q == l[1].workspace_bytes || q == l[2].workspace_bytes,
+                            "%s: workspace query %zu is no layout's", what, q);
+                    /* the layouts differ only where congruent rows take the split-row kernel */
+                    if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT)
+                      CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
+                            "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
+                  }
                 }
               }
 }
@@ -1003,7 +1014,7 @@ static void test_forced(void) {
                     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: must_run = 1; break;
                     case FUSEDNORM_MODE_WIDE: {
                       fn_split_geom g;
-                      const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, dv, &g);
+                      const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, !kLayouts[a]->aligned16 && kLayouts[a]->congruent16, dv, &g);
                       /* the forward: clusters only; the backward: the split-row kernel, else clusters */
                       must_run = split || (dv->cc_major >= 9 && slots >= 2);
                       must_not = !split && (dv->cc_major < 9 || slots < 2);
