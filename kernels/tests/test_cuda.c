@@ -13,7 +13,7 @@
  * adapter checks that the entry point returns FUSEDNORM_ERR_MODE_UNSUPPORTED, runs the case in
  * AUTO and counts it; the count is printed per mode.
  *
- * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd | --unaligned]
+ * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd | --unaligned | --bitwise]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
  *   --wide-fwd: only the few-wide-rows section (wide_fwd_section): forced WIDE (aligned and
@@ -299,7 +299,7 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
    * the forced family. */
   fusednorm_problem pf = p;
   {
-    const fusednorm_layout al = {1};
+    const fusednorm_layout al = {1, 1};
     if (plan_unsupported(&pf, 0, &al)) pf.mode = FUSEDNORM_MODE_AUTO;
   }
   const size_t mn = (size_t)M * (size_t)N;
@@ -584,6 +584,8 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
 #undef SCHECK
 }
 
+static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, uint64_t gseed);
+
 /* ---- few wide rows: the wide forward (rmsnorm_fwd_wide.cu, FUSEDNORM_KERNEL_FWD_WIDE) ----
  * Every variant of the engine (dtype pairs, castings, offsets, no weight, fused add, strides,
  * planted NaN/Inf; forward and backward, run twice for determinism) over 1..200 rows of 32K..1M
@@ -615,7 +617,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * a section that silently ran another kernel would test nothing. */
   for (int i = 0; i < n; ++i) {
     fusednorm_problem p = fusednorm_problem_init(list[i].rows, list[i].n, FUSEDNORM_BF16, FUSEDNORM_BF16);
-    const fusednorm_layout al = {1};
+    const fusednorm_layout al = {1, 1};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
     const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
@@ -710,15 +712,16 @@ int main(int argc, char **argv) {
   fn_engine_opts o;
   /* --wide-fwd and --unaligned are this binary's own flags (one section each); the rest are the
    * engine's. */
-  int wide_fwd = 0, unaligned_only = 0, kept = 1;
+  int wide_fwd = 0, unaligned_only = 0, bitwise_only = 0, kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--wide-fwd")) wide_fwd = 1;
     else if (!strcmp(argv[i], "--unaligned")) unaligned_only = 1;
+    else if (!strcmp(argv[i], "--bitwise")) bitwise_only = 1;
     else argv[kept++] = argv[i];
   }
   argc = kept;
-  if (wide_fwd && unaligned_only) {
-    printf("test_cuda: --wide-fwd and --unaligned are separate sections: give one\n");
+  if (wide_fwd + unaligned_only + bitwise_only > 1) {
+    printf("test_cuda: --wide-fwd, --unaligned and --bitwise are separate sections: give one\n");
     return 2;
   }
   int rc = fn_engine_parse_args(argc, argv, &o);
@@ -752,6 +755,12 @@ int main(int argc, char **argv) {
   g_stream = c.stream;
   fn_backend b = {"cuda", &c, cuda_forward, cuda_backward};
   int failed = 0, runs = 0;
+  if (bitwise_only) {
+    failed = bitwise_checks(c.stream, &info, o.seed ? o.seed : 0x5eed);
+    cudaStreamDestroy(c.stream);
+    printf("test_cuda --bitwise: %s\n", failed ? "FAILED" : "OK");
+    return failed ? 1 : 0;
+  }
   if (wide_fwd) {
     failed = wide_fwd_section(&c, &b, &o, &info);
     /* the wide forward captured into a graph with the wide backward (clusters: cc >= 9.0) */
@@ -874,25 +883,34 @@ int main(int argc, char **argv) {
   gf += graph_check(c.stream, 4, 12288, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 7, 4096, FUSEDNORM_MODE_AUTO, gseed);
   failed += gf != 0, ++runs;
-  /* dw summed in the kernel: the lean persistent backward (aligned and head-split), one CTA and
-   * the most CTAs, and the row-packed one (rows enough for it to pay, in few CTAs) */
-  int df = dw_in_kernel_check(c.stream, 3, 8, 0, FUSEDNORM_BF16, 0, gseed);
-  df += dw_in_kernel_check(c.stream, 1, 255, 0, FUSEDNORM_F32, 0, gseed);
-  df += dw_in_kernel_check(c.stream, 10, 605, 1, FUSEDNORM_BF16, 3, gseed);
-  df += dw_in_kernel_check(c.stream, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
-  df += dw_in_kernel_check(c.stream, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
-  df += dw_in_kernel_check(c.stream, 24 * (int64_t)info.sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
-  failed += df != 0, ++runs;
-  /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
-   * f32), wide rows, one row, the fused add's third tensor */
-  int sf = split_head_check(c.stream, 37, 16391, FUSEDNORM_BF16, 0, 1, gseed);
-  sf += split_head_check(c.stream, 5, 20001, FUSEDNORM_BF16, 1, 3, gseed);
-  sf += split_head_check(c.stream, 1, 262147, FUSEDNORM_BF16, 1, 7, gseed);
-  sf += split_head_check(c.stream, 300, 40003, FUSEDNORM_F16, 0, 2, gseed);
-  sf += split_head_check(c.stream, 19, 8195, FUSEDNORM_F32, 1, 1, gseed);
-  sf += split_head_check(c.stream, 3, 70001, FUSEDNORM_F32, 0, 3, gseed);
-  failed += sf != 0, ++runs;
+  failed += bitwise_checks(c.stream, &info, gseed), runs += 2;
   cudaStreamDestroy(c.stream);
   printf("test_cuda: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
   return failed ? 1 : 0;
+}
+
+/* The one-launch and head-split paths against their two-launch and aligned twins, bit for bit
+ * (also alone: --bitwise, small enough for compute-sanitizer's racecheck and synccheck). Returns
+ * the failed runs of the two. */
+static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, uint64_t gseed) {
+  int failed = 0;
+  /* dw summed in the kernel: the lean persistent backward (aligned and head-split), one CTA and
+   * the most CTAs, and the row-packed one (rows enough for it to pay, in few CTAs) */
+  int df = dw_in_kernel_check(st, 3, 8, 0, FUSEDNORM_BF16, 0, gseed);
+  df += dw_in_kernel_check(st, 1, 255, 0, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(st, 10, 605, 1, FUSEDNORM_BF16, 3, gseed);
+  df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
+  df += dw_in_kernel_check(st, 24 * (int64_t)info->sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
+  failed += df != 0;
+  /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
+   * f32), wide rows, one row, the fused add's third tensor */
+  int sf = split_head_check(st, 37, 16391, FUSEDNORM_BF16, 0, 1, gseed);
+  sf += split_head_check(st, 5, 20001, FUSEDNORM_BF16, 1, 3, gseed);
+  sf += split_head_check(st, 1, 262147, FUSEDNORM_BF16, 1, 7, gseed);
+  sf += split_head_check(st, 300, 40003, FUSEDNORM_F16, 0, 2, gseed);
+  sf += split_head_check(st, 19, 8195, FUSEDNORM_F32, 1, 1, gseed);
+  sf += split_head_check(st, 3, 70001, FUSEDNORM_F32, 0, 3, gseed);
+  failed += sf != 0;
+  return failed;
 }

@@ -7,6 +7,9 @@
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
 #   memcheck           compute-sanitizer memcheck over test_cuda --quick (out-of-bounds and
 #                      misaligned accesses, leaks, API errors)
+#   racecheck, synccheck  compute-sanitizer over test_cuda --bitwise: the one-launch backward's
+#                      grid-wide barrier and the split-row head-split ring, whose vectors two
+#                      threads read (shared-memory hazards, barriers)
 . "$(dirname "$0")/common.sh"
 suite_require "$BUNDLE/bin/test_cuda" "$BUNDLE/bin/test_cpu" || exit 0
 
@@ -25,4 +28,8 @@ else
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --quick
   suite_check "memcheck test_cuda --wide-fwd --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --wide-fwd --quick
+  for tool in racecheck synccheck; do
+    suite_check "$tool test_cuda --bitwise" --timeout 300 --detail 'ERROR SUMMARY|RACECHECK SUMMARY|[Ff]ail|OK' -- \
+      "$san" --tool $tool --error-exitcode 3 "$BUNDLE/bin/test_cuda" --bitwise
+  done
 fi
