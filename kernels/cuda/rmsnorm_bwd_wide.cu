@@ -80,7 +80,7 @@ template <typename T> __device__ __forceinline__ Vec<T> ring_get(const uint4 *q)
   return v;
 }
 
-/* Head-split ring (SplitParams.head_split): the 16 bytes at `byte_off` (0..16) of the 32 bytes of
+/* Head-split ring (the HS instances): the 16 bytes at `byte_off` (0..16) of the 32 bytes of
  * ring vectors q[0] and q[1]: a thread's slot of absolute columns, which straddles two of the
  * ring's vectors when they are the row's own 16-byte vectors from its head. */
 template <int WO>
@@ -129,7 +129,7 @@ template <typename T> __device__ __forceinline__ uint4 edge_vec(const T *row, in
  * (fn_split_bwd caps gc at FN_SPLIT_MAX_CTAS_PER_ROW). */
 constexpr int kMaxPartialsPerLane = FN_SPLIT_MAX_CTAS_PER_ROW / 32;
 
-template <typename T, int SPT>
+template <typename T, int SPT, bool HS>
 __device__ __forceinline__ void split_body(const SplitParams &p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -153,7 +153,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * column's arithmetic is the aligned kernel's. Vectors outside the row's interior (its head and
    * tail) are loaded element by element. A ring vector is read by two threads, so a barrier
    * separates its copy from its reads and its reads from the next copy into it. */
-  const bool hs = p.head_split != 0;
+  constexpr bool hs = HS; /* a template flag: as a run-time one it cost the aligned rows 4-14% */
   const int rslots = cslots + (hs ? 1 : 0); /* ring vectors per tensor and stage */
   auto head_of = [&](int64_t row) {
     const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
@@ -353,26 +353,31 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   }
 }
 
-template <typename T, int SPT>
+template <typename T, int SPT, bool HS>
 __global__ void __launch_bounds__(FN_SPLIT_MAX_THREADS(SPT, sizeof(T))) rms_norm_bwd_split(const SplitParams p) {
-  split_body<T, SPT>(p);
+  split_body<T, SPT, HS>(p);
 }
 
-template <typename T>
+template <typename T, bool HS>
 static const void *split_kernel_for(int spt) {
   switch (spt) {
-    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1>);
-    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2>);
-    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4>);
+    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1, HS>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2, HS>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4, HS>);
   }
   return nullptr;
 }
 
-const void *bwd_split_kernel(fusednorm_dtype x, int spt) {
+template <typename T>
+static const void *split_kernel_for(int spt, bool head_split) {
+  return head_split ? split_kernel_for<T, true>(spt) : split_kernel_for<T, false>(spt);
+}
+
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split) {
   switch (x) {
-    case FUSEDNORM_F32: return split_kernel_for<float>(spt);
-    case FUSEDNORM_F16: return split_kernel_for<__half>(spt);
-    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt);
+    case FUSEDNORM_F32: return split_kernel_for<float>(spt, head_split);
+    case FUSEDNORM_F16: return split_kernel_for<__half>(spt, head_split);
+    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt, head_split);
   }
   return nullptr;
 }

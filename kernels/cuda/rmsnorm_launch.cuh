@@ -80,8 +80,6 @@ struct SplitParams {
   int gc, gr, chunk, stages, lookahead, aligned, llama;
   fn_row_dims nd;              /* as in FwdParams */
   int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
-  int head_split;              /* congruent rows, not aligned: the ring holds whole 16-byte vectors
-                                  from each row's head, one more per chunk (the plan's unaligned) */
 };
 
 /* Wide forward (rmsnorm_fwd_wide.cu): a row over a thread-block cluster of `cluster` CTAs, CTA
@@ -126,8 +124,9 @@ const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
 const void *dw_reduce_kernel();
 const void *dw_reduce_chain_kernel();
 constexpr int kDwChainThreads = 256;
-/* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}); NULL if none. */
-const void *bwd_split_kernel(fusednorm_dtype x, int spt);
+/* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}, the head-split ring
+ * for congruent rows that are not aligned: the plan's unaligned); NULL if none. */
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split);
 constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */
 constexpr int kDwReduceSlices = 32;  /* fixed slices of the partial rows per column: enough
                                         independent sums that P ~ 500-2000 rows take few steps */
