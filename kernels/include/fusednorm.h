@@ -174,9 +174,10 @@ fusednorm_status fusednorm_backward_workspace_size_cpu(const fusednorm_problem *
 fusednorm_status fusednorm_backward_cpu(const fusednorm_problem *p, const fusednorm_bwd_args *a);
 
 /* ---- CUDA backend (all pointers on the current device; `stream` may be 0) ---- */
-/* Workspace bytes for the backward on `device` (-1: the current device): the workspace_bytes of
- * the backward's plan (fusednorm_select_launch) for 16-byte aligned rows, which no layout changes
- * (test_select checks it). 0 for rows == 0. Query with the same problem you run. */
+/* Workspace bytes for the backward on `device` (-1: the current device): the largest workspace_bytes
+ * of the backward's plans (fusednorm_select_launch) for aligned, congruent and misaligned rows
+ * (fusednorm_select_workspace), so one size serves every layout of the problem's tensors. 0 for
+ * rows == 0. Query with the same problem you run. */
 fusednorm_status fusednorm_backward_workspace_size_cuda(const fusednorm_problem *p, int device,
                                                         size_t *bytes);
 fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -191,7 +192,8 @@ int fusednorm_cuda_available(void);
 /* ---- Launch plan (pure; CPU-testable) ----
  * One function decides everything a CUDA launch does: fusednorm_select_launch(problem, device,
  * layout) -> plan. The CUDA entry points run exactly the plan it returns (a switch on
- * plan.kernel), and the backward's workspace query returns its workspace_bytes. */
+ * plan.kernel), and the backward's workspace query returns the largest workspace_bytes of the
+ * plans for the three layouts (fusednorm_select_workspace). */
 
 /* Kernel families (kernels/cuda/README.md: the table with instances and evidence). */
 typedef enum {

@@ -375,6 +375,17 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
 #undef GCHECK
 }
 
+/* The bitwise checks' setup: a CUDA or fusednorm call that fails ends the check (`tag`, an M x N
+ * problem, all in the caller's scope) with its reason. */
+#define BCHECK(call)                                                                              \
+  do {                                                                                            \
+    if ((call) != 0) {                                                                            \
+      printf("FAIL %s %lldx%lld: %s (%s)\n", tag, (long long)M, (long long)N, #call,               \
+             fusednorm_cuda_error_string());                                                      \
+      return 1;                                                                                   \
+    }                                                                                             \
+  } while (0)
+
 /* ---- dw summed in the backward kernel (plan dw_in_kernel: AUTO, at most
  * FN_DW_IN_KERNEL_MAX_PARTIALS CTAs, one cooperative launch) against the same family forced (the
  * same kernel and grid, dw in a second launch, dw_reduce_chain): dx and dw bitwise equal. The
@@ -383,25 +394,18 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
  * head-split instance). ---- */
 static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, fusednorm_dtype wdt, int shift,
                               uint64_t seed) {
-#define DCHECK(call)                                                                              \
-  do {                                                                                            \
-    if ((call) != 0) {                                                                            \
-      printf("FAIL dw-in-kernel %lldx%lld: %s (%s)\n", (long long)M, (long long)N, #call,          \
-             fusednorm_cuda_error_string());                                                      \
-      return 1;                                                                                   \
-    }                                                                                             \
-  } while (0)
+  const char *const tag = "dw-in-kernel";
   fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, wdt);
   p.has_residual = fused;
   const size_t mn = (size_t)M * (size_t)N, wb = fusednorm_dtype_size(wdt);
   fusednorm_device_info info;
-  DCHECK(fusednorm_cuda_device_info(-1, &info));
+  BCHECK(fusednorm_cuda_device_info(-1, &info));
   const fusednorm_layout lay = {shift == 0, 1};
   fusednorm_launch la, lf;
-  DCHECK(fusednorm_select_launch(&p, 1, &info, &lay, &la));
+  BCHECK(fusednorm_select_launch(&p, 1, &info, &lay, &la));
   fusednorm_problem pf = p;
   pf.mode = la.mode; /* the family AUTO picked, forced */
-  DCHECK(fusednorm_select_launch(&pf, 1, &info, &lay, &lf));
+  BCHECK(fusednorm_select_launch(&pf, 1, &info, &lay, &lf));
   if (!la.dw_in_kernel || lf.dw_in_kernel || la.kernel != lf.kernel || la.grid != lf.grid) {
     printf("FAIL dw-in-kernel %lldx%lld: plans AUTO %s dk%d g%lld, forced %s dk%d g%lld: not the pair to compare\n",
            (long long)M, (long long)N, fusednorm_kernel_name(la.kernel), la.dw_in_kernel, (long long)la.grid,
@@ -419,44 +423,44 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
     else { const uint16_t h = (uint16_t)(bits >> 16); memcpy(hw + 2 * j, &h, 2); } /* bf16 */
   }
   size_t wsb = 0;
-  DCHECK(fusednorm_backward_workspace_size_cuda(&p, -1, &wsb));
+  BCHECK(fusednorm_backward_workspace_size_cuda(&p, -1, &wsb));
   const size_t tb = (mn + 8) * 2; /* room for the shift */
   char *x, *r, *y, *ro, *dy, *dx1, *dx2, *ds;
   void *w, *dw1, *dw2, *ws;
   float *rstd;
-  DCHECK(cudaMalloc((void **)&x, tb)); DCHECK(cudaMalloc((void **)&r, tb)); DCHECK(cudaMalloc((void **)&y, tb));
-  DCHECK(cudaMalloc((void **)&ro, tb)); DCHECK(cudaMalloc((void **)&dy, tb)); DCHECK(cudaMalloc((void **)&ds, tb));
-  DCHECK(cudaMalloc((void **)&dx1, tb)); DCHECK(cudaMalloc((void **)&dx2, tb));
-  DCHECK(cudaMalloc(&w, N * wb)); DCHECK(cudaMalloc(&dw1, N * wb)); DCHECK(cudaMalloc(&dw2, N * wb));
-  DCHECK(cudaMalloc((void **)&rstd, M * 4)); DCHECK(cudaMalloc(&ws, wsb));
+  BCHECK(cudaMalloc((void **)&x, tb)); BCHECK(cudaMalloc((void **)&r, tb)); BCHECK(cudaMalloc((void **)&y, tb));
+  BCHECK(cudaMalloc((void **)&ro, tb)); BCHECK(cudaMalloc((void **)&dy, tb)); BCHECK(cudaMalloc((void **)&ds, tb));
+  BCHECK(cudaMalloc((void **)&dx1, tb)); BCHECK(cudaMalloc((void **)&dx2, tb));
+  BCHECK(cudaMalloc(&w, N * wb)); BCHECK(cudaMalloc(&dw1, N * wb)); BCHECK(cudaMalloc(&dw2, N * wb));
+  BCHECK(cudaMalloc((void **)&rstd, M * 4)); BCHECK(cudaMalloc(&ws, wsb));
   const size_t off = (size_t)shift * 2;
-  DCHECK(cudaMemcpy(x + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemcpy(x + off, hx, mn * 2, cudaMemcpyHostToDevice));
   for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x0040;
-  DCHECK(cudaMemcpy(r + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemcpy(r + off, hx, mn * 2, cudaMemcpyHostToDevice));
   for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x8011;
-  DCHECK(cudaMemcpy(dy + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemcpy(dy + off, hx, mn * 2, cudaMemcpyHostToDevice));
   for (size_t i = 0; i < mn; ++i) hx[i] ^= 0x0102;
-  DCHECK(cudaMemcpy(ds + off, hx, mn * 2, cudaMemcpyHostToDevice));
-  DCHECK(cudaMemcpy(w, hw, N * wb, cudaMemcpyHostToDevice));
-  DCHECK(cudaMemset(dx1, 0xFF, tb)); DCHECK(cudaMemset(dx2, 0x7F, tb)); /* poisoned, differently */
-  DCHECK(cudaMemset(dw1, 0xFF, N * wb)); DCHECK(cudaMemset(dw2, 0x7F, N * wb));
-  DCHECK(cudaDeviceSynchronize());
+  BCHECK(cudaMemcpy(ds + off, hx, mn * 2, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemcpy(w, hw, N * wb, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemset(dx1, 0xFF, tb)); BCHECK(cudaMemset(dx2, 0x7F, tb)); /* poisoned, differently */
+  BCHECK(cudaMemset(dw1, 0xFF, N * wb)); BCHECK(cudaMemset(dw2, 0x7F, N * wb));
+  BCHECK(cudaDeviceSynchronize());
   fusednorm_fwd_args fa = {x + off, N, r + off, N, w, y + off, N, ro + off, N, rstd, {0}, {0}, {0}, {0}};
-  DCHECK(fusednorm_forward_cuda(&p, &fa, st));
+  BCHECK(fusednorm_forward_cuda(&p, &fa, st));
   char *s_in = fused ? ro + off : x + off;
   fusednorm_bwd_args b1 = {dy + off, N, s_in, N, fused ? ds + off : NULL, fused ? N : 0, w, rstd, dx1 + off, N, dw1, ws, wsb,
                            {0}, {0}, {0}, {0}};
   fusednorm_bwd_args b2 = b1;
   b2.dx = dx2 + off, b2.dw = dw2;
-  DCHECK(fusednorm_backward_cuda(&p, &b1, st));
-  DCHECK(fusednorm_backward_cuda(&pf, &b2, st));
-  DCHECK(cudaStreamSynchronize(st));
+  BCHECK(fusednorm_backward_cuda(&p, &b1, st));
+  BCHECK(fusednorm_backward_cuda(&pf, &b2, st));
+  BCHECK(cudaStreamSynchronize(st));
   int fails = 0;
   struct { void *a, *b; size_t n; const char *name; } cmp[] = {{dx1 + off, dx2 + off, mn * 2, "dx"}, {dw1, dw2, N * wb, "dw"}};
   for (int k = 0; k < 2; ++k) {
     char *ha = malloc(cmp[k].n), *hb = malloc(cmp[k].n);
-    DCHECK(cudaMemcpy(ha, cmp[k].a, cmp[k].n, cudaMemcpyDeviceToHost));
-    DCHECK(cudaMemcpy(hb, cmp[k].b, cmp[k].n, cudaMemcpyDeviceToHost));
+    BCHECK(cudaMemcpy(ha, cmp[k].a, cmp[k].n, cudaMemcpyDeviceToHost));
+    BCHECK(cudaMemcpy(hb, cmp[k].b, cmp[k].n, cudaMemcpyDeviceToHost));
     if (memcmp(ha, hb, cmp[k].n)) {
       printf("FAIL dw-in-kernel %lldx%lld: %s of AUTO (one launch) differs from forced %s (two)\n", (long long)M,
              (long long)N, cmp[k].name, fusednorm_mode_name(pf.mode));
@@ -471,7 +475,6 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
          fused ? " fused" : "", fusednorm_dtype_name(wdt), shift, fusednorm_kernel_name(la.kernel), (long long)la.grid,
          fails ? "FAILED" : "OK");
   return fails;
-#undef DCHECK
 }
 
 /* ---- the split-row backward on congruent rows that are not aligned (plan `unaligned`: the ring
@@ -482,14 +485,7 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
  * the forced wide mode, against the forced wide mode on the aligned copy; both plans are asserted. ---- */
 static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dtype xdt, int fused, int shift,
                             uint64_t seed) {
-#define SCHECK(call)                                                                              \
-  do {                                                                                            \
-    if ((call) != 0) {                                                                            \
-      printf("FAIL split head-split %lldx%lld: %s (%s)\n", (long long)M, (long long)N, #call,      \
-             fusednorm_cuda_error_string());                                                      \
-      return 1;                                                                                   \
-    }                                                                                             \
-  } while (0)
+  const char *const tag = "split head-split";
   const size_t es = fusednorm_dtype_size(xdt);
   const int64_t ld = (N + 7) / 8 * 8; /* the aligned copy's row stride (16 bytes for any dtype) */
   fusednorm_problem pa = fusednorm_problem_init(M, N, xdt, FUSEDNORM_F32);
@@ -498,11 +494,11 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   fusednorm_problem pu = pa; /* AUTO where it takes the split-row kernel, else forced */
   if ((N + 16 / (int64_t)es - 1) / (16 / (int64_t)es) > FN_SPLIT_AUTO_MIN_SLOTS) pu.mode = FUSEDNORM_MODE_AUTO;
   fusednorm_device_info info;
-  SCHECK(fusednorm_cuda_device_info(-1, &info));
+  BCHECK(fusednorm_cuda_device_info(-1, &info));
   const fusednorm_layout lal = {1, 1}, lcg16 = {0, 1};
   fusednorm_launch la, lu;
-  SCHECK(fusednorm_select_launch(&pa, 1, &info, &lal, &la));
-  SCHECK(fusednorm_select_launch(&pu, 1, &info, &lcg16, &lu));
+  BCHECK(fusednorm_select_launch(&pa, 1, &info, &lal, &la));
+  BCHECK(fusednorm_select_launch(&pu, 1, &info, &lcg16, &lu));
   if (la.kernel != FUSEDNORM_KERNEL_BWD_SPLIT || la.unaligned || lu.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
       !lu.unaligned || la.ctas_per_row != lu.ctas_per_row || la.chunk != lu.chunk || la.grid != lu.grid) {
     printf("FAIL split head-split %lldx%lld: plans aligned %s u%d, head-split %s u%d: not the pair to compare\n",
@@ -523,45 +519,45 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   for (int64_t j = 0; j < N; ++j) hw[j] = 0.5f + (float)(lcg(&seed) >> 40) / (float)(1 << 24);
   for (int64_t i = 0; i < M; ++i) hr[i] = 0.25f + (float)(lcg(&seed) >> 40) / (float)(1 << 26);
   size_t wsb = 0, wsu = 0;
-  SCHECK(fusednorm_backward_workspace_size_cuda(&pa, -1, &wsb));
-  SCHECK(fusednorm_backward_workspace_size_cuda(&pu, -1, &wsu));
+  BCHECK(fusednorm_backward_workspace_size_cuda(&pa, -1, &wsb));
+  BCHECK(fusednorm_backward_workspace_size_cuda(&pu, -1, &wsu));
   if (wsu > wsb) wsb = wsu;
   const size_t cb = mn * es + 64, pb = (size_t)M * ld * es;
   char *su, *dyu, *dsu, *dxu, *sa, *dya, *dsa, *dxa;
   void *w, *dwu, *dwa, *ws;
   float *rstd;
-  SCHECK(cudaMalloc((void **)&su, cb)); SCHECK(cudaMalloc((void **)&dyu, cb)); SCHECK(cudaMalloc((void **)&dsu, cb));
-  SCHECK(cudaMalloc((void **)&dxu, cb)); SCHECK(cudaMalloc((void **)&sa, pb)); SCHECK(cudaMalloc((void **)&dya, pb));
-  SCHECK(cudaMalloc((void **)&dsa, pb)); SCHECK(cudaMalloc((void **)&dxa, pb));
-  SCHECK(cudaMalloc(&w, N * 4)); SCHECK(cudaMalloc(&dwu, N * 4)); SCHECK(cudaMalloc(&dwa, N * 4));
-  SCHECK(cudaMalloc((void **)&rstd, M * 4)); SCHECK(cudaMalloc(&ws, wsb));
+  BCHECK(cudaMalloc((void **)&su, cb)); BCHECK(cudaMalloc((void **)&dyu, cb)); BCHECK(cudaMalloc((void **)&dsu, cb));
+  BCHECK(cudaMalloc((void **)&dxu, cb)); BCHECK(cudaMalloc((void **)&sa, pb)); BCHECK(cudaMalloc((void **)&dya, pb));
+  BCHECK(cudaMalloc((void **)&dsa, pb)); BCHECK(cudaMalloc((void **)&dxa, pb));
+  BCHECK(cudaMalloc(&w, N * 4)); BCHECK(cudaMalloc(&dwu, N * 4)); BCHECK(cudaMalloc(&dwa, N * 4));
+  BCHECK(cudaMalloc((void **)&rstd, M * 4)); BCHECK(cudaMalloc(&ws, wsb));
   const size_t off = (size_t)shift * es;
   char *ubuf[3] = {su, dyu, dsu}, *abuf[3] = {sa, dya, dsa};
   for (int t = 0; t < 3; ++t) {
-    SCHECK(cudaMemcpy(ubuf[t] + off, hv + t * mn * es, mn * es, cudaMemcpyHostToDevice));
+    BCHECK(cudaMemcpy(ubuf[t] + off, hv + t * mn * es, mn * es, cudaMemcpyHostToDevice));
     memset(hp, 0x7f, (size_t)M * ld * es); /* padding: poison the aligned copy never reads */
     for (int64_t i = 0; i < M; ++i) memcpy(hp + (size_t)i * ld * es, hv + (t * mn + (size_t)i * N) * es, N * es);
-    SCHECK(cudaMemcpy(abuf[t], hp, (size_t)M * ld * es, cudaMemcpyHostToDevice));
+    BCHECK(cudaMemcpy(abuf[t], hp, (size_t)M * ld * es, cudaMemcpyHostToDevice));
   }
-  SCHECK(cudaMemcpy(w, hw, N * 4, cudaMemcpyHostToDevice));
-  SCHECK(cudaMemcpy(rstd, hr, M * 4, cudaMemcpyHostToDevice));
-  SCHECK(cudaMemset(dxu, 0xFF, cb)); SCHECK(cudaMemset(dxa, 0x7F, pb));
-  SCHECK(cudaMemset(dwu, 0xFF, N * 4)); SCHECK(cudaMemset(dwa, 0x7F, N * 4));
-  SCHECK(cudaDeviceSynchronize());
+  BCHECK(cudaMemcpy(w, hw, N * 4, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemcpy(rstd, hr, M * 4, cudaMemcpyHostToDevice));
+  BCHECK(cudaMemset(dxu, 0xFF, cb)); BCHECK(cudaMemset(dxa, 0x7F, pb));
+  BCHECK(cudaMemset(dwu, 0xFF, N * 4)); BCHECK(cudaMemset(dwa, 0x7F, N * 4));
+  BCHECK(cudaDeviceSynchronize());
   fusednorm_bwd_args bu = {dyu + off, N, su + off, N, fused ? dsu + off : NULL, fused ? N : 0, w, rstd, dxu + off, N,
                            dwu, ws, wsb, {0}, {0}, {0}, {0}};
   fusednorm_bwd_args ba = {dya, ld, sa, ld, fused ? dsa : NULL, fused ? ld : 0, w, rstd, dxa, ld,
                            dwa, ws, wsb, {0}, {0}, {0}, {0}};
-  SCHECK(fusednorm_backward_cuda(&pu, &bu, st));
-  SCHECK(cudaStreamSynchronize(st));
+  BCHECK(fusednorm_backward_cuda(&pu, &bu, st));
+  BCHECK(cudaStreamSynchronize(st));
   float *hdwu = malloc(N * 4), *hdwa = malloc(N * 4);
   unsigned char *hdxu = malloc(mn * es), *hdxa = malloc((size_t)M * ld * es);
-  SCHECK(cudaMemcpy(hdwu, dwu, N * 4, cudaMemcpyDeviceToHost));
-  SCHECK(cudaMemcpy(hdxu, dxu + off, mn * es, cudaMemcpyDeviceToHost));
-  SCHECK(fusednorm_backward_cuda(&pa, &ba, st)); /* (the same workspace, after the first is done) */
-  SCHECK(cudaStreamSynchronize(st));
-  SCHECK(cudaMemcpy(hdwa, dwa, N * 4, cudaMemcpyDeviceToHost));
-  SCHECK(cudaMemcpy(hdxa, dxa, (size_t)M * ld * es, cudaMemcpyDeviceToHost));
+  BCHECK(cudaMemcpy(hdwu, dwu, N * 4, cudaMemcpyDeviceToHost));
+  BCHECK(cudaMemcpy(hdxu, dxu + off, mn * es, cudaMemcpyDeviceToHost));
+  BCHECK(fusednorm_backward_cuda(&pa, &ba, st)); /* (the same workspace, after the first is done) */
+  BCHECK(cudaStreamSynchronize(st));
+  BCHECK(cudaMemcpy(hdwa, dwa, N * 4, cudaMemcpyDeviceToHost));
+  BCHECK(cudaMemcpy(hdxa, dxa, (size_t)M * ld * es, cudaMemcpyDeviceToHost));
   int fails = 0;
   int64_t bad_rows = 0;
   for (int64_t i = 0; i < M; ++i)
@@ -581,7 +577,6 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   printf("[cuda] split-row backward, head-split %lldx%lld %s%s shift %d (%d CTAs a row): %s\n", (long long)M,
          (long long)N, fusednorm_dtype_name(xdt), fused ? " fused" : "", shift, lu.ctas_per_row, fails ? "FAILED" : "OK");
   return fails;
-#undef SCHECK
 }
 
 static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, uint64_t gseed);
