@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <type_traits>
 
 #include "kernels/cuda/launch_config.h"
 #include "kernels/cuda/rmsnorm_launch.cuh"
@@ -276,7 +275,6 @@ void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, f
   fn_row_outer_make(p, a->s_outer, k.s_outer);
   fn_row_outer_make(p, a->ds_outer, k.ds_outer);
   fn_row_outer_make(p, a->dx_outer, k.dx_outer);
-  if constexpr (std::is_same<K, fn::BwdParams>::value) k.dw = nullptr; /* (the launcher sets it) */
 }
 
 /* The device description and the plan of one call: the device is queried (from the cache) once. */
