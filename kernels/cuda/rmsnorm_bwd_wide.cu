@@ -88,9 +88,7 @@ __device__ __forceinline__ void shift_words(uint32_t (&o)[4], const uint32_t (&w
 #pragma unroll
   for (int i = 0; i < 4; ++i) o[i] = WO + i + 1 < 8 ? __funnelshift_r(w[WO + i], w[WO + i + 1], sh) : w[WO + i];
 }
-template <typename T> __device__ __forceinline__ Vec<T> ring_get_shifted(const uint4 *q, int byte_off) {
-  const uint4 a = q[0], b = q[1];
-  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+template <typename T> __device__ __forceinline__ Vec<T> shifted16(const uint32_t (&w)[8], int byte_off) {
   const int sh = (byte_off & 3) * 8;
   Vec<T> v;
   switch (byte_off >> 2) { /* uniform over the CTA: one row's head */
@@ -102,25 +100,46 @@ template <typename T> __device__ __forceinline__ Vec<T> ring_get_shifted(const u
   }
   return v;
 }
+template <typename T> __device__ __forceinline__ Vec<T> ring_get_shifted(const uint4 *q, int byte_off) {
+  const uint4 a = q[0], b = q[1];
+  const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  return shifted16<T>(w, byte_off);
+}
 
-/* A ring vector that is not one of the row's whole interior vectors: the elements [gs, gs + N)
- * that lie in [0, n), zeros elsewhere (as load_slot pads a partial slot). */
-template <typename T> __device__ __forceinline__ uint4 edge_vec(const T *row, int gs, int n) {
-  uint32_t w[4];
-  if (sizeof(T) == 4) {
-    const uint32_t *p = reinterpret_cast<const uint32_t *>(row);
+/* dx of a head-split row (h head elements): the thread's slot (columns col .. col + N of the
+ * weight's alignment; zeros where col >= c1) written as the row's own 16-byte vectors. The vector
+ * from col + h is this slot's elements [h, N) and the next slot's [0, h), which lane + 1 holds
+ * (slot sl + 1 of the same k); every other element, at the warp's and the chunk's ends and the
+ * row's head and tail, is written one by one by the thread that computed it. Called by every lane
+ * of the warp (a shuffle). */
+template <typename T>
+__device__ __forceinline__ void store_slot_hs(T *row, const Vec<T> &v, int col, int c1, int h, int iend, int lane) {
+  constexpr int N = Vec<T>::N;
+  uint32_t w[8];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) w[e] = gs + e >= 0 && gs + e < n ? p[gs + e] : 0u;
-  } else {
-    const uint16_t *p = reinterpret_cast<const uint16_t *>(row);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      const int c = gs + 2 * i;
-      const uint32_t lo = c >= 0 && c < n ? p[c] : 0u, hi = c + 1 >= 0 && c + 1 < n ? p[c + 1] : 0u;
-      w[i] = lo | (hi << 16);
-    }
+  for (int i = 0; i < 4; ++i) {
+    w[i] = v.w[i];
+    w[4 + i] = __shfl_down_sync(0xffffffffu, v.w[i], 1);
   }
-  return make_uint4(w[0], w[1], w[2], w[3]);
+  if (col >= c1) return;
+  const bool mine = lane < 31 && col + N < c1 && col + N + h <= iend; /* the vector from col + h */
+  const bool prev = lane > 0 && col + h <= iend;                      /* lane - 1's, from col - N + h */
+  if (mine) {
+    const Vec<T> o = shifted16<T>(w, h * (int)sizeof(T));
+    *reinterpret_cast<uint4 *>(row + col + h) = make_uint4(o.w[0], o.w[1], o.w[2], o.w[3]);
+  }
+  if (mine && prev) return;
+  if (sizeof(T) == 4) {
+    uint32_t *p = reinterpret_cast<uint32_t *>(row + col);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      if (col + e < c1 && !(e < h ? prev : mine)) p[e] = v.w[e];
+  } else {
+    uint16_t *p = reinterpret_cast<uint16_t *>(row + col);
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      if (col + e < c1 && !(e < h ? prev : mine)) p[e] = (uint16_t)(v.w[e >> 1] >> ((e & 1) * 16));
+  }
 }
 
 }  // namespace
@@ -150,8 +169,16 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * own 16-byte vector at columns [c0 - N + h + v*N, + N), v = 0 .. cslots, so that thread slot sl
    * (columns c0 + sl*N ...) is the 16 bytes at byte 16 - h*sizeof(T) of vectors sl and sl + 1: the
    * weight and dw stay in registers over the same columns as with aligned rows, and every
-   * column's arithmetic is the aligned kernel's. Vectors outside the row's interior (its head and
-   * tail) are loaded element by element. A ring vector is read by two threads, so a barrier
+   * column's arithmetic is the aligned kernel's. The row's edge vectors are copied asynchronously
+   * too (a synchronous load here would stall the thread, and with it the CTA's next barrier and
+   * its row group's exchange, by one memory round trip per row): the head as the whole 16-byte
+   * vector that holds the row's first elements (its bytes before the row lie in the same
+   * allocation, whose start is 16-byte aligned, and no slot reads them); the tail's whole 32-bit
+   * words by 4-byte copies and the rest of its vector as zeros (as load_slot pads a partial slot;
+   * nothing past the row is read, memcheck counts a zero-filling 16-byte copy as 16 bytes read),
+   * except a 16-bit tail's odd last element, loaded into a register and stored into the ring by
+   * the thread's next issue(), which comes before that row's dot (stages > lookahead); a vector
+   * wholly outside the row as zeros. A ring vector is read by two threads, so a barrier
    * separates its copy from its reads and its reads from the next copy into it. */
   constexpr bool hs = HS; /* a template flag: as a run-time one it cost the aligned rows 4-14% */
   const int rslots = cslots + (hs ? 1 : 0); /* ring vectors per tensor and stage */
@@ -184,22 +211,49 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   /* Stage the chunk of local row j (every thread copies exactly the slots it later reads, so
    * cp.async.wait_group orders copy and use without a barrier). One commit group per row, also
    * when empty, so that group q always holds row q. */
+  uint32_t pend_val[3] = {0u, 0u, 0u}; /* a 16-bit tail's odd last element, per tensor, and where */
+  uint32_t *pend_dst[3] = {nullptr, nullptr, nullptr};
+  bool pend = false;
   auto issue = [&](int64_t j) {
+    if (hs && pend) {
+#pragma unroll
+      for (int t = 0; t < 3; ++t)
+        if (t < tensors) *pend_dst[t] = pend_val[t];
+      pend = false;
+    }
     if (j < mg && hs) {
       const int64_t row = g + j * p.gr;
       const int st = (int)(j % D);
       const int h = head_of(row), iend = h + (p.n - h) / N * N; /* the interior: [h, iend) */
       for (int v = tid; v <= cslots; v += nthr) {
         const int gs = c0 - N + h + v * N;
-        for (int t = 0; t < tensors; ++t) {
+#pragma unroll
+        for (int t = 0; t < 3; ++t) {
+          if (t >= tensors) break;
           const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
                           : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
                                    : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
           uint4 *dst = ring + (st * tensors + t) * rslots + v;
-          if (gs >= h && gs + N <= iend) {
+          if (gs + N <= 0 || gs >= p.n) {
+            *dst = make_uint4(0u, 0u, 0u, 0u);
+          } else if (gs + N <= iend) { /* the interior, or the head (gs = h - N) */
             cp_async16(dst, base + gs);
-          } else {
-            *dst = edge_vec<T>(base, gs, p.n);
+          } else { /* the tail: gs = iend */
+            const int kb = (p.n - gs) * (int)sizeof(T);
+            uint32_t *d32 = reinterpret_cast<uint32_t *>(dst);
+            const uint32_t *s32 = reinterpret_cast<const uint32_t *>(base + gs);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              if (4 * i + 4 <= kb) {
+                cp_async4(d32 + i, s32 + i);
+              } else if (4 * i < kb) {
+                pend_val[t] = *reinterpret_cast<const uint16_t *>(s32 + i);
+                pend_dst[t] = d32 + i;
+                pend = true;
+              } else {
+                d32[i] = 0u;
+              }
+            }
           }
         }
       }
@@ -306,19 +360,21 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     __syncthreads();
     const float mean_gn = row_mean[j & 1];
     const float rs = rs_ring[st];
-    const int boff = hs ? 16 - head_of(row) * (int)sizeof(T) : 0;
+    const int h = hs ? head_of(row) : 0, boff = hs ? 16 - h * (int)sizeof(T) : 0;
     T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int sl = tid + k * nthr, col = c0 + sl * N;
+      V dxv = {{0u, 0u, 0u, 0u}};
       if (col < c1) {
         const V dv = rget(st, 0, sl, boff);
         const V sv = rget(st, 1, sl, boff);
-        V dsv, dxv;
+        V dsv;
         if (has_ds) dsv = rget(st, 2, sl, boff);
         slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
-        store_slot(dxr, dxv, col, c1, al);
+        if (!hs) store_slot(dxr, dxv, col, c1, al);
       }
+      if (hs) store_slot_hs(dxr, dxv, col, c1, h, h + (p.n - h) / N * N, lane);
     }
   };
 

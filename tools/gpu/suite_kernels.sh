@@ -5,8 +5,9 @@
 #   test_cuda --wide-fwd  few wide rows: the wide forward (forced wide, aligned and misaligned,
 #                      and AUTO) over 1..200 rows of 32K..1M columns vs the float64 reference
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
-#   memcheck           compute-sanitizer memcheck over test_cuda --quick (out-of-bounds and
-#                      misaligned accesses, leaks, API errors)
+#   memcheck           compute-sanitizer memcheck over test_cuda --quick and --bitwise
+#                      (out-of-bounds and misaligned accesses, leaks, API errors; --bitwise's
+#                      head-split rows end at their allocation's end)
 #   racecheck, synccheck  compute-sanitizer over test_cuda --bitwise: the one-launch backward's
 #                      grid-wide barrier and the split-row head-split ring, whose vectors two
 #                      threads read (shared-memory hazards, barriers)
@@ -28,6 +29,8 @@ else
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --quick
   suite_check "memcheck test_cuda --wide-fwd --quick" --timeout 420 --detail 'ERROR SUMMARY|[Ff]ail|[Pp]ass' -- \
     "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --wide-fwd --quick
+  suite_check "memcheck test_cuda --bitwise" --timeout 300 --detail 'ERROR SUMMARY|[Ff]ail|OK' -- \
+    "$san" --tool memcheck --error-exitcode 3 "$BUNDLE/bin/test_cuda" --bitwise
   for tool in racecheck synccheck; do
     suite_check "$tool test_cuda --bitwise" --timeout 300 --detail 'ERROR SUMMARY|RACECHECK SUMMARY|[Ff]ail|OK' -- \
       "$san" --tool $tool --error-exitcode 3 "$BUNDLE/bin/test_cuda" --bitwise
