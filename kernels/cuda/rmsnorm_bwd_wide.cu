@@ -110,8 +110,9 @@ template <typename T> __device__ __forceinline__ Vec<T> ring_get_shifted(const u
  * weight's alignment; zeros where col >= c1) written as the row's own 16-byte vectors. The vector
  * from col + h is this slot's elements [h, N) and the next slot's [0, h), which lane + 1 holds
  * (slot sl + 1 of the same k); every other element, at the warp's and the chunk's ends and the
- * row's head and tail, is written one by one by the thread that computed it. Called by every lane
- * of the warp (a shuffle). */
+ * row's head and tail, is written one by one by the thread that computed it. iend: the end of the
+ * row's whole vectors from its head (0 if the row ends inside its head). Called by every lane of
+ * the warp (a shuffle). */
 template <typename T>
 __device__ __forceinline__ void store_slot_hs(T *row, const Vec<T> &v, int col, int c1, int h, int iend, int lane) {
   constexpr int N = Vec<T>::N;
@@ -224,7 +225,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     if (j < mg && hs) {
       const int64_t row = g + j * p.gr;
       const int st = (int)(j % D);
-      const int h = head_of(row), iend = h + (p.n - h) / N * N; /* the interior: [h, iend) */
+      const int h = head_of(row);
       for (int v = tid; v <= cslots; v += nthr) {
         const int gs = c0 - N + h + v * N;
 #pragma unroll
@@ -236,9 +237,9 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
           uint4 *dst = ring + (st * tensors + t) * rslots + v;
           if (gs + N <= 0 || gs >= p.n) {
             *dst = make_uint4(0u, 0u, 0u, 0u);
-          } else if (gs + N <= iend) { /* the interior, or the head (gs = h - N) */
+          } else if (gs + N <= p.n) { /* the interior, or the head (gs = h - N) */
             cp_async16(dst, base + gs);
-          } else { /* the tail: gs = iend */
+          } else { /* the row's end: its last vector, or a head it ends inside (n < h) */
             const int kb = (p.n - gs) * (int)sizeof(T);
             uint32_t *d32 = reinterpret_cast<uint32_t *>(dst);
             const uint32_t *s32 = reinterpret_cast<const uint32_t *>(base + gs);
@@ -374,7 +375,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
         slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
         if (!hs) store_slot(dxr, dxv, col, c1, al);
       }
-      if (hs) store_slot_hs(dxr, dxv, col, c1, h, h + (p.n - h) / N * N, lane);
+      if (hs) store_slot_hs(dxr, dxv, col, c1, h, p.n >= h ? h + (p.n - h) / N * N : 0, lane);
     }
   };
 

@@ -27,6 +27,7 @@
  * 4 slots per thread rather than 2 (H200, 2026-11-22 04:23 UTC, bench_modes): 32768 x 2880 3980
  * vs 3331, 16384 x 8192 4032 vs 3163 GB/s. */
 #define FN_TARGET_CACHE 4
+#define FN_AUTO_FWD_ROW_FEW_MAX_THREADS 768 /* fwd_row: one slot per thread with fewer rows than SMs */
 /* AUTO: rows of at most this many slots are row-packed (a team of <= 32 lanes per row, several
  * rows per CTA). Forward up to 64 slots (16-bit n <= 512, f32 n <= 256), backward up to 32
  * (16-bit n <= 256, f32 n <= 128). H200, 2026-11-22 01:08 UTC, tools/bench full run (bench.json,
@@ -360,9 +361,14 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   const int cache = (int)ceil_div(c->slots, team);
   const int s = cache <= 1 ? 1 : cache <= 2 ? 2 : 4;
   const int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
+  /* Fewer rows than a CTA has teams: a CTA of only the warps whose teams have a row (the whole
+   * problem is one CTA's critical path; idle warps only compete for issue and the barrier). */
+  const int threads = c->p->rows * team < FN_ROW_PACKED_THREADS
+                          ? (int)max64(32, round_up(c->p->rows * team, 32))
+                          : FN_ROW_PACKED_THREADS;
   if (cache > 4 || !fn_fwd_pipe_fits(s, team, c->slots, c->fused, c->xs) || !smem_ok(c, smem)) return 0;
-  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS);
-  l->rows_per_cta = FN_ROW_PACKED_THREADS / team;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_PIPE, threads);
+  l->rows_per_cta = threads / team;
   l->slots_per_thread = s;
   l->smem_bytes = (size_t)smem;
   l->weight_smem = 1;
@@ -400,9 +406,20 @@ static int fwd_persistent(const ctx *c, fusednorm_launch *l) {
 /* Forward, multi-wave cached: the lean kernel, one CTA per row, aligned rows, the whole row in
  * FN_TARGET_CACHE slots per thread (fewer where the row is narrow). */
 static int fwd_row(const ctx *c, fusednorm_launch *l) {
-  const int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
+  int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
   const int whole = c->aligned && c->p->n % c->vec == 0; /* else the head-split instance */
   int s;
+  /* Fewer rows than SMs: each CTA alone on its SM, and a row's latency is one thread's chain, so
+   * one slot per thread up to FN_AUTO_FWD_ROW_FEW_MAX_THREADS (H100, 2026-11-27 02:47 UTC, AUTO
+   * forward, bench harness, 4 slots vs 1 per thread, us: 16-bit 14 x 2393 6.4 vs 5.3, 53 x 1916
+   * 5.6 vs 5.0, 11 x 5264 (672 threads) 5.5 vs 5.3; at 1024 threads slower: 8 x 8192 5.6 vs 5.7,
+   * 120 x 8192 5.8 vs 6.2; tools/bench/results/few_rows_fwd_h100_2026-11-27). */
+  if (c->p->rows < c->d->sm_count) {
+    const int64_t t1 = max64(64, round_up(c->slots, 32));
+    if (t1 <= FN_AUTO_FWD_ROW_FEW_MAX_THREADS &&
+        fn_fwd_row_cache(c->slots, (int)t1, c->fused, c->w32, c->xs, !whole) == 1)
+      t = t1;
+  }
   if ((!whole && !c->congruent) || t > 1024) return 0;
   s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs, !whole);
   if (s == 0) return 0;

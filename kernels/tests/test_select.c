@@ -114,7 +114,11 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   /* direction, mode <-> family */
   switch (l->kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE:
-      CHECK(!bwd && l->mode == (l->rows_per_cta > 1 ? FUSEDNORM_MODE_ROW_PACKED : FUSEDNORM_MODE_PERSISTENT), "%s: %s", what, s);
+      /* row-packed: teams of <= 32 lanes (one team where the CTA is cut to the rows there are);
+       * persistent: one team per CTA */
+      CHECK(!bwd && (l->mode == FUSEDNORM_MODE_ROW_PACKED ? team <= 32
+                                                          : l->mode == FUSEDNORM_MODE_PERSISTENT && l->rows_per_cta == 1),
+            "%s: %s", what, s);
       inst = in_set(l->slots_per_thread, k124, 3);
       break;
     case FUSEDNORM_KERNEL_FWD_ROW:
@@ -920,6 +924,47 @@ static void test_measured_picks(void) {
   }
 }
 
+/* Few rows, measured on the H100 (select.c fwd_row, fwd_packed; tools/bench/results/
+ * few_rows_fwd_h100_2026-11-27): the lean forward at one slot per thread below the SM count up to
+ * FN_AUTO_FWD_ROW_FEW_MAX_THREADS threads (4 slots at 1024), and a row-packed CTA of only the
+ * warps that have rows. */
+static void test_few_rows_forward(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused;
+    fusednorm_kernel kernel;
+    int threads, slots;
+  } k[] = {
+      {14, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 320, 1},
+      {53, 1916, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 1},
+      {11, 5264, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 672, 1},
+      {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 4},   /* 1024 threads: slower */
+      {132, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 96, 4},  /* rows = SMs: throughput */
+      {3, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32, 1},
+      {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32, 1},
+      {7, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 224, 1},
+      {64, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS, 1},
+  };
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    const int aligned = k[i].n * (int64_t)fusednorm_dtype_size(k[i].x) % 16 == 0;
+    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
+    fusednorm_launch l;
+    char what[128], s[256];
+    p.has_residual = k[i].fused;
+    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s", k[i].fused ? "fused " : "", (long long)k[i].rows,
+             (long long)k[i].n, fusednorm_dtype_name(k[i].x));
+    CHECK(fusednorm_select_launch(&p, 0, &h100->d, lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    CHECK(l.kernel == k[i].kernel && l.block_threads == k[i].threads && l.slots_per_thread == k[i].slots,
+          "%s: %s; expected %s t%d s%d", what, s, fusednorm_kernel_name(k[i].kernel), k[i].threads, k[i].slots);
+    check_plan(&p, 0, lay, &l, &h100->d, what);
+  }
+}
+
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
 
 static const int64_t kRows[] = {1, 7, 8, 9, 199, 256, 257, 4096, 1048576, 2147483647LL};
@@ -1202,6 +1247,7 @@ int main(int argc, char **argv) {
   test_narrow_pinned(print);
   if (print) return 0;
   test_measured_picks();
+  test_few_rows_forward();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
