@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Before/after table of two bench.py runs (CPU; reads their bench.json or bench.json.gz).
+
+    python3 tools/bench/compare.py BEFORE.json AFTER.json [--provider fusednorm:auto]
+                                   [--labels before,after] [--out compare.md]
+
+Matches the two runs' results case by case (dtype, M, N, op, input mode) for one fusednorm
+provider and prints, per case: the median us of each run, the speed-up (before / after) and the
+fastest peer's us with the after run's ratio to it (peers: every provider not named fusednorm*,
+taken from the after run, else from the before run). Then, per input mode and direction (forward:
+fwd and add_fwd; backward: bwd and add_bwd), the geomean speed-up over the common cases and each
+run's geomean against the best peer over the same cases, so that two sweeps of one seed compare
+like for like. Times are compared only where both runs' outputs passed their checks.
+
+The runs should come from one machine (the device and date of each are printed). Exit 0 with the
+table on stdout (and in --out), 2 with the reason on stderr: a file missing or not a bench.json,
+the provider absent from either run, or no case in common.
+"""
+
+import argparse
+import gzip
+import json
+import math
+import os
+import sys
+
+
+def fail(msg):
+    print(f"compare: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    if not os.path.isfile(path):
+        fail(f"{path}: no such file")
+    opener = gzip.open if path.endswith(".gz") else open
+    try:
+        with opener(path, "rt") as f:
+            data = json.load(f)
+    except (OSError, ValueError, EOFError) as e:
+        fail(f"{path}: not a bench.json ({e.__class__.__name__}: {e})")
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        fail(f"{path}: not a bench.json (no 'results' list)")
+    return data
+
+
+def times(data, path):
+    """{(dtype, M, N, op, inputs): {provider: median us}} over the results that ran and passed."""
+    out = {}
+    for r in data["results"]:
+        try:
+            key = (r["dtype"], int(r["M"]), int(r["N"]), r["op"], r.get("inputs", "cold"))
+            prov, us = r["provider"], r.get("median_us")
+        except (KeyError, TypeError, ValueError):
+            fail(f"{path}: a result without dtype/M/N/op/provider")
+        if r.get("status") != "ok" or r.get("check_ok") is False or not isinstance(us, (int, float)) or us <= 0:
+            continue
+        out.setdefault(key, {})[prov] = float(us)
+    return out
+
+
+def best_peer(provs):
+    peers = {p: t for p, t in provs.items() if not p.startswith("fusednorm")}
+    if not peers:
+        return None, None
+    p = min(peers, key=peers.get)
+    return p, peers[p]
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def compare(before, after, provider, labels):
+    a, b = times(before[0], before[1]), times(after[0], after[1])
+    if not any(provider in v for v in a.values()):
+        fail(f"{before[1]}: provider {provider} not in the run")
+    if not any(provider in v for v in b.values()):
+        fail(f"{after[1]}: provider {provider} not in the run")
+    keys = sorted((k for k in a if provider in a[k] and k in b and provider in b[k]),
+                  key=lambda k: (k[4], k[1] * k[2], k[0], k[3]))
+    if not keys:
+        fail("no case measured in both runs")
+    la, lb = labels
+    meta = lambda d: f"{d.get('meta', {}).get('device', '?')}, {d.get('meta', {}).get('date', '?')}"
+    lines = [f"# {provider}: {la} vs {lb}", "",
+             f"- {la}: {before[1]} ({meta(before[0])})", f"- {lb}: {after[1]} ({meta(after[0])})",
+             "- us = median kernel time of bench.py; speed-up = "
+             f"{la} / {lb}; best peer = the fastest provider not named fusednorm* "
+             f"({lb} run, else {la}); vs peer = best peer us / {lb} us (> 1: fusednorm faster)", "",
+             f"| case | inputs | {la} us | {lb} us | speed-up | best peer | peer us | {lb} vs peer |",
+             "|---|---|---:|---:|---:|---|---:|---:|"]
+    groups = {}
+    for k in keys:
+        ta, tb = a[k][provider], b[k][provider]
+        peer, tp = best_peer(b[k])
+        if peer is None:
+            peer, tp = best_peer(a[k])
+        _, tpa = best_peer(a[k])
+        vs = f"{tp / tb:.2f}x" if tp else "-"
+        lines.append(f"| {k[0]} {k[1]} x {k[2]} {k[3]} | {k[4]} | {ta:.2f} | {tb:.2f} | {ta / tb:.2f}x | "
+                     f"{peer or '-'} | {f'{tp:.2f}' if tp else '-'} | {vs} |")
+        g = groups.setdefault((k[4], "backward" if k[3].endswith("bwd") else "forward"), [[], [], []])
+        g[0].append(ta / tb)
+        if tpa and tp:
+            g[1].append(tpa / ta)
+            g[2].append(tp / tb)
+    lines += ["", f"| inputs | direction | cases | geomean speed-up | {la} vs best peer | {lb} vs best peer |",
+              "|---|---|---:|---:|---:|---:|"]
+    for (inp, d), (sp, pa, pb) in sorted(groups.items()):
+        peer_cols = f"{geomean(pa):.3f}x | {geomean(pb):.3f}x" if pa else "- | -"
+        lines.append(f"| {inp} | {d} | {len(sp)} | {geomean(sp):.3f}x | {peer_cols} |")
+    only_a = sum(1 for k in a if provider in a[k] and (k not in b or provider not in b[k]))
+    only_b = sum(1 for k in b if provider in b[k] and (k not in a or provider not in a[k]))
+    if only_a or only_b:
+        lines += ["", f"Not compared (not run, or not passing its check, in the other run): {only_a} case(s) "
+                      f"only in {la}, {only_b} only in {lb}."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("before")
+    ap.add_argument("after")
+    ap.add_argument("--provider", default="fusednorm:auto", help="the fusednorm provider compared")
+    ap.add_argument("--labels", default="before,after", help="two comma-separated column labels")
+    ap.add_argument("--out", help="also write the table to this file")
+    a = ap.parse_args(argv)
+    labels = a.labels.split(",")
+    if len(labels) != 2 or not all(labels):
+        ap.error(f"--labels needs two names, got {a.labels!r}")
+    text = compare((load(a.before), a.before), (load(a.after), a.after), a.provider, labels)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""CPU checks of tools/bench/compare.py: `python3 tools/bench/test_compare.py`.
+
+Two synthetic bench.json runs with known times: the per-case speed-ups and peer ratios, the
+geomeans per input mode and direction, gzip input, results that failed their check or did not run
+left out, and every bad input exiting 2 with its reason.
+"""
+import contextlib
+import gzip
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare  # noqa: E402
+
+
+def result(dtype, m, n, op, inputs, provider, us, status="ok", check_ok=True):
+    return {"dtype": dtype, "M": m, "N": n, "op": op, "inputs": inputs, "provider": provider,
+            "median_us": us, "status": status, "check_ok": check_ok}
+
+
+def run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = compare.main(argv)
+        except SystemExit as e:
+            code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+class CompareTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        before = [
+            result("bf16", 4, 8, "fwd", "cold", "fusednorm:auto", 10.0),
+            result("bf16", 4, 8, "fwd", "cold", "compile", 4.0),
+            result("bf16", 4, 8, "bwd", "cold", "fusednorm:auto", 9.0),
+            result("bf16", 4, 8, "bwd", "cold", "torch", 12.0),
+            result("fp32", 2, 3, "add_bwd", "hot", "fusednorm:auto", 8.0),
+            result("fp32", 2, 3, "add_bwd", "hot", "quack", 6.0),
+            result("bf16", 3, 5, "bwd", "hot", "fusednorm:auto", 9.0),
+            result("bf16", 3, 5, "bwd", "hot", "quack", 6.0),
+            result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 5.0),  # failed below: left out
+            result("fp16", 7, 7, "fwd", "cold", "fusednorm:auto", 5.0),  # only in before
+        ]
+        after = [
+            result("bf16", 4, 8, "fwd", "cold", "fusednorm:auto", 5.0),
+            result("bf16", 4, 8, "fwd", "cold", "compile", 4.0),
+            result("bf16", 4, 8, "fwd", "cold", "liger", 2.5),
+            result("bf16", 4, 8, "bwd", "cold", "fusednorm:auto", 9.0),
+            result("bf16", 4, 8, "bwd", "cold", "torch", 12.0),
+            result("fp32", 2, 3, "add_bwd", "hot", "fusednorm:auto", 2.0),
+            result("fp32", 2, 3, "add_bwd", "hot", "quack", 6.0),
+            result("bf16", 3, 5, "bwd", "hot", "fusednorm:auto", 1.0),
+            result("bf16", 3, 5, "bwd", "hot", "quack", 6.0),
+            result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 1.0, check_ok=False),
+            result("fp32", 9, 9, "bwd", "cold", "fusednorm:auto", 1.0, status="unsupported"),
+        ]
+        self.a = os.path.join(d, "a.json")
+        self.b = os.path.join(d, "b.json.gz")
+        with open(self.a, "w") as f:
+            json.dump({"meta": {"device": "GPU A", "date": "day 1"}, "results": before}, f)
+        with gzip.open(self.b, "wt") as f:
+            json.dump({"meta": {"device": "GPU A", "date": "day 2"}, "results": after}, f)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_table(self):
+        out_md = os.path.join(self.tmp.name, "c.md")
+        code, out, err = run([self.a, self.b, "--labels", "old,new", "--out", out_md])
+        self.assertEqual(code, 0, err)
+        # speed-up old / new; the best peer of the new run (liger 2.5) and new's ratio to it
+        self.assertIn("| bf16 4 x 8 fwd | cold | 10.00 | 5.00 | 2.00x | liger | 2.50 | 0.50x |", out)
+        self.assertIn("| bf16 4 x 8 bwd | cold | 9.00 | 9.00 | 1.00x | torch | 12.00 | 1.33x |", out)
+        self.assertIn("| fp32 2 x 3 add_bwd | hot | 8.00 | 2.00 | 4.00x | quack | 6.00 | 3.00x |", out)
+        # geomeans: cold forward one case (old 4/10 vs compile, new 2.5/5 vs liger)
+        self.assertIn("| cold | forward | 1 | 2.000x | 0.400x | 0.500x |", out)
+        self.assertIn("| cold | backward | 1 | 1.000x | 1.333x | 1.333x |", out)
+        # hot backward, two cases: speed-ups 4 and 9, geometric (6), not arithmetic (6.5)
+        self.assertIn("| hot | backward | 2 | 6.000x | 0.707x | 4.243x |", out)
+        # a failed check and a case that did not run are not compared; one case only in old
+        self.assertNotIn("fp16 1 x 1", out)
+        self.assertNotIn("fp32 9 x 9", out)
+        self.assertIn("2 case(s) only in old, 0 only in new.", out)
+        self.assertIn("GPU A, day 1", out)
+        with open(out_md) as f:
+            self.assertEqual(f.read(), out)
+
+    def test_bad_inputs(self):
+        missing = os.path.join(self.tmp.name, "missing.json")
+        code, _, err = run([missing, self.b])
+        self.assertEqual(code, 2)
+        self.assertIn("no such file", err)
+        junk = os.path.join(self.tmp.name, "junk.json")
+        with open(junk, "w") as f:
+            f.write("{not json")
+        code, _, err = run([junk, self.b])
+        self.assertEqual((code, "not a bench.json" in err), (2, True))
+        nores = os.path.join(self.tmp.name, "nores.json")
+        with open(nores, "w") as f:
+            json.dump({"meta": {}}, f)
+        code, _, err = run([self.a, nores])
+        self.assertEqual((code, "no 'results' list" in err), (2, True))
+        code, _, err = run([self.a, self.b, "--provider", "fusednorm:wide"])
+        self.assertEqual((code, "provider fusednorm:wide not in the run" in err), (2, True))
+        other = os.path.join(self.tmp.name, "other.json")
+        with open(other, "w") as f:
+            json.dump({"results": [result("bf16", 1, 2, "fwd", "cold", "fusednorm:auto", 1.0)]}, f)
+        code, _, err = run([self.a, other])
+        self.assertEqual((code, "no case measured in both runs" in err), (2, True))
+        code, _, err = run([self.a, self.b, "--labels", "one"])
+        self.assertEqual((code, "--labels needs two names" in err), (2, True))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
