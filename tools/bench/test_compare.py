@@ -38,31 +38,24 @@ class CompareTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         d = self.tmp.name
-        before = [
-            result("bf16", 4, 8, "fwd", "cold", "fusednorm:auto", 10.0),
-            result("bf16", 4, 8, "fwd", "cold", "compile", 4.0),
-            result("bf16", 4, 8, "bwd", "cold", "fusednorm:auto", 9.0),
-            result("bf16", 4, 8, "bwd", "cold", "torch", 12.0),
-            result("fp32", 2, 3, "add_bwd", "hot", "fusednorm:auto", 8.0),
-            result("fp32", 2, 3, "add_bwd", "hot", "quack", 6.0),
-            result("bf16", 3, 5, "bwd", "hot", "fusednorm:auto", 9.0),
-            result("bf16", 3, 5, "bwd", "hot", "quack", 6.0),
-            result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 5.0),  # failed below: left out
-            result("fp16", 7, 7, "fwd", "cold", "fusednorm:auto", 5.0),  # only in before
+        # (case, input mode, provider, before us, after us); None: absent from that run
+        rows = [
+            (("bf16", 4, 8, "fwd"), "cold", "fusednorm:auto", 10.0, 5.0),
+            (("bf16", 4, 8, "fwd"), "cold", "compile", 4.0, 4.0),
+            (("bf16", 4, 8, "fwd"), "cold", "liger", None, 2.5),
+            (("bf16", 4, 8, "bwd"), "cold", "fusednorm:auto", 9.0, 9.0),
+            (("bf16", 4, 8, "bwd"), "cold", "torch", 12.0, 12.0),
+            (("fp32", 2, 3, "add_bwd"), "hot", "fusednorm:auto", 8.0, 2.0),
+            (("fp32", 2, 3, "add_bwd"), "hot", "quack", 6.0, 6.0),
+            (("bf16", 3, 5, "bwd"), "hot", "fusednorm:auto", 9.0, 1.0),
+            (("bf16", 3, 5, "bwd"), "hot", "quack", 6.0, 6.0),
+            (("fp16", 7, 7, "fwd"), "cold", "fusednorm:auto", 5.0, None),  # only in before
         ]
-        after = [
-            result("bf16", 4, 8, "fwd", "cold", "fusednorm:auto", 5.0),
-            result("bf16", 4, 8, "fwd", "cold", "compile", 4.0),
-            result("bf16", 4, 8, "fwd", "cold", "liger", 2.5),
-            result("bf16", 4, 8, "bwd", "cold", "fusednorm:auto", 9.0),
-            result("bf16", 4, 8, "bwd", "cold", "torch", 12.0),
-            result("fp32", 2, 3, "add_bwd", "hot", "fusednorm:auto", 2.0),
-            result("fp32", 2, 3, "add_bwd", "hot", "quack", 6.0),
-            result("bf16", 3, 5, "bwd", "hot", "fusednorm:auto", 1.0),
-            result("bf16", 3, 5, "bwd", "hot", "quack", 6.0),
-            result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 1.0, check_ok=False),
-            result("fp32", 9, 9, "bwd", "cold", "fusednorm:auto", 1.0, status="unsupported"),
-        ]
+        before = [result(*c, i, p, t0) for c, i, p, t0, _ in rows if t0 is not None]
+        after = [result(*c, i, p, t1) for c, i, p, _, t1 in rows if t1 is not None]
+        before.append(result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 5.0))
+        after.append(result("fp16", 1, 1, "fwd", "cold", "fusednorm:auto", 1.0, check_ok=False))  # left out
+        after.append(result("fp32", 9, 9, "bwd", "cold", "fusednorm:auto", 1.0, status="unsupported"))
         self.a = os.path.join(d, "a.json")
         self.b = os.path.join(d, "b.json.gz")
         with open(self.a, "w") as f:
