@@ -374,7 +374,7 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   l->weight_smem = 1;
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
                     (int64_t)c->d->sm_count *
-                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
+                        ctas_per_sm(c->d, threads, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
   return 1;
 }
 
