@@ -340,6 +340,11 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread);
       k.head_split = plan.unaligned;
       break;
+    case FUSEDNORM_KERNEL_FWD_TILE:
+      kernel = fn::fwd_tile_kernel(p->x_dtype, plan.slots_per_thread, fused);
+      k.tile_rows = plan.rows_per_cta;
+      k.team = fn_fwd_tile_lanes(p->n);
+      break;
     default: break; /* a backward family: a bug in select.c */
   }
   return launch(kernel, plan, &k, stream, "rms_norm_fwd launch");

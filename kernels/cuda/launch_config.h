@@ -126,6 +126,31 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 
+/* The flat-tile forward (rmsnorm_fwd_tile.cu): CTA size bound, 16-byte vectors per thread (a tile
+ * holds up to FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors of whole rows), resident CTAs of the
+ * launch bound, rows per thread in the row phase at most, and the row phase's geometry: a row over
+ * fn_fwd_tile_lanes(n) lanes (the fewest, a power of two up to 32, with at most
+ * FN_FWD_TILE_MAX_COLS columns each), each lane holding fn_fwd_tile_cols(n) of its columns in
+ * registers (the instance); the dynamic shared memory of a tile of `rows` rows (the rows' elements
+ * rounded up to whole vectors with a vector's room on either side, then the fp32 effective weight,
+ * 16-byte aligned). */
+#define FN_FWD_TILE_THREADS 256
+#define FN_FWD_TILE_SLOTS 2
+#define FN_FWD_TILE_MIN_CTAS 5 /* <= 48 registers (ptxas, nvcc 13.0, sm_90a): no spills but 16-32
+                                  bytes in the fused instances of 6-8 columns per lane; at 6 CTAs
+                                  (40 registers) 16-112 bytes in most fused instances */
+#define FN_FWD_TILE_ROWS_PER_THREAD 4 /* a tile of rows of a few elements is rows-bound, not bytes-bound */
+#define FN_FWD_TILE_MAX_COLS 8
+static inline int fn_fwd_tile_lanes(int64_t n) {
+  int l = 1;
+  while (l < 32 && (int64_t)l * FN_FWD_TILE_MAX_COLS < n) l *= 2;
+  return l;
+}
+static inline int fn_fwd_tile_cols(int64_t n) { return (int)((n + fn_fwd_tile_lanes(n) - 1) / fn_fwd_tile_lanes(n)); }
+static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
+  return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
+}
+
 /* Elements per 16-byte vector. */
 static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
 

@@ -26,7 +26,8 @@ struct FwdParams {
   int head_split;              /* generic forward: rows congruent modulo 16 bytes but not aligned,
                                   or n not a multiple of the vector: each row's interior as
                                   vectors from its own head (rmsnorm_unaligned.cuh) */
-  int reserved_b_;             /* (see reserved_end_) */
+  int tile_rows;               /* the flat-tile forward (rmsnorm_fwd_tile.cu): rows per tile; an
+                                  int where reserved_end_ says, read by that kernel only */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama, fused;
   int reserved_end_;           /* The reserved ints (and head_split, read by the generic forward
@@ -112,6 +113,9 @@ const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, b
  * the fused add; `unaligned`: the head-split instance for congruent rows) and 4 (aligned rows, n a
  * multiple of the vector width, no fused add); NULL otherwise. */
 const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned);
+/* The flat-tile forward (rmsnorm_fwd_tile.cu) for dense narrow rows: `cols` (1..FN_FWD_TILE_MAX_COLS)
+ * columns per lane, with or without the fused add; NULL otherwise. */
+const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or

@@ -98,7 +98,9 @@ typedef enum {
                                             and tail per row: fusednorm_layout) */
   FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward
-                                            16-bit n <= 256 / f32 n <= 128 */
+                                            16-bit n <= 256 / f32 n <= 128; the forward of dense,
+                                            congruent rows of <= 32 vector slots that are not whole
+                                            aligned vectors runs the flat-tile kernel instead */
   FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs. Forward: a thread-block
                                             cluster of 2-16 CTAs per row (compute capability >= 9.0,
                                             rows of >= 2 vector slots; elsewhere unsupported).
@@ -207,7 +209,10 @@ typedef enum {
   FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
   FUSEDNORM_KERNEL_FWD_WIDE = 7,    /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
                                        of squares through distributed shared memory (wide forward) */
-  FUSEDNORM_KERNEL_COUNT_ = 8
+  FUSEDNORM_KERNEL_FWD_TILE = 8,    /* rms_norm_fwd_tile: tiles of whole consecutive rows of dense
+                                       row tensors read and written as one contiguous run of 16-byte
+                                       vectors (narrow rows that are not whole vectors; row-packed) */
+  FUSEDNORM_KERNEL_COUNT_ = 9
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */
@@ -238,6 +243,9 @@ typedef struct {
 typedef struct {
   int aligned16;
   int congruent16;
+  int dense;      /* every row tensor's rows lie back to back (row i at element i*n of its base:
+                     the [rows, n] block contiguous); with congruent16 the rows can be tiled as one
+                     run of 16-byte vectors. 0 (not known) keeps the row-wise plans. */
 } fusednorm_layout;
 
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,

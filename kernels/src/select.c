@@ -45,6 +45,10 @@
  * 1492 / 2730) and persistent takes 64 slots: 131072 x 512 3351 vs 3204, fused add 3791 vs
  * 3743. So both directions are row-packed up to 32 slots. */
 #define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
+/* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
+ * rows a tile must have where the row-pipelined kernel's lanes read whole vectors. */
+#define FN_FWD_TILE_CTAS_PER_SM 4
+#define FN_FWD_TILE_MIN_ROWS 10
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
 /* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
  * per SM (16-bit / 32-bit x): each row-packed CTA ends by combining its teams' dw in shared
@@ -166,6 +170,7 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_BWD_GENERIC: return "bwd_generic";
     case FUSEDNORM_KERNEL_BWD_SPLIT: return "bwd_split";
     case FUSEDNORM_KERNEL_FWD_WIDE: return "fwd_wide";
+    case FUSEDNORM_KERNEL_FWD_TILE: return "fwd_tile";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -211,6 +216,20 @@ static void congruent_add(congruence *c, const fusednorm_problem *p, const void 
     if (s[k] != c->stride[k]) c->ok = 0;
 }
 
+/* One tensor's rows lie back to back: row i at element i*n (fusednorm_layout.dense), i.e. each
+ * stride a row index can step by is the element count of the rows inside it. */
+static int rows_dense(const fusednorm_problem *p, const void *ptr, int64_t stride, const int64_t *outer) {
+  int64_t expect = p->n;
+  if (ptr == NULL) return 1;
+  if (p->row_dims <= 1) return p->rows <= 1 || stride == p->n;
+  for (int k = p->row_dims - 1; k >= 0; --k) {
+    const int64_t st = k == p->row_dims - 1 ? stride : outer[k];
+    if (p->row_shape[k] > 1 && st != expect) return 0;
+    expect *= p->row_shape[k];
+  }
+  return 1;
+}
+
 /* Every row start of one tensor is 16-byte aligned: its pointer, and each stride a row index can
  * step by (with row_dims > 1, those of the leading dims of size > 1; the innermost's is `stride`). */
 static int rows_aligned16(const fusednorm_problem *p, const void *ptr, int64_t stride,
@@ -246,6 +265,9 @@ fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fuse
   }
   if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
   out->congruent16 = c.ok;
+  out->dense = rows_dense(p, a->x, a->x_stride, a->x_outer) && rows_dense(p, a->y, a->y_stride, a->y_outer) &&
+               (!p->has_residual || (rows_dense(p, a->residual, a->residual_stride, a->residual_outer) &&
+                                     rows_dense(p, a->residual_out, a->residual_out_stride, a->residual_out_outer)));
   return FUSEDNORM_OK;
 }
 
@@ -268,6 +290,9 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
   if (ds != NULL) congruent_add(&c, p, ds, a->ds_stride, a->ds_outer, xs);
   if (p->has_weight && a->weight != NULL && (uintptr_t)a->weight % fusednorm_dtype_size(p->w_dtype) != 0) c.ok = 0;
   out->congruent16 = c.ok;
+  out->dense = rows_dense(p, a->dy, a->dy_stride, a->dy_outer) && rows_dense(p, a->s, a->s_stride, a->s_outer) &&
+               rows_dense(p, a->dx, a->dx_stride, a->dx_outer) &&
+               rows_dense(p, ds, ds ? a->ds_stride : 0, a->ds_outer);
   return FUSEDNORM_OK;
 }
 
@@ -278,6 +303,7 @@ typedef struct {
   const fusednorm_device_info *d;
   int backward, aligned, fused, w32, xs, vec;
   int congruent; /* rows congruent modulo 16 bytes (aligned rows are): the head-split lean kernels */
+  int dense;     /* rows back to back in every row tensor: the flat-tile forward */
   int64_t slots; /* vector slots of a row */
 } ctx;
 
@@ -375,6 +401,57 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
                     (int64_t)c->d->sm_count *
                         ctas_per_sm(c->d, threads, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
+  return 1;
+}
+
+/* Forward, flat tiles (rmsnorm_fwd_tile.cu): rows of at most FN_AUTO_ROW_PACKED_FWD_SLOTS slots,
+ * dense and congruent, that are not whole aligned vectors (rows that are take the row-pipelined
+ * kernel at full vector width already). A tile is up to FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS
+ * vectors of whole rows and FN_FWD_TILE_ROWS_PER_THREAD rows per thread of the row phase; with
+ * fewer rows than FN_FWD_TILE_CTAS_PER_SM full tiles per SM, tiles shrink (and their CTAs with
+ * them) so that every SM gets that many: a lone CTA per SM waits at its barriers with nothing
+ * else in flight; with more, they shrink to whole waves of resident CTAs (H100 bf16 366740 x 15:
+ * 1344 full tiles were 2.04 waves of 660). */
+static int fwd_tile(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n;
+  const int64_t cap = (int64_t)FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS * c->vec;
+  const int lanes = fn_fwd_tile_lanes(n);
+  int64_t rows, threads, smem;
+  int full = 0;
+  /* Rows that are whole aligned vectors keep the row-pipelined kernel: tiles were 0.68-1.02x its
+   * speed there (H100, 2026-11-27, bf16 65536 x 128 fwd 1565 vs 1799 GB/s, fp32 65536 x 32 1129
+   * vs 1544, fp16 65536 x 64 1092 vs 1391; kernels/RESULTS.md). */
+  if (!c->dense || !c->congruent || c->slots > FN_AUTO_ROW_PACKED_FWD_SLOTS || n > cap ||
+      (c->aligned && n % c->vec == 0))
+    return 0;
+  rows = min64(cap / n, (int64_t)FN_FWD_TILE_THREADS * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
+  if (ceil_div(c->p->rows, rows) <= (int64_t)c->d->sm_count * FN_FWD_TILE_CTAS_PER_SM) {
+    rows = min64(rows, max64(1, ceil_div(c->p->rows, (int64_t)c->d->sm_count * FN_FWD_TILE_CTAS_PER_SM)));
+  } else { /* whole waves of resident CTAs (full-size CTAs: the launch bound's residency): a last
+              wave of a few tiles costs a whole tile's time */
+    const int64_t resident = (int64_t)c->d->sm_count * FN_FWD_TILE_MIN_CTAS;
+    rows = ceil_div(c->p->rows, ceil_div(ceil_div(c->p->rows, rows), resident) * resident);
+    full = 1;
+  }
+  /* Where it pays: tiles of at least FN_FWD_TILE_MIN_ROWS rows (the barriers and the shared-memory
+   * round trip are paid per tile; with fewer rows the row-pipelined kernel's teams, loading whole
+   * rows in flight, were faster), or 16-bit rows narrower than two vectors at any count (there the
+   * row-pipelined kernel's lanes read 2-28 bytes each). Not 4-byte rows narrower than a vector:
+   * there each of its lanes reads a whole row, a warp 128-384 contiguous bytes (H100, fp32
+   * 116265 x 1: tiles 0.94x its time). */
+  if (rows < FN_FWD_TILE_MIN_ROWS && !(c->xs == 2 && n < 2 * c->vec)) return 0;
+  if (c->xs == 4 && n < c->vec) return 0;
+  threads = max64(ceil_div(ceil_div(rows * n, c->vec), FN_FWD_TILE_SLOTS),
+                  ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD));
+  threads = full ? FN_FWD_TILE_THREADS : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
+  smem = fn_fwd_tile_smem(n, rows, c->xs);
+  if (!smem_ok(c, smem)) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_TILE, (int)threads);
+  l->rows_per_cta = (int)rows;
+  l->slots_per_thread = fn_fwd_tile_cols(n); /* the instance: a lane's columns of a row */
+  l->smem_bytes = (size_t)smem;
+  l->weight_smem = 1;
+  l->grid = grid_of(ceil_div(c->p->rows, rows), INT_MAX);
   return 1;
 }
 
@@ -516,7 +593,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return fwd_tile(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -524,7 +601,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_packed(c, l))) return FUSEDNORM_OK;
   if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && c->p->rows < c->d->sm_count && fwd_wide(c, l))
     return FUSEDNORM_OK; /* fewer rows than SMs (FN_AUTO_FWD_WIDE_MIN_SLOTS) */
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
@@ -737,6 +814,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.backward = backward != 0;
   c.aligned = layout->aligned16 != 0;
   c.congruent = c.aligned || layout->congruent16 != 0;
+  c.dense = layout->dense != 0;
   c.fused = p->has_residual != 0;
   c.w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
   c.xs = (int)fusednorm_dtype_size(p->x_dtype);
@@ -747,7 +825,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
 
 fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,
                                             size_t *bytes) {
-  static const fusednorm_layout kLayouts[3] = {{1, 1}, {0, 1}, {0, 0}};
+  static const fusednorm_layout kLayouts[3] = {{1, 1, 0}, {0, 1, 0}, {0, 0, 0}}; /* (density: the forward's only) */
   int i;
   if (bytes == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   *bytes = 0;

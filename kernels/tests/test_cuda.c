@@ -57,6 +57,8 @@ typedef struct {
   int head;             /* OFFS_CONGRUENT: elements past the boundary, per case */
   int fallbacks;        /* forced-mode cases the family cannot run, run in AUTO */
   int bad_status;       /* such cases where the entry point did not say MODE_UNSUPPORTED */
+  int tile_fwd;         /* forward launches whose plan was the flat-tile kernel (a section that is
+                           there to test it checks that it ran) */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -161,11 +163,18 @@ static fusednorm_status launch(const fusednorm_problem *p, const fusednorm_fwd_a
 static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fusednorm_fwd_args *fa,
                                    const fusednorm_bwd_args *ba) {
   fusednorm_layout lay;
-  if (p->rows > 0 &&
-      (ba ? fusednorm_backward_layout(p, ba, &lay) : fusednorm_forward_layout(p, fa, &lay)) == FUSEDNORM_OK &&
-      plan_unsupported(p, ba != NULL, &lay)) {
+  const int have_lay =
+      p->rows > 0 && (ba ? fusednorm_backward_layout(p, ba, &lay) : fusednorm_forward_layout(p, fa, &lay)) == FUSEDNORM_OK;
+  if (have_lay && plan_unsupported(p, ba != NULL, &lay)) {
     if (launch(p, fa, ba, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
     p->mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
+  }
+  if (have_lay && fa != NULL) {
+    fusednorm_device_info dev;
+    fusednorm_launch l;
+    if (fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK && fusednorm_select_launch(p, 0, &dev, &lay, &l) == FUSEDNORM_OK &&
+        l.kernel == FUSEDNORM_KERNEL_FWD_TILE)
+      c->tile_fwd++;
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
   if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
@@ -299,7 +308,7 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
    * the forced family. */
   fusednorm_problem pf = p;
   {
-    const fusednorm_layout al = {1, 1};
+    const fusednorm_layout al = {1, 1, 0};
     if (plan_unsupported(&pf, 0, &al)) pf.mode = FUSEDNORM_MODE_AUTO;
   }
   const size_t mn = (size_t)M * (size_t)N;
@@ -400,7 +409,7 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
   const size_t mn = (size_t)M * (size_t)N, wb = fusednorm_dtype_size(wdt);
   fusednorm_device_info info;
   BCHECK(fusednorm_cuda_device_info(-1, &info));
-  const fusednorm_layout lay = {shift == 0, 1};
+  const fusednorm_layout lay = {shift == 0, 1, 0};
   fusednorm_launch la, lf;
   BCHECK(fusednorm_select_launch(&p, 1, &info, &lay, &la));
   fusednorm_problem pf = p;
@@ -495,7 +504,7 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   if ((N + 16 / (int64_t)es - 1) / (16 / (int64_t)es) > FN_SPLIT_AUTO_MIN_SLOTS) pu.mode = FUSEDNORM_MODE_AUTO;
   fusednorm_device_info info;
   BCHECK(fusednorm_cuda_device_info(-1, &info));
-  const fusednorm_layout lal = {1, 1}, lcg16 = {0, 1};
+  const fusednorm_layout lal = {1, 1, 0}, lcg16 = {0, 1, 0};
   fusednorm_launch la, lu;
   BCHECK(fusednorm_select_launch(&pa, 1, &info, &lal, &la));
   BCHECK(fusednorm_select_launch(&pu, 1, &info, &lcg16, &lu));
@@ -615,7 +624,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * a section that silently ran another kernel would test nothing. */
   for (int i = 0; i < n; ++i) {
     fusednorm_problem p = fusednorm_problem_init(list[i].rows, list[i].n, FUSEDNORM_BF16, FUSEDNORM_BF16);
-    const fusednorm_layout al = {1, 1};
+    const fusednorm_layout al = {1, 1, 0};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
     const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
@@ -745,7 +754,7 @@ int main(int argc, char **argv) {
          info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
          info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
 
-  cuda_ctx c = {0, 0, 0, 0, 0, NULL, 0, 0};
+  cuda_ctx c = {0, 0, 0, 0, 0, 0, NULL, 0, 0};
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
     printf("test_cuda: FAILED: cannot create a stream\n");
     return 1;
@@ -830,6 +839,14 @@ int main(int argc, char **argv) {
     static const int64_t kTinyN[] = {136, 264, 1000, 2880, 4096, 4104, 12288, 12290, 24576, 65536};
     static const int64_t kTinyMq[] = {1, 8};
     static const int64_t kTinyNq[] = {264, 4104, 12288};
+    /* Narrow rows that are not whole 16-byte vectors, dense (the engine's unstrided variants):
+     * the flat-tile forward (rmsnorm_fwd_tile.cu), tiles of one to thousands of rows, shrunken
+     * tiles (few rows) and full ones (100003 x 1..3), heads and tails at every offset in the
+     * vector (the congruent pass moves the base). */
+    static const int64_t kTileM[] = {1, 3, 199, 4097, 100003};
+    static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
+    static const int64_t kTileMq[] = {1, 199, 100003};
+    static const int64_t kTileNq[] = {1, 3, 13, 142};
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const struct {
       const char *name;
@@ -837,14 +854,20 @@ int main(int argc, char **argv) {
       int misalign;
       const int64_t *M, *N;
       int nM, nN;
+      int tile; /* a flat-tile section: the forward must have run that kernel */
     } sections[] = {
         {"cuda/auto/narrow", FUSEDNORM_MODE_AUTO, 0, o.quick ? kNarrowMq : kNarrowM, o.quick ? kNarrowNq : kNarrowN,
-         o.quick ? NEL(kNarrowMq) : NEL(kNarrowM), o.quick ? NEL(kNarrowNq) : NEL(kNarrowN)},
-        {"cuda/row_packed/narrow", FUSEDNORM_MODE_ROW_PACKED, 0, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq)},
-        {"cuda/auto/narrow/misaligned", FUSEDNORM_MODE_AUTO, 1, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq)},
+         o.quick ? NEL(kNarrowMq) : NEL(kNarrowM), o.quick ? NEL(kNarrowNq) : NEL(kNarrowN), 0},
+        {"cuda/row_packed/narrow", FUSEDNORM_MODE_ROW_PACKED, 0, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq), 0},
+        {"cuda/auto/narrow/misaligned", FUSEDNORM_MODE_AUTO, 1, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq), 0},
         {"cuda/auto/few-rows", FUSEDNORM_MODE_AUTO, 0, o.quick ? kTinyMq : kTinyM, o.quick ? kTinyNq : kTinyN,
-         o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN)},
-        {"cuda/auto/few-rows/misaligned", FUSEDNORM_MODE_AUTO, 1, kTinyMq, kTinyNq, NEL(kTinyMq), NEL(kTinyNq)},
+         o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN), 0},
+        {"cuda/auto/few-rows/misaligned", FUSEDNORM_MODE_AUTO, 1, kTinyMq, kTinyNq, NEL(kTinyMq), NEL(kTinyNq), 0},
+        {"cuda/auto/tile", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kTileMq : kTileM, o.quick ? kTileNq : kTileN,
+         o.quick ? NEL(kTileMq) : NEL(kTileM), o.quick ? NEL(kTileNq) : NEL(kTileN), 1},
+        {"cuda/auto/tile/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kTileMq, kTileN, NEL(kTileMq), NEL(kTileN), 1},
+        {"cuda/row_packed/tile/congruent", FUSEDNORM_MODE_ROW_PACKED, OFFS_CONGRUENT, kTileMq, kTileNq, NEL(kTileMq),
+         NEL(kTileNq), 1},
     };
 #undef NEL
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
@@ -853,8 +876,15 @@ int main(int argc, char **argv) {
       om.mode = sections[i].mode;
       b.name = sections[i].name;
       c.misalign = sections[i].misalign;
-      c.fallbacks = c.bad_status = 0;
+      c.fallbacks = c.bad_status = c.tile_fwd = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
+      if (sections[i].tile) {
+        printf("[%s] %d forward launches ran the flat-tile kernel\n", b.name, c.tile_fwd);
+        if (c.tile_fwd == 0) {
+          printf("FAIL [%s] no forward launch ran the flat-tile kernel\n", b.name);
+          ++failed;
+        }
+      }
       if (c.bad_status) {
         printf("FAIL [%s] %d calls did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b.name, c.bad_status);
         ++failed;

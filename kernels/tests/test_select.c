@@ -57,8 +57,12 @@ static const device kDevices[] = {
 #define NDEV ((int)(sizeof kDevices / sizeof kDevices[0]))
 /* Aligned rows; rows off 16 bytes and not congruent (the generic kernels); rows congruent modulo
  * 16 bytes but not aligned (the head-split lean kernels). */
-static const fusednorm_layout kAligned = {1, 1}, kMisaligned = {0, 0}, kCongruent = {0, 1};
-static const fusednorm_layout *const kLayouts[3] = {&kMisaligned, &kAligned, &kCongruent};
+static const fusednorm_layout kAligned = {1, 1, 0}, kMisaligned = {0, 0, 0}, kCongruent = {0, 1, 0};
+/* The same with every row tensor dense (rows back to back: the flat-tile forward's domain). */
+static const fusednorm_layout kDenseMisaligned = {0, 0, 1}, kDenseAligned = {1, 1, 1}, kDenseCongruent = {0, 1, 1};
+static const fusednorm_layout *const kLayouts[] = {&kMisaligned,      &kAligned,      &kCongruent,
+                                                   &kDenseMisaligned, &kDenseAligned, &kDenseCongruent};
+#define NLAYOUTS ((int)(sizeof kLayouts / sizeof kLayouts[0]))
 
 static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusednorm_mode mode) {
   fusednorm_problem p = fusednorm_problem_init(rows, n, x, x);
@@ -97,6 +101,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
     case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
+    case FUSEDNORM_KERNEL_FWD_TILE: return FN_FWD_TILE_THREADS;
     default: return 0;
   }
 }
@@ -151,6 +156,21 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
              (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
       break;
+    case FUSEDNORM_KERNEL_FWD_TILE:
+      /* dense congruent rows of <= 32 slots that are not whole aligned vectors; a tile of whole
+       * rows within the CTA's vectors; one CTA per tile */
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED && lay->dense && (lay->aligned16 || lay->congruent16) &&
+                !(lay->aligned16 && p->n % vec == 0) && p->n <= 32 * vec,
+            "%s: flat tiles outside dense congruent narrow rows: %s", what, s);
+      CHECK(l->rows_per_cta >= 1 && l->rows_per_cta <= p->rows &&
+                (int64_t)l->rows_per_cta * p->n <= (int64_t)l->block_threads * FN_FWD_TILE_SLOTS * vec &&
+                (int64_t)l->rows_per_cta * fn_fwd_tile_lanes(p->n) <= l->block_threads * FN_FWD_TILE_ROWS_PER_THREAD &&
+                l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta && l->weight_smem &&
+                l->smem_bytes == (size_t)fn_fwd_tile_smem(p->n, l->rows_per_cta, xs),
+            "%s: tile geometry: %s", what, s);
+      inst = l->slots_per_thread == fn_fwd_tile_cols(p->n) && l->slots_per_thread <= FN_FWD_TILE_MAX_COLS &&
+             (int64_t)fn_fwd_tile_lanes(p->n) * l->slots_per_thread >= p->n;
+      break;
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -160,10 +180,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->block_threads >= 32 && l->block_threads % 32 == 0 && l->block_threads <= launch_bound(p, l) &&
             l->block_threads <= d->max_threads_per_sm,
         "%s: threads beyond the launch bound %d: %s", what, launch_bound(p, l), s);
-  CHECK(l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
-            (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0)),
+  CHECK(l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
+            (l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
+             (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0))),
         "%s: teams do not tile the CTA: %s", what, s);
-  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE,
+  CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
+            l->kernel == FUSEDNORM_KERNEL_FWD_TILE,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -198,7 +220,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->grid >= 1 && l->grid <= INT_MAX, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
-  } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
+  } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE) {
     /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
@@ -239,7 +261,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
     CHECK(l->weight_smem && l->smem_bytes == (size_t)((p->n + vec - 1) / vec * vec * 4), "%s: %s", what, s);
-  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE) /* the weight, and the head-split's dw */
+  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE)
+    /* the weight, and the head-split's dw */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
                                          : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
               whole >= l->chunk,
@@ -965,6 +988,61 @@ static void test_few_rows_forward(void) {
   }
 }
 
+/* Narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
+ * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
+ * tiles on smaller CTAs when the full ones would leave SMs with fewer than
+ * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
+ * keep the row-pipelined kernel; the backward is unchanged by density. */
+static void test_tile_forward(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused;
+    const fusednorm_layout *lay;
+    fusednorm_kernel kernel;
+    int threads, tile_rows;
+  } k[] = {
+      {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 186}, /* 3 waves */
+      {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
+      {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 777},  /* 2 waves */
+      {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 64, 11},
+      {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
+      {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
+      {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
+      {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
+      /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors;
+       * 4-byte rows narrower than a vector: never */
+      {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 8},
+      {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
+      {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
+      {13, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 64, 16},
+  };
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l, lb, lb0;
+    char what[128], s[256];
+    p.has_residual = k[i].fused;
+    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s a%d c%d d%d", k[i].fused ? "fused " : "",
+             (long long)k[i].rows, (long long)k[i].n, fusednorm_dtype_name(k[i].x), k[i].lay->aligned16,
+             k[i].lay->congruent16, k[i].lay->dense);
+    CHECK(fusednorm_select_launch(&p, 0, &h100->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    CHECK(l.kernel == k[i].kernel && l.block_threads == k[i].threads && l.rows_per_cta == k[i].tile_rows,
+          "%s: %s; expected %s t%d r%d", what, s, fusednorm_kernel_name(k[i].kernel), k[i].threads, k[i].tile_rows);
+    check_plan(&p, 0, k[i].lay, &l, &h100->d, what);
+    {
+      /* density changes no backward plan */
+      const fusednorm_layout nd = {k[i].lay->aligned16, k[i].lay->congruent16, 0};
+      CHECK(fusednorm_select_launch(&p, 1, &h100->d, k[i].lay, &lb) == FUSEDNORM_OK &&
+                fusednorm_select_launch(&p, 1, &h100->d, &nd, &lb0) == FUSEDNORM_OK &&
+                memcmp(&lb, &lb0, sizeof lb) == 0,
+            "%s: the backward plan depends on density", what);
+    }
+  }
+}
+
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
 
 static const int64_t kRows[] = {1, 7, 8, 9, 199, 256, 257, 4096, 1048576, 2147483647LL};
@@ -982,8 +1060,8 @@ static void test_all_valid(void) {
           for (bwd = 0; bwd < 2; ++bwd)
             for (f = 0; f < 2; ++f)
               for (w = 0; w < 2; ++w) {
-                fusednorm_launch l[3];
-                for (a = 0; a < 3; ++a) {
+                fusednorm_launch l[NLAYOUTS];
+                for (a = 0; a < NLAYOUTS; ++a) {
                   fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, FUSEDNORM_MODE_AUTO);
                   char what[160];
                   fusednorm_status st;
@@ -999,9 +1077,12 @@ static void test_all_valid(void) {
                     size_t q = 0;
                     CHECK(fusednorm_select_workspace(&p, &kDevices[d].d, &q) == FUSEDNORM_OK && l[a].workspace_bytes <= q,
                           "%s: workspace %zu above the query's %zu", what, l[a].workspace_bytes, q);
-                    if (a == 2)
+                    if (a == 2) /* (the dense layouts plan the backward as the others) */
                       CHECK(q == l[0].workspace_bytes || q == l[1].workspace_bytes || q == l[2].workspace_bytes,
                             "%s: workspace query %zu is no layout's", what, q);
+                    if (a >= 3)
+                      CHECK(l[a].workspace_bytes == l[a - 3].workspace_bytes && l[a].kernel == l[a - 3].kernel,
+                            "%s: the dense layout's backward plan differs", what);
                     /* the layouts differ only where congruent rows take the split-row kernel */
                     if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT)
                       CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
@@ -1022,8 +1103,10 @@ static void test_forced(void) {
           for (x = 0; x < 3; ++x)
             for (bwd = 0; bwd < 2; ++bwd)
               for (w = 0; w < 2; ++w)
-                for (a = 0; a < 3; ++a) {
+                for (a = 0; a < NLAYOUTS; ++a) {
                   const fusednorm_device_info *dv = &kDevices[d].d;
+                  const fusednorm_layout *lay = kLayouts[a];
+                  const int al = lay->aligned16, cg = lay->aligned16 || lay->congruent16;
                   fusednorm_problem p = prob(kRows[r], kNs[c], (fusednorm_dtype)x, (fusednorm_mode)m);
                   const int vec = fn_vec_elems(p.x_dtype);
                   const int64_t slots = (p.n + vec - 1) / vec;
@@ -1045,21 +1128,21 @@ static void test_forced(void) {
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
                       if (bwd) { /* (congruent: where the weight and dw fit shared memory) */
-                        must_run = a == 1 && w && whole_vecs && slots <= 2048;
-                        must_not = !(a != 0 && w && slots <= 2048);
+                        must_run = al && w && whole_vecs && slots <= 2048;
+                        must_not = !(cg && w && slots <= 2048);
                       } else {
                         must_run = slots <= 512; /* the row at <= 4 slots per thread in 128 threads */
                         must_not = slots > 2048;
                       }
                       break;
                     case FUSEDNORM_MODE_MULTI_WAVE_CACHED:
-                      must_run = !bwd && a != 0 && slots <= 2048; /* aligned, or head-split */
-                      must_not = bwd || a == 0 || slots > 4096;
+                      must_run = !bwd && cg && slots <= 2048; /* aligned, or head-split */
+                      must_not = bwd || !cg || slots > 4096;
                       break;
                     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: must_run = 1; break;
                     case FUSEDNORM_MODE_WIDE: {
                       fn_split_geom g;
-                      const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, !kLayouts[a]->aligned16 && kLayouts[a]->congruent16, dv, &g);
+                      const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, !al && cg, dv, &g);
                       /* the forward: clusters only; the backward: the split-row kernel, else clusters */
                       must_run = split || (dv->cc_major >= 9 && slots >= 2);
                       must_not = !split && (dv->cc_major < 9 || slots < 2);
@@ -1248,6 +1331,7 @@ int main(int argc, char **argv) {
   if (print) return 0;
   test_measured_picks();
   test_few_rows_forward();
+  test_tile_forward();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
