@@ -1233,6 +1233,47 @@ static void test_alignment(void) {
   }
 }
 
+/* fusednorm_layout.dense: rows back to back in every row tensor the launch touches (strides of
+ * n, N-d strides of a contiguous block, a stride never stepped by one row), nothing else. */
+static void test_density(void) {
+  fusednorm_problem p = prob(10, 15, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  fusednorm_fwd_args fa;
+  fusednorm_bwd_args ba;
+  fusednorm_layout lay;
+  memset(&fa, 0, sizeof fa);
+  memset(&ba, 0, sizeof ba);
+  fa.x = (const void *)(uintptr_t)4096, fa.x_stride = 15, fa.y = (void *)(uintptr_t)8192, fa.y_stride = 15;
+  fa.weight = (const void *)(uintptr_t)16384;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.dense, "dense forward");
+  fa.y_stride = 16;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.dense, "y padded: not dense");
+  p.rows = 1;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.dense, "one row: any stride");
+  p.rows = 10, fa.y_stride = 15, p.has_residual = 1;
+  fa.residual = (const void *)(uintptr_t)32768, fa.residual_stride = 15;
+  fa.residual_out = (void *)(uintptr_t)65536, fa.residual_out_stride = 30; /* a column slice */
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.dense, "residual_out a slice");
+  fa.residual_out_stride = 15;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.dense, "dense fused forward");
+  /* N-d: [2, 5] leading dims contiguous (outer stride 5 n), then a transposed view, then a dim of
+   * size 1 whose stride is never stepped */
+  p.row_dims = 2, p.row_shape[0] = 2, p.row_shape[1] = 5;
+  fa.x_outer[0] = fa.y_outer[0] = fa.residual_outer[0] = fa.residual_out_outer[0] = 75;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.dense, "N-d contiguous");
+  fa.x_stride = 30, fa.x_outer[0] = 15; /* [5, 2] storage seen as [2, 5] */
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.dense, "N-d transposed");
+  fa.x_stride = 15, fa.x_outer[0] = 75;
+  p.row_shape[0] = 1, p.row_shape[1] = 10, fa.y_outer[0] = 7;
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.dense, "N-d size-1 dim");
+  /* backward: dy, s, dx and (fused) ds */
+  p = prob(10, 15, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  ba.dy = fa.x, ba.dy_stride = 15, ba.s = fa.y, ba.s_stride = 15, ba.dx = fa.residual_out, ba.dx_stride = 15;
+  ba.ds = fa.residual, ba.ds_stride = 17;
+  CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.dense, "dense backward, ds not read");
+  p.has_residual = 1;
+  CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.dense, "ds padded");
+}
+
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
@@ -1316,6 +1357,7 @@ static void test_bad_args(void) {
   CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.congruent16, "congruent fused forward");
   fa.residual_out = (void *)(uintptr_t)(65536 + 3);
   CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && !lay.congruent16, "odd byte address");
+  test_density();
 }
 
 int main(int argc, char **argv) {
