@@ -585,6 +585,33 @@ def hot_writer(op, d):
     return pre
 
 
+def loaded_libraries(prefix="libfusednorm"):
+    """The shared objects mapped into this process whose file name starts with `prefix`, from
+    /proc/self/maps: [{"path", "sha256"}] (the first 16 hex digits), so that a bench.json names the
+    binaries it measured. The op library finds libfusednorm.so through LD_LIBRARY_PATH before its
+    own runpath, so the library next to it is not necessarily the one that ran. [] without /proc."""
+    import hashlib
+    paths = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                path = parts[5].strip() if len(parts) == 6 else ""
+                if os.path.basename(path).startswith(prefix) and path not in paths:
+                    paths.append(path)
+    except OSError:
+        return []
+    out = []
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                digest = hashlib.sha256(f.read()).hexdigest()[:16]
+        except OSError:
+            digest = None
+        out.append({"path": path, "sha256": digest})
+    return out
+
+
 def decline_reason(e):
     """A one-line reason from an exception (a compiler's first non-empty line)."""
     first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), "")
@@ -1282,6 +1309,9 @@ def report(results, copy_list, meta, prov_names, out_dir):
         f.write(f"Device: {meta['device']}  \nDate: {meta['date']}  \nPeak D2D copy in this run (cold): "
                 f"{meta['copy_peak_gbps']} GB/s  \nRun: {meta['mode']}, seed {meta['seed']}, inputs "
                 f"{', '.join(modes)}, {meta['iters']} timed iterations (median), versions {meta['versions']}  \n")
+        if meta.get("libraries"):
+            f.write("Libraries: " + "; ".join(f"`{x['path']}` (sha256 {x['sha256']})" for x in meta["libraries"]) +
+                    "  \n")
         if sweep:
             f.write(f"Sweep: {sweep['k']} cases drawn from seed {meta['seed']} ({sweep['distribution']}; "
                     f"M*N <= {sweep['max_elems']}); measured here: {sweep_ranges_text(sweep)}  \n")
@@ -1390,6 +1420,7 @@ def merge_main(a):
     else:
         meta["skipped_for_time"] = sorted({s for d in docs for s in d["meta"].get("skipped_for_time", [])})
     meta["merged_from"] = paths
+    meta["libraries"] = list({(x["path"], x["sha256"]): x for d in docs for x in d["meta"].get("libraries", [])}.values())
     meta["providers"] = list(dict.fromkeys(p for d in docs for p in d["meta"]["providers"]))
     meta["notes"] = {k: v for d in docs for k, v in d["meta"].get("notes", {}).items()}
     meta["elapsed_s"] = round(sum(d["meta"].get("elapsed_s") or 0 for d in docs), 1)
@@ -1447,7 +1478,10 @@ def main(argv=None):
             "median per-iteration CUDA-event time, GPU parked on a spin while iterations are enqueued; "
             "cold: rotating input sets (>= 4x L2 between reuses); hot: inputs rewritten by a kernel before "
             "each call, outside the window; backward = autograd.grad on saved forwards",
-            "copy_peak_gbps": None, "skipped_for_time": [], "skipped_cases": []}
+            "copy_peak_gbps": None, "skipped_for_time": [], "skipped_cases": [],
+            "libraries": loaded_libraries()}
+    for lib in meta["libraries"]:
+        log(f"[bench] loaded {lib['path']} (sha256 {lib['sha256']})")
     meta["gates"] = {"fusednorm": "C float64 reference + accuracy rules (fusednorm.reference, "
                                   f"kernels/ref/fusednorm_ref.c) on up to {a.check_elems or 'all'} "
                                   "elements per output; dw beyond that: relative L2",

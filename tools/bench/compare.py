@@ -59,6 +59,13 @@ def times(data, path):
     return out
 
 
+def kernel_library(doc):
+    """The sha256 prefixes of the libfusednorm.so a run loaded (bench.py meta "libraries"); empty
+    for runs that did not record them."""
+    return {x.get("sha256") for x in doc.get("meta", {}).get("libraries", [])
+            if os.path.basename(x.get("path", "")) == "libfusednorm.so" and x.get("sha256")}
+
+
 def best_peer(provs):
     peers = {p: t for p, t in provs.items() if not p.startswith("fusednorm")}
     if not peers:
@@ -83,8 +90,16 @@ def compare(before, after, provider, labels):
         fail("no case measured in both runs")
     la, lb = labels
     meta = lambda d: f"{d.get('meta', {}).get('device', '?')}, {d.get('meta', {}).get('date', '?')}"
+    kernels = [kernel_library(d) for d in (before[0], after[0])]
+    same = kernels[0] and kernels[0] == kernels[1]
+    if same:
+        print(f"compare: both runs loaded the same libfusednorm.so ({', '.join(sorted(kernels[0]))})", file=sys.stderr)
     lines = [f"# {provider}: {la} vs {lb}", "",
-             f"- {la}: {before[1]} ({meta(before[0])})", f"- {lb}: {after[1]} ({meta(after[0])})",
+             f"- {la}: {before[1]} ({meta(before[0])})", f"- {lb}: {after[1]} ({meta(after[0])})"]
+    if same:
+        lines.append(f"- **Both runs loaded the same libfusednorm.so (sha256 {', '.join(sorted(kernels[0]))}): "
+                     "this compares a build with itself.**")
+    lines += [
              "- us = median kernel time of bench.py; speed-up = "
              f"{la} / {lb}; best peer = the fastest provider not named fusednorm* "
              f"({lb} run, else {la}); vs peer = best peer us / {lb} us (> 1: fusednorm faster)", "",

@@ -44,6 +44,12 @@ class BenchCReference(unittest.TestCase):
         self.assertTrue(all("first 2 of 3 rows" in r["gate"] for r in part), part)
         peers = [r for r in js["results"] if r["provider"] == "torch"]
         self.assertTrue(peers and all(r["gate"].endswith("(peer)") for r in peers))
+        # the binaries that ran: the op library and the kernel library it loaded, by hash
+        libs = {os.path.basename(x["path"]): x for x in js["meta"]["libraries"]}
+        self.assertIn("libfusednorm_ops.so", libs, js["meta"]["libraries"])
+        self.assertIn("libfusednorm.so", libs, js["meta"]["libraries"])
+        for x in libs.values():
+            self.assertRegex(x["sha256"] or "", r"^[0-9a-f]{16}$")
 
     def test_planted_bug_fails_the_c_gate(self):
         real = fusednorm.rms_norm

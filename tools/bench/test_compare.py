@@ -87,6 +87,31 @@ class CompareTest(unittest.TestCase):
         with open(out_md) as f:
             self.assertEqual(f.read(), out)
 
+    def test_same_library_flagged(self):
+        """Two runs that loaded the same libfusednorm.so (bench.py meta "libraries") compare a build
+        with itself: said in the table and on stderr; different ones, or none recorded, are not."""
+        def write(name, libs, gz=False):
+            path = os.path.join(self.tmp.name, name)
+            with (gzip.open(path, "wt") if gz else open(path, "w")) as f:
+                src = self.b if gz else self.a
+                with (gzip.open(src, "rt") if src.endswith(".gz") else open(src)) as g:
+                    doc = json.load(g)
+                doc["meta"]["libraries"] = libs
+                json.dump(doc, f)
+            return path
+        ops = {"path": "/x/B/libfusednorm_ops.so", "sha256": "00aa"}
+        same = [ops, {"path": "/x/T/lib/libfusednorm.so", "sha256": "1111"}]
+        a, b = write("la.json", same), write("lb.json.gz", [ops, dict(same[1], path="/y/libfusednorm.so")], gz=True)
+        code, out, err = run([a, b])
+        self.assertEqual(code, 0, err)
+        self.assertIn("Both runs loaded the same libfusednorm.so (sha256 1111)", out)
+        self.assertIn("same libfusednorm.so", err)
+        c = write("lc.json.gz", [dict(same[1], sha256="2222")], gz=True)
+        code, out, err = run([a, c])
+        self.assertEqual((code, "same libfusednorm.so" in out + err), (0, False))
+        code, out, err = run([self.a, self.b])  # nothing recorded
+        self.assertEqual((code, "same libfusednorm.so" in out + err), (0, False))
+
     def test_bad_inputs(self):
         missing = os.path.join(self.tmp.name, "missing.json")
         code, _, err = run([missing, self.b])
