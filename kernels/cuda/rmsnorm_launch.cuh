@@ -22,7 +22,8 @@ struct FwdParams {
   int64_t rows;
   int n, w_dtype;
   float offset, eps;
-  int team;                    /* threads per row: <= 32 (row-packed) or blockDim.x */
+  int team;                    /* threads per row: <= 32 (row-packed; the flat-tile forward: its
+                                  lanes per row) or blockDim.x */
   int head_split;              /* generic forward: rows congruent modulo 16 bytes but not aligned,
                                   or n not a multiple of the vector: each row's interior as
                                   vectors from its own head (rmsnorm_unaligned.cuh) */
