@@ -146,7 +146,10 @@ static inline int fn_fwd_tile_lanes(int64_t n) {
   while (l < 32 && (int64_t)l * FN_FWD_TILE_MAX_COLS < n) l *= 2;
   return l;
 }
-static inline int fn_fwd_tile_cols(int64_t n) { return (int)((n + fn_fwd_tile_lanes(n) - 1) / fn_fwd_tile_lanes(n)); }
+static inline int fn_fwd_tile_cols(int64_t n) {
+  const int l = fn_fwd_tile_lanes(n);
+  return (int)((n + l - 1) / l);
+}
 static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
   return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
 }

@@ -15,7 +15,7 @@
  * rows narrower than a vector its lanes idle; the memory system then sees 2-4-byte requests, and
  * the narrow forwards ran at a third to half of the best peer (tools/bench/RESULTS.md). Here
  * every global access of the interior is a full 16-byte vector of a contiguous run, like a copy,
- * and a lane's columns (so its weights, kept in registers) are the same in every row.
+ * and a lane's columns are the same in every row.
  *
  * Contract per row (kernels/README.md): s = RN(x + r) (fused add, written to residual_out), rstd
  * = 1/sqrt(mean(s^2) + eps) in fp32 with a true division and sqrtf, y = RN(s*rstd*(w+offset)) or,

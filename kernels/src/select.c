@@ -46,7 +46,7 @@
  * 3743. So both directions are row-packed up to 32 slots. */
 #define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
- * rows a tile must have where the row-pipelined kernel's lanes read whole vectors. */
+ * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
 #define FN_FWD_TILE_MIN_ROWS 10
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
@@ -421,8 +421,7 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
   /* Rows that are whole aligned vectors keep the row-pipelined kernel: tiles were 0.68-1.02x its
    * speed there (H100, 2026-11-27, bf16 65536 x 128 fwd 1565 vs 1799 GB/s, fp32 65536 x 32 1129
    * vs 1544, fp16 65536 x 64 1092 vs 1391; kernels/RESULTS.md). */
-  if (!c->dense || !c->congruent || c->slots > FN_AUTO_ROW_PACKED_FWD_SLOTS || n > cap ||
-      (c->aligned && n % c->vec == 0))
+  if (!c->dense || !c->congruent || c->slots > FN_AUTO_ROW_PACKED_FWD_SLOTS || (c->aligned && n % c->vec == 0))
     return 0;
   rows = min64(cap / n, (int64_t)FN_FWD_TILE_THREADS * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
   if (ceil_div(c->p->rows, rows) <= (int64_t)c->d->sm_count * FN_FWD_TILE_CTAS_PER_SM) {

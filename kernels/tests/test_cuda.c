@@ -840,9 +840,9 @@ int main(int argc, char **argv) {
     static const int64_t kTinyMq[] = {1, 8};
     static const int64_t kTinyNq[] = {264, 4104, 12288};
     /* Narrow rows that are not whole 16-byte vectors, dense (the engine's unstrided variants):
-     * the flat-tile forward (rmsnorm_fwd_tile.cu), tiles of one to thousands of rows, shrunken
-     * tiles (few rows) and full ones (100003 x 1..3), heads and tails at every offset in the
-     * vector (the congruent pass moves the base). */
+     * the flat-tile forward (rmsnorm_fwd_tile.cu), tiles of one to a thousand rows, shrunken for
+     * few rows and sized to whole waves of full CTAs for many (100003 x 92..255), heads and tails
+     * at every offset in the vector (the congruent pass moves the base). */
     static const int64_t kTileM[] = {1, 3, 199, 4097, 100003};
     static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
     static const int64_t kTileMq[] = {1, 199, 100003};

@@ -68,6 +68,7 @@ accuracy check or errored, 2 bad usage. README.md: how to run it on the GPU mach
 """
 import argparse
 import datetime
+import hashlib
 import importlib.metadata
 import json
 import math
@@ -590,7 +591,6 @@ def loaded_libraries(prefix="libfusednorm"):
     /proc/self/maps: [{"path", "sha256"}] (the first 16 hex digits), so that a bench.json names the
     binaries it measured. The op library finds libfusednorm.so through LD_LIBRARY_PATH before its
     own runpath, so the library next to it is not necessarily the one that ran. [] without /proc."""
-    import hashlib
     paths = []
     try:
         with open("/proc/self/maps") as f:
