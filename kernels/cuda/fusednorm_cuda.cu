@@ -345,6 +345,10 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       k.tile_rows = plan.rows_per_cta;
       k.team = fn_fwd_tile_lanes(p->n);
       break;
+    case FUSEDNORM_KERNEL_FWD_TINY:
+      kernel = fn::fwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, fused);
+      k.team = fn_tiny_lanes(p->n);
+      break;
     default: break; /* a backward family: a bug in select.c */
   }
   return launch(kernel, plan, &k, stream, "rms_norm_fwd launch");
@@ -408,7 +412,12 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
       case FUSEDNORM_KERNEL_BWD_PIPE: kernel = fn::bwd_pipe_kernel(p->x_dtype, ds != nullptr); break;
       case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0); break;
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
+      case FUSEDNORM_KERNEL_BWD_TINY: kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
       default: break; /* a forward family: a bug in select.c */
+    }
+    if (plan.kernel == FUSEDNORM_KERNEL_BWD_TINY) { /* one CTA writes dw itself */
+      k.dw = p->has_weight ? a->dw : nullptr;
+      return launch(kernel, plan, &k, stream, "rms_norm_bwd_tiny launch");
     }
     /* dw summed in the kernel needs every CTA resident (a grid-wide barrier); where the compiled
      * kernel's occupancy says otherwise, the two launches (the same sum). */

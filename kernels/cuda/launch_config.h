@@ -154,6 +154,36 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
   return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
 }
 
+/* The tiny kernels (rmsnorm_tiny.cu): a row over fn_tiny_lanes(n) lanes (the smallest power of
+ * two >= n, at most 32), each lane holding fn_tiny_cols(n) columns (the instance: 1, 2, 4 or 8)
+ * read element by element, so rows of up to FN_TINY_MAX_N columns of any layout. The forward has
+ * the one-column instance only (rows of <= 32 columns; wider rows ran slower than the vector
+ * kernels, kernels/RESULTS.md): CTAs of at most FN_TINY_FWD_THREADS. The backward: one CTA of at
+ * most fn_tiny_bwd_threads(cols) threads (its launch bound: the registers of `cols` columns of
+ * dy, s, ds, w and dw), each team holding fn_tiny_bwd_rows(cols) rows at once, and the warps' dw
+ * sums in fn_tiny_bwd_smem bytes of dynamic shared memory. */
+#define FN_TINY_MAX_COLS 8
+#define FN_TINY_MAX_N (32 * FN_TINY_MAX_COLS)
+#define FN_TINY_FWD_MAX_N 32
+#define FN_TINY_FWD_THREADS 256
+#define FN_TINY_BWD_THREADS(cols) ((cols) <= 4 ? 1024 : 512)
+#define FN_TINY_BWD_ROWS(cols) ((cols) <= 1 ? 4 : (cols) <= 2 ? 2 : 1)
+static inline int fn_tiny_lanes(int64_t n) {
+  int l = 1;
+  while (l < 32 && l < n) l *= 2;
+  return l;
+}
+static inline int fn_tiny_cols(int64_t n) {
+  const int l = fn_tiny_lanes(n);
+  const int64_t per = (n + l - 1) / l;
+  int c = 1;
+  while (c < per) c *= 2;
+  return c;
+}
+static inline int fn_tiny_bwd_threads(int cols) { return FN_TINY_BWD_THREADS(cols); }
+static inline int fn_tiny_bwd_rows(int cols) { return FN_TINY_BWD_ROWS(cols); }
+static inline int64_t fn_tiny_bwd_smem(int64_t n, int threads) { return (int64_t)(threads / 32) * n * 4; }
+
 /* Elements per 16-byte vector. */
 static inline int fn_vec_elems(fusednorm_dtype x) { return x == FUSEDNORM_F32 ? 4 : 8; }
 

@@ -22,8 +22,8 @@ struct FwdParams {
   int64_t rows;
   int n, w_dtype;
   float offset, eps;
-  int team;                    /* threads per row: <= 32 (row-packed; the flat-tile forward: its
-                                  lanes per row) or blockDim.x */
+  int team;                    /* threads per row: <= 32 (row-packed; the flat-tile and tiny
+                                  forwards: their lanes per row) or blockDim.x */
   int head_split;              /* generic forward: rows congruent modulo 16 bytes but not aligned,
                                   or n not a multiple of the vector: each row's interior as
                                   vectors from its own head (rmsnorm_unaligned.cuh) */
@@ -117,6 +117,12 @@ const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unalign
 /* The flat-tile forward (rmsnorm_fwd_tile.cu) for dense narrow rows: `cols` (1..FN_FWD_TILE_MAX_COLS)
  * columns per lane, with or without the fused add; NULL otherwise. */
 const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
+/* The tiny kernels (rmsnorm_tiny.cu): `cols` (fn_tiny_cols: 1, 2, 4, ..., FN_TINY_MAX_COLS)
+ * columns per lane, the forward with or without the fused add, the backward with or without ds
+ * (p.team: lanes per row; the backward's p.dw: dw written by the kernel, NULL without weight);
+ * NULL otherwise. */
+const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused);
+const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or

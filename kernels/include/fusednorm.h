@@ -100,7 +100,9 @@ typedef enum {
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward
                                             16-bit n <= 256 / f32 n <= 128; the forward of dense,
                                             congruent rows of <= 32 vector slots that are not whole
-                                            aligned vectors runs the flat-tile kernel instead */
+                                            aligned vectors runs the flat-tile kernel instead, and
+                                            tiny problems (n <= 1024, a few thousand elements: see
+                                            kernels/cuda/README.md) the tiny kernels, any layout */
   FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs. Forward: a thread-block
                                             cluster of 2-16 CTAs per row (compute capability >= 9.0,
                                             rows of >= 2 vector slots; elsewhere unsupported).
@@ -212,7 +214,11 @@ typedef enum {
   FUSEDNORM_KERNEL_FWD_TILE = 8,    /* rms_norm_fwd_tile: tiles of whole consecutive rows of dense
                                        row tensors read and written as one contiguous run of 16-byte
                                        vectors (narrow rows that are not whole vectors; row-packed) */
-  FUSEDNORM_KERNEL_COUNT_ = 9
+  FUSEDNORM_KERNEL_FWD_TINY = 9,    /* rms_norm_fwd_tiny: tiny problems, a row over <= 32 lanes, every
+                                       element loaded at once, no shared memory (row-packed) */
+  FUSEDNORM_KERNEL_BWD_TINY = 10,   /* rms_norm_bwd_tiny: tiny problems in one CTA that writes dw itself
+                                       (no workspace rows, no second launch; row-packed) */
+  FUSEDNORM_KERNEL_COUNT_ = 11
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

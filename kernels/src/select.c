@@ -49,6 +49,19 @@
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
 #define FN_FWD_TILE_MIN_ROWS 10
+/* Tiny problems (rmsnorm_tiny.cu). Forward: rows of at most FN_TINY_FWD_MAX_N columns, at most
+ * FN_TINY_FWD_MAX_ELEMS elements in all. Backward: rows of at most FN_TINY_MAX_N columns, as many
+ * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows). H100, 2026-11-27
+ * 07:53-08:01 UTC, bench harness, cold inputs, AUTO before (the row-pipelined / persistent
+ * kernels, dw in the kernel) and after, us, bwd: bf16 22 x 1 7.65 -> 5.38, 3 x 8 6.64 -> 5.60,
+ * 300 x 8 9.07 -> 6.99, 1 x 223 6.83 -> 6.06; f16 3 x 13 7.55 -> 5.84, 1 x 255 6.94 -> 6.18,
+ * 7 x 200 6.96 -> 6.14; f32 68 x 1 8.83 -> 5.09, 13 x 16 8.67 -> 5.58, 1 x 183 6.69 -> 5.82 (the
+ * fused-add backward alike); at 32 columns per lane slower (bf16 8 x 1024 7.98 -> 10.72, 10 x 605
+ * 9.49 -> 9.57): a lane's element-wise work is the launch's latency. fwd: bf16 22 x 1 5.04 ->
+ * 4.78, 3 x 8 5.06 -> 4.88; f16 3 x 13 5.38 -> 4.96; f32 68 x 1 4.93 -> 4.72, 13 x 16 5.02 ->
+ * 4.78; but bf16 300 x 8 4.94 -> 4.96, 2000 x 32 5.02 -> 5.17, and with 2-8 columns per lane
+ * 0.93-0.99x (bf16 1 x 223, 100 x 128, 64 x 200, 1000 x 64; f16 7 x 200). */
+#define FN_TINY_FWD_MAX_ELEMS 2048
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
 /* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
  * per SM (16-bit / 32-bit x): each row-packed CTA ends by combining its teams' dw in shared
@@ -171,6 +184,8 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_BWD_SPLIT: return "bwd_split";
     case FUSEDNORM_KERNEL_FWD_WIDE: return "fwd_wide";
     case FUSEDNORM_KERNEL_FWD_TILE: return "fwd_tile";
+    case FUSEDNORM_KERNEL_FWD_TINY: return "fwd_tiny";
+    case FUSEDNORM_KERNEL_BWD_TINY: return "bwd_tiny";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -404,6 +419,22 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* Forward, tiny (rmsnorm_tiny.cu): a team of fn_tiny_lanes(n) lanes per row, one column each,
+ * CTAs of up to FN_TINY_FWD_THREADS threads (only the warps with a row), one row per team. Any
+ * layout. */
+static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n, rows = c->p->rows;
+  const int lanes = fn_tiny_lanes(n);
+  int64_t threads;
+  if (n > FN_TINY_FWD_MAX_N || rows * n > FN_TINY_FWD_MAX_ELEMS) return 0;
+  threads = min64(FN_TINY_FWD_THREADS, max64(32, round_up(rows * lanes, 32)));
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_TINY, (int)threads);
+  l->rows_per_cta = (int)threads / lanes;
+  l->slots_per_thread = fn_tiny_cols(n); /* the instance: a lane's columns */
+  l->grid = ceil_div(rows, l->rows_per_cta);
+  return 1;
+}
+
 /* Forward, flat tiles (rmsnorm_fwd_tile.cu): rows of at most FN_AUTO_ROW_PACKED_FWD_SLOTS slots,
  * dense and congruent, that are not whole aligned vectors (rows that are take the row-pipelined
  * kernel at full vector width already). A tile is up to FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS
@@ -592,7 +623,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return fwd_tile(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return fwd_tiny(c, l) || fwd_tile(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -600,6 +631,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
+  if (fwd_tiny(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_packed(c, l))) return FUSEDNORM_OK;
   if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && c->p->rows < c->d->sm_count && fwd_wide(c, l))
     return FUSEDNORM_OK; /* fewer rows than SMs (FN_AUTO_FWD_WIDE_MIN_SLOTS) */
@@ -618,6 +650,28 @@ static void set_workspace(const ctx *c, fusednorm_launch *l, int64_t partial_row
   if (!c->p->has_weight || c->p->rows == 0) return;
   l->partial_rows = partial_rows;
   l->workspace_bytes = (size_t)partial_rows * (size_t)c->p->n * sizeof(float) + (size_t)extra + 16;
+}
+
+/* Backward, tiny (rmsnorm_tiny.cu): the whole problem in one CTA, a team of fn_tiny_lanes(n)
+ * lanes per row holding up to fn_tiny_bwd_rows rows at once, as few rows per team as the
+ * instance's launch bound allows; the CTA sums dw itself (fn_tiny_bwd_smem) and writes it: no
+ * partial rows, no second launch, no cooperative grid. Any layout. */
+static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n, rows = c->p->rows;
+  const int lanes = fn_tiny_lanes(n), cols = fn_tiny_cols(n);
+  const int64_t max_teams = fn_tiny_bwd_threads(cols) / lanes;
+  int64_t teams, threads, smem;
+  if (n > FN_TINY_MAX_N || rows > max_teams * fn_tiny_bwd_rows(cols)) return 0;
+  teams = min64(rows, max_teams);
+  threads = max64(32, round_up(teams * lanes, 32));
+  smem = c->p->has_weight ? fn_tiny_bwd_smem(n, (int)threads) : 0;
+  if (!smem_ok(c, smem)) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_TINY, (int)threads);
+  l->rows_per_cta = (int)threads / lanes;
+  l->slots_per_thread = cols;
+  l->smem_bytes = (size_t)smem;
+  set_workspace(c, l, 0, 0);
+  return 1;
 }
 
 /* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots), the
@@ -776,7 +830,7 @@ static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
 static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return bwd_tiny(c, l) || bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT:
       return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_ROW) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD:
@@ -787,6 +841,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
+  if (bwd_tiny(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS)
     return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? with_dw_in_kernel(c, l) : FUSEDNORM_ERR_MODE_UNSUPPORTED;

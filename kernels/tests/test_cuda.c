@@ -57,8 +57,8 @@ typedef struct {
   int head;             /* OFFS_CONGRUENT: elements past the boundary, per case */
   int fallbacks;        /* forced-mode cases the family cannot run, run in AUTO */
   int bad_status;       /* such cases where the entry point did not say MODE_UNSUPPORTED */
-  int tile_fwd;         /* forward launches whose plan was the flat-tile kernel (a section that is
-                           there to test it checks that it ran) */
+  int ran[FUSEDNORM_KERNEL_COUNT_]; /* launches by the family their plan named (a section that is
+                                       there to test a family checks that it ran) */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -169,12 +169,12 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
     if (launch(p, fa, ba, c->stream) != FUSEDNORM_ERR_MODE_UNSUPPORTED) c->bad_status++;
     p->mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
   }
-  if (have_lay && fa != NULL) {
+  if (have_lay) {
     fusednorm_device_info dev;
     fusednorm_launch l;
-    if (fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK && fusednorm_select_launch(p, 0, &dev, &lay, &l) == FUSEDNORM_OK &&
-        l.kernel == FUSEDNORM_KERNEL_FWD_TILE)
-      c->tile_fwd++;
+    if (fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK &&
+        fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK)
+      c->ran[l.kernel]++;
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
   if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
@@ -754,7 +754,8 @@ int main(int argc, char **argv) {
          info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
          info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
 
-  cuda_ctx c = {0, 0, 0, 0, 0, 0, NULL, 0, 0};
+  cuda_ctx c;
+  memset(&c, 0, sizeof c);
   if (cudaStreamCreateWithFlags(&c.stream, cudaStreamNonBlocking) != cudaSuccess) {
     printf("test_cuda: FAILED: cannot create a stream\n");
     return 1;
@@ -847,14 +848,24 @@ int main(int argc, char **argv) {
     static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
     static const int64_t kTileMq[] = {1, 199, 100003};
     static const int64_t kTileNq[] = {1, 3, 13, 142};
+    /* Tiny problems (rmsnorm_tiny.cu): every instance (1 to 8 columns per lane), teams of 1 to 32
+     * lanes, one row to the most rows one backward CTA holds (4 per team of 1-32 columns: 4096
+     * rows of 1), forwards of one CTA to several; any alignment (the misaligned pass), and just
+     * past the domain (the other kernels, the forced mode's fallback). */
+    static const int64_t kTinyFM[] = {1, 2, 5, 31, 68, 300, 2000};
+    static const int64_t kTinyFN[] = {1, 2, 3, 8, 13, 32, 33, 64, 100, 128, 183, 255, 256, 300};
+    static const int64_t kTinyFMq[] = {1, 5, 300};
+    static const int64_t kTinyFNq[] = {1, 13, 33, 100, 255};
 #define NEL(a) (int)(sizeof a / sizeof *a)
+    const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
+    const unsigned kTiny = 1u << FUSEDNORM_KERNEL_FWD_TINY | 1u << FUSEDNORM_KERNEL_BWD_TINY;
     const struct {
       const char *name;
       fusednorm_mode mode;
       int misalign;
       const int64_t *M, *N;
       int nM, nN;
-      int tile; /* a flat-tile section: the forward must have run that kernel */
+      unsigned want; /* families (1 << fusednorm_kernel) the section is there for: each must have run */
     } sections[] = {
         {"cuda/auto/narrow", FUSEDNORM_MODE_AUTO, 0, o.quick ? kNarrowMq : kNarrowM, o.quick ? kNarrowNq : kNarrowN,
          o.quick ? NEL(kNarrowMq) : NEL(kNarrowM), o.quick ? NEL(kNarrowNq) : NEL(kNarrowN), 0},
@@ -864,10 +875,17 @@ int main(int argc, char **argv) {
          o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN), 0},
         {"cuda/auto/few-rows/misaligned", FUSEDNORM_MODE_AUTO, 1, kTinyMq, kTinyNq, NEL(kTinyMq), NEL(kTinyNq), 0},
         {"cuda/auto/tile", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kTileMq : kTileM, o.quick ? kTileNq : kTileN,
-         o.quick ? NEL(kTileMq) : NEL(kTileM), o.quick ? NEL(kTileNq) : NEL(kTileN), 1},
-        {"cuda/auto/tile/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kTileMq, kTileN, NEL(kTileMq), NEL(kTileN), 1},
+         o.quick ? NEL(kTileMq) : NEL(kTileM), o.quick ? NEL(kTileNq) : NEL(kTileN), kTile},
+        {"cuda/auto/tile/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kTileMq, kTileN, NEL(kTileMq), NEL(kTileN),
+         kTile},
         {"cuda/row_packed/tile/congruent", FUSEDNORM_MODE_ROW_PACKED, OFFS_CONGRUENT, kTileMq, kTileNq, NEL(kTileMq),
-         NEL(kTileNq), 1},
+         NEL(kTileNq), kTile},
+        {"cuda/auto/tiny", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kTinyFMq : kTinyFM, o.quick ? kTinyFNq : kTinyFN,
+         o.quick ? NEL(kTinyFMq) : NEL(kTinyFM), o.quick ? NEL(kTinyFNq) : NEL(kTinyFN), kTiny},
+        {"cuda/auto/tiny/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kTinyFMq, kTinyFNq, NEL(kTinyFMq), NEL(kTinyFNq),
+         kTiny},
+        {"cuda/row_packed/tiny", FUSEDNORM_MODE_ROW_PACKED, OFFS_ONE, kTinyFMq, kTinyFNq, NEL(kTinyFMq), NEL(kTinyFNq),
+         kTiny},
     };
 #undef NEL
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
@@ -876,12 +894,15 @@ int main(int argc, char **argv) {
       om.mode = sections[i].mode;
       b.name = sections[i].name;
       c.misalign = sections[i].misalign;
-      c.fallbacks = c.bad_status = c.tile_fwd = 0;
+      c.fallbacks = c.bad_status = 0;
+      memset(c.ran, 0, sizeof c.ran);
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
-      if (sections[i].tile) {
-        printf("[%s] %d forward launches ran the flat-tile kernel\n", b.name, c.tile_fwd);
-        if (c.tile_fwd == 0) {
-          printf("FAIL [%s] no forward launch ran the flat-tile kernel\n", b.name);
+      for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
+        /* (a --filter or --case runs some of the cases only) */
+        if (!(sections[i].want & (1u << k)) || o.filter != NULL || o.case_index >= 0) continue;
+        printf("[%s] %d launches ran %s\n", b.name, c.ran[k], fusednorm_kernel_name((fusednorm_kernel)k));
+        if (c.ran[k] == 0) {
+          printf("FAIL [%s] no launch ran %s\n", b.name, fusednorm_kernel_name((fusednorm_kernel)k));
           ++failed;
         }
       }
@@ -923,9 +944,10 @@ int main(int argc, char **argv) {
 static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, uint64_t gseed) {
   int failed = 0;
   /* dw summed in the kernel: the lean persistent backward (aligned and head-split), one CTA and
-   * the most CTAs, and the row-packed one (rows enough for it to pay, in few CTAs) */
-  int df = dw_in_kernel_check(st, 3, 8, 0, FUSEDNORM_BF16, 0, gseed);
-  df += dw_in_kernel_check(st, 1, 255, 0, FUSEDNORM_F32, 0, gseed);
+   * the most CTAs, and the row-packed one (rows enough for it to pay, in few CTAs); rows just
+   * wider than the tiny backward's (which writes dw itself, in one CTA) */
+  int df = dw_in_kernel_check(st, 3, 264, 0, FUSEDNORM_BF16, 0, gseed);
+  df += dw_in_kernel_check(st, 1, 260, 0, FUSEDNORM_F32, 0, gseed);
   df += dw_in_kernel_check(st, 10, 605, 1, FUSEDNORM_BF16, 3, gseed);
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);

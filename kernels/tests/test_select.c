@@ -102,6 +102,8 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
     case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
     case FUSEDNORM_KERNEL_FWD_TILE: return FN_FWD_TILE_THREADS;
+    case FUSEDNORM_KERNEL_FWD_TINY: return FN_TINY_FWD_THREADS;
+    case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_BWD_THREADS(s);
     default: return 0;
   }
 }
@@ -171,6 +173,28 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       inst = l->slots_per_thread == fn_fwd_tile_cols(p->n) && l->slots_per_thread <= FN_FWD_TILE_MAX_COLS &&
              (int64_t)fn_fwd_tile_lanes(p->n) * l->slots_per_thread >= p->n;
       break;
+    case FUSEDNORM_KERNEL_FWD_TINY:
+    case FUSEDNORM_KERNEL_BWD_TINY: {
+      /* a team of fn_tiny_lanes lanes per row holding fn_tiny_cols columns each; the forward one
+       * row per team, the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team, its
+       * warps' dw in shared memory (no workspace rows) */
+      static const int kcols[] = {1, 2, 4, 8};
+      const int tb = l->kernel == FUSEDNORM_KERNEL_BWD_TINY;
+      CHECK(bwd == tb && l->mode == FUSEDNORM_MODE_ROW_PACKED && p->n <= FN_TINY_MAX_N && team == fn_tiny_lanes(p->n),
+            "%s: %s", what, s);
+      if (tb)
+        CHECK(l->grid == 1 && p->rows <= (int64_t)l->rows_per_cta * FN_TINY_BWD_ROWS(l->slots_per_thread) &&
+                  l->smem_bytes == (p->has_weight ? (size_t)fn_tiny_bwd_smem(p->n, l->block_threads) : 0) &&
+                  l->block_threads <= FN_TINY_BWD_THREADS(l->slots_per_thread),
+              "%s: tiny backward geometry: %s", what, s);
+      else
+        CHECK(l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta && l->smem_bytes == 0,
+              "%s: tiny forward geometry: %s", what, s);
+      inst = in_set(l->slots_per_thread, kcols, 4) && (tb || l->slots_per_thread == 1) &&
+             l->slots_per_thread == fn_tiny_cols(p->n) &&
+             (int64_t)team * l->slots_per_thread >= p->n;
+      break;
+    }
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -185,7 +209,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
              (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0))),
         "%s: teams do not tile the CTA: %s", what, s);
   CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
-            l->kernel == FUSEDNORM_KERNEL_FWD_TILE,
+            l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_TINY ||
+            l->kernel == FUSEDNORM_KERNEL_BWD_TINY,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -220,7 +245,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->grid >= 1 && l->grid <= INT_MAX, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
-  } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE) {
+  } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
+             l->kernel == FUSEDNORM_KERNEL_FWD_TINY || l->kernel == FUSEDNORM_KERNEL_BWD_TINY) {
     /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
@@ -281,7 +307,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   }
   /* the workspace */
   if (bwd && p->has_weight && p->rows > 0) {
-    const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row : l->grid / l->cluster;
+    const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row
+                          : l->kernel == FUSEDNORM_KERNEL_BWD_TINY ? 0 /* dw written by the kernel */
+                                                                   : l->grid / l->cluster;
     const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)p->rows * (size_t)l->ctas_per_row * 4 : 0;
     CHECK(l->partial_rows == units && l->workspace_bytes == (size_t)units * (size_t)p->n * 4 + extra + 16,
           "%s: workspace: %s", what, s);
@@ -794,7 +822,7 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* A100-80GB auto bwd 8x128 bf16 */
+    "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* A100-80GB auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* A100-80GB auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* A100-80GB auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* A100-80GB auto bwd 32x12288 bf16 */
@@ -809,7 +837,7 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* RTX4090 auto bwd 8x128 bf16 */
+    "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* RTX4090 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* RTX4090 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* RTX4090 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* RTX4090 auto bwd 32x12288 bf16 */
@@ -824,7 +852,7 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* H200 auto bwd 8x128 bf16 */
+    "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* H200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* H200 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
@@ -839,7 +867,7 @@ static const char *const kNarrowPins[] = {
     "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g8 s1 ch128 sm512 st0/0 w1 dw1 P8 ws4112 dk", /* B200 auto bwd 8x128 bf16 */
+    "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* B200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* B200 auto bwd 8x12288 bf16 */
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* B200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* B200 auto bwd 32x12288 bf16 */
@@ -874,6 +902,16 @@ static void test_narrow_pinned(int print) {
     }
   CHECK(k == (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]), "%d plans, %d narrow pins", k,
         (int)(sizeof kNarrowPins / sizeof kNarrowPins[0]));
+}
+
+/* The tiny kernels' domain as kernels/cuda/README.md states it: the forward rows of at most 32
+ * columns, at most 2048 elements; the backward rows of at most 256 columns, as many as one CTA's
+ * teams hold: a power-of-two team of >= n lanes up to 32 per row, 1024 threads up to 128
+ * columns (512 beyond), 4 / 2 / 1 rows per team for rows of <= 32 / <= 64 / more columns. */
+static int tiny_domain(const fusednorm_problem *p, int bwd) {
+  const int64_t n = p->n, lanes = n >= 32 ? 32 : n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
+  if (!bwd) return n <= 32 && p->rows * n <= 2048;
+  return n <= 256 && p->rows <= (n <= 128 ? 1024 : 512) / lanes * (n <= 32 ? 4 : n <= 64 ? 2 : 1);
 }
 
 /* AUTO's choice between two families where both were timed forced in one run (H100 SXM,
@@ -941,6 +979,12 @@ static void test_measured_picks(void) {
     CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
     if (st != FUSEDNORM_OK) continue;
     plan_str(&l, s, sizeof s);
+    if (l.kernel == FUSEDNORM_KERNEL_BWD_TINY) {
+      /* a tiny backward, timed against these families since (test_tiny_picks) */
+      CHECK(tiny_domain(&p, bwd), "%s: %s", what, s);
+      check_plan(&p, bwd, lay, &l, &h100->d, what);
+      continue;
+    }
     CHECK((l.mode == kMeasured[i].mode) == kMeasured[i].taken, "%s: %s; measured faster: %s%s", what, s,
           kMeasured[i].taken ? "" : "not ", fusednorm_mode_name(kMeasured[i].mode));
     check_plan(&p, bwd, lay, &l, &h100->d, what);
@@ -964,7 +1008,7 @@ static void test_few_rows_forward(void) {
       {11, 5264, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 672, 1},
       {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 4},   /* 1024 threads: slower */
       {132, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 96, 4},  /* rows = SMs: throughput */
-      {3, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32, 1},
+      {3, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_TINY, 32, 1}, /* (test_tiny_picks) */
       {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32, 1},
       {7, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 224, 1},
       {64, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS, 1},
@@ -1006,16 +1050,19 @@ static void test_tile_forward(void) {
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 777},  /* 2 waves */
       {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 64, 11},
-      {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
+      {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 32, 16}, /* tiny problems: */
+      {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 3}, /* test_tiny_picks */
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
       {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
       {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
       /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors;
        * 4-byte rows narrower than a vector: never */
       {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 8},
-      {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
+      {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 64, 4},
+      {300, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
       {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
-      {13, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 64, 16},
+      {13, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 224, 14},
+      {130, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 64},
   };
   const device *h100 = &kDevices[4];
   size_t i;
@@ -1041,6 +1088,55 @@ static void test_tile_forward(void) {
             "%s: the backward plan depends on density", what);
     }
   }
+}
+
+/* Tiny problems take the tiny kernels (select.c fwd_tiny / bwd_tiny), by the measurements in
+ * select.c (H100, 2026-11-27 08:09-08:13 UTC): the forward for rows of <= 32 columns up to 2048
+ * elements, the backward for rows of <= 256 columns that one CTA holds; just past either edge the
+ * kernels of before. Any layout; with the fused add and without a weight alike (H100 figures). */
+static void test_tiny_picks(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int bwd;
+    fusednorm_kernel kernel;
+    int threads;
+  } k[] = {
+      {22, 1, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_TINY, 32},   {22, 1, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},
+      {68, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_TINY, 96},    {68, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 96},
+      {2048, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_TINY, 256}, {2049, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
+      {4096, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {4097, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_PIPE, 256},
+      {300, 8, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {300, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
+      {1, 223, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},  {1, 223, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32},
+      {7, 200, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 224},  {16, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 512},
+      {17, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},    {1, 257, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_ROW, 96},
+      {32, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {33, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},
+  };
+  const device *h100 = &kDevices[4];
+  size_t i;
+  int v;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i)
+    for (v = 0; v < 4; ++v) { /* plain; fused add; no weight; misaligned */
+      fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+      const fusednorm_layout *lay =
+          v == 3 ? &kMisaligned : k[i].n * (int64_t)fusednorm_dtype_size(k[i].x) % 16 == 0 ? &kAligned : &kCongruent;
+      const int tiny = k[i].kernel == FUSEDNORM_KERNEL_FWD_TINY || k[i].kernel == FUSEDNORM_KERNEL_BWD_TINY;
+      fusednorm_launch l;
+      char what[128], s[256];
+      p.has_residual = v == 1;
+      p.has_weight = v != 2;
+      snprintf(what, sizeof what, "H100-SXM auto %s %lldx%lld %s v%d", k[i].bwd ? "bwd" : "fwd", (long long)k[i].rows,
+               (long long)k[i].n, fusednorm_dtype_name(k[i].x), v);
+      CHECK(fusednorm_select_launch(&p, k[i].bwd, &h100->d, lay, &l) == FUSEDNORM_OK, "%s: status", what);
+      plan_str(&l, s, sizeof s);
+      check_plan(&p, k[i].bwd, lay, &l, &h100->d, what);
+      CHECK(tiny == tiny_domain(&p, k[i].bwd), "%s: the table and the documented domain disagree", what);
+      if (tiny || v == 0)
+        CHECK(l.kernel == k[i].kernel && (!tiny || l.block_threads == k[i].threads), "%s: %s; expected %s t%d", what, s,
+              fusednorm_kernel_name(k[i].kernel), k[i].threads);
+      else
+        CHECK(l.kernel != FUSEDNORM_KERNEL_FWD_TINY && l.kernel != FUSEDNORM_KERNEL_BWD_TINY, "%s: %s", what, s);
+    }
 }
 
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
@@ -1123,7 +1219,7 @@ static void test_forced(void) {
                   /* fusednorm.h's limits of each family */
                   switch (p.mode) {
                     case FUSEDNORM_MODE_ROW_PACKED:
-                      must_run = bwd ? slots <= 32 : slots <= 128;
+                      must_run = (bwd ? slots <= 32 : slots <= 128) || tiny_domain(&p, bwd);
                       must_not = !must_run;
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
@@ -1374,6 +1470,7 @@ int main(int argc, char **argv) {
   test_measured_picks();
   test_few_rows_forward();
   test_tile_forward();
+  test_tiny_picks();
   test_all_valid();
   test_forced();
   test_wide_no_weight();

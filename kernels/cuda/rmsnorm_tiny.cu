@@ -1,0 +1,229 @@
+/*
+ * rmsnorm_tiny.cu — the tiny kernels: problems whose time is one kernel's latency, not its bytes.
+ *
+ *   rms_norm_fwd_tiny<T, J, FUSED>  a team of p.team lanes per row (launch_config.h
+ *       fn_tiny_lanes: the smallest power of two >= n, at most 32), lane l holding columns
+ *       l, l + team, ... (J of them, fn_tiny_cols) in registers; every load of the row and of
+ *       the lane's weights issued at once, the team's xor tree, the stores. No shared memory,
+ *       no barrier, no row loop beyond the grid's rows.
+ *   rms_norm_bwd_tiny<T, J, HAS_DS>  one CTA for the whole problem: each team holds up to
+ *       FN_TINY_BWD_ROWS(J) rows at once (rows team, team + teams, ...), computes dx, and keeps
+ *       its lanes' dw in registers; the CTA then sums dw itself (the teams of a warp by a
+ *       butterfly over the lanes holding the same columns, the warps in warp order in shared
+ *       memory) and writes it in the weight's dtype: one launch, no partial-dw workspace, no
+ *       grid-wide barrier.
+ *
+ * Why: below a few thousand elements a launch of the row-based kernels spent its time on
+ * staging the weight in shared memory, barriers, the row loop's bookkeeping and (backward) a
+ * grid-wide barrier or a second launch for dw; ncu counted 1660 instructions for a 3 x 8
+ * forward where Triton's kernel ran 252 (kernels/RESULTS.md). Every access here is element-wise
+ * (any layout, any alignment: rows through fn::row_offset), which costs nothing at these sizes.
+ *
+ * Contract (kernels/README.md): s = RN(x + r) (fused add, written to residual_out), rstd =
+ * 1/sqrt(mean(s^2) + eps) with a true division and sqrtf, y = RN(s*rstd*w_eff) or LLAMA
+ * RN(RN_T(s*rstd)*w_eff); the backward's per-element formulas are elem_dot / elem_dx
+ * (rmsnorm_unaligned.cuh), those of every other family. Sum orders, fixed by the launch: a
+ * row's sums lane by lane in column order, then the team's xor tree; dw per column over a
+ * team's rows in row order, the butterfly over the teams of a warp, then the warps in order.
+ */
+#include "kernels/cuda/rmsnorm_bwd_slot.cuh"
+#include "kernels/cuda/rmsnorm_common.cuh"
+#include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
+
+namespace fn {
+
+/* Loads are unconditional, from a column that exists (past the row: its last one), and the
+ * values past the row are zeroed after the load: a load under a branch is issued only when the
+ * branch is reached, so the row's loads went out one after another (bf16 8 x 1024: 11 us a
+ * forward where every load in flight took 5). */
+__device__ __forceinline__ int tiny_col(int c, int n) { return c < n ? c : n - 1; }
+
+/* The effective weights of a lane's J columns (0 past the row; 1 without a weight). */
+template <int J>
+__device__ __forceinline__ void tiny_weights(float (&w)[J], const void *wp, int w_dtype, float offset, int lane,
+                                             int lanes, int n) {
+  const bool has_w = wp != nullptr, w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;
+  uint32_t b[J];
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const int c = tiny_col(lane + j * lanes, n);
+    b[j] = !has_w ? 0u : w32 ? ld_wbits<true>(wp, c) : ld_wbits<false>(wp, c);
+  }
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const float v = w32 ? wbits_eff<true>(b[j], has_w, false, offset) : wbits_eff<false>(b[j], has_w, wbf16, offset);
+    w[j] = lane + j * lanes < n ? v : 0.0f;
+  }
+}
+
+template <typename T, int J, bool FUSED>
+__global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const FwdParams p) {
+  const int lanes = p.team, n = p.n;
+  const int lg = __ffs(lanes) - 1; /* lanes is a power of two: shifts, not a division */
+  const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
+  const int teams = (int)blockDim.x >> lg;
+  float w[J];
+  /* Rows in steps uniform over the CTA (the team's shuffles need every lane of the warp); the
+   * weights are loaded with the first step's row. */
+  for (int64_t base = (int64_t)blockIdx.x * teams; base < p.rows; base += (int64_t)gridDim.x * teams) {
+    const int64_t row = base + team;
+    const bool on = row < p.rows;
+    const int64_t rl = on ? row : p.rows - 1; /* the row loaded: one that exists */
+    const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, rl, p.x_stride, p.x_outer);
+    const T *rr = static_cast<const T *>(p.r) + (FUSED ? row_offset(p.nd, rl, p.r_stride, p.r_outer) : 0);
+    float s[J];
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const float v = ld_elem(xr, tiny_col(lane + j * lanes, n));
+      s[j] = lane + j * lanes < n ? v : 0.0f;
+    }
+    if (base == (int64_t)blockIdx.x * teams) tiny_weights<J>(w, p.w, p.w_dtype, p.offset, lane, lanes, n);
+    if (FUSED) {
+      float r[J];
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const float v = ld_elem(rr, tiny_col(lane + j * lanes, n));
+        r[j] = lane + j * lanes < n ? v : 0.0f;
+      }
+      T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, rl, p.ro_stride, p.ro_outer);
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const int c = lane + j * lanes;
+        s[j] = round_to<T>(s[j] + r[j]);
+        if (on && c < n) st_elem(ror, c, s[j]);
+      }
+    }
+    float ss = 0.0f; /* (past the row s is +0: adds nothing) */
+#pragma unroll
+    for (int j = 0; j < J; ++j) ss = fmaf(s[j], s[j], ss);
+    for (int off = lanes >> 1; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+    if (on) {
+      const float rstd = rstd_of(ss, n, p.eps);
+      if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
+      T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
+      with_llama(p.llama, [&](auto llama_c) {
+        constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+          const int c = lane + j * lanes;
+          if (c < n) st_elem(yr, c, normalize_elem<T, L>(s[j], w[j], rstd));
+        }
+      });
+    }
+  }
+}
+
+template <typename T, int J, bool HAS_DS>
+__global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(const BwdParams p) {
+  constexpr int R = FN_TINY_BWD_ROWS(J);
+  extern __shared__ float dyn_smem[]; /* (blockDim.x / 32) x n: the warps' dw sums */
+  const int lanes = p.team, n = p.n;
+  const int lg = __ffs(lanes) - 1;
+  const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
+  const int teams = (int)blockDim.x >> lg;
+  float w[J], dw[J];
+  tiny_weights<J>(w, p.w, p.w_dtype, p.offset, lane, lanes, n);
+#pragma unroll
+  for (int j = 0; j < J; ++j) dw[j] = 0.0f;
+  /* R rows per team at a time, every load of them issued before any is used (the plan gives a
+   * team at most R rows, so this loop runs once; it is uniform over the CTA). */
+  for (int64_t base = 0; base < p.rows; base += (int64_t)R * teams) {
+    float dy[R][J], s[R][J], ds[R][J], rs[R];
+#pragma unroll
+    for (int u = 0; u < R; ++u) {
+      const int64_t row = base + team + (int64_t)u * teams;
+      const int64_t rl = row < p.rows ? row : p.rows - 1; /* the row loaded: one that exists */
+      const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, rl, p.dy_stride, p.dy_outer);
+      const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, rl, p.s_stride, p.s_outer);
+      const T *dsr = static_cast<const T *>(p.ds) + (HAS_DS ? row_offset(p.nd, rl, p.ds_stride, p.ds_outer) : 0);
+      rs[u] = p.rstd[rl];
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const int c = tiny_col(lane + j * lanes, n);
+        dy[u][j] = ld_elem(dyr, c);
+        s[u][j] = ld_elem(sr, c);
+        ds[u][j] = HAS_DS ? ld_elem(dsr, c) : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < R; ++u) {
+      const int64_t row = base + team + (int64_t)u * teams;
+      float dot = 0.0f;
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const float d = elem_dot(dy[u][j], s[u][j], w[j], rs[u], dot);
+        /* past the row w is 0 and dy the row's last: dy * 0 is NaN where that dy is infinite */
+        dot = lane + j * lanes < n ? d : dot;
+      }
+      for (int off = lanes >> 1; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+      if (row < p.rows) {
+        const float mean_gn = dot / (float)n;
+        T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+#pragma unroll
+        for (int j = 0; j < J; ++j) {
+          const int c = lane + j * lanes;
+          if (c < n)
+            st_elem(dxr, c, elem_dx<T>(dy[u][j], s[u][j], ds[u][j], HAS_DS, w[j], rs[u], mean_gn, p.llama, dw[j]));
+        }
+      }
+    }
+  }
+  if (p.dw == nullptr) return; /* no weight */
+  /* The teams of a warp hold the same columns in lanes lane, lane + lanes, ...: a butterfly over
+   * them (a + b in both lanes of a pair: the same bits), then the warps in order. */
+  for (int off = lanes; off < 32; off <<= 1) {
+#pragma unroll
+    for (int j = 0; j < J; ++j) dw[j] += __shfl_xor_sync(0xffffffffu, dw[j], off);
+  }
+  const int warp = (int)threadIdx.x >> 5, wl = (int)threadIdx.x & 31, warps = (int)blockDim.x >> 5;
+  if (wl < lanes) {
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int c = wl + j * lanes;
+      if (c < n) dyn_smem[warp * n + c] = dw[j];
+    }
+  }
+  __syncthreads();
+  for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) {
+    float t = dyn_smem[c];
+    for (int i = 1; i < warps; ++i) t += dyn_smem[i * n + c];
+    store_dw(p.dw, p.w_dtype, c, t);
+  }
+}
+
+#define FN_TINY_LOOKUP(name, T, flag)                                                          \
+  switch (cols) {                                                                            \
+    case 1: return flag ? (const void *)&name<T, 1, true> : (const void *)&name<T, 1, false>; \
+    case 2: return flag ? (const void *)&name<T, 2, true> : (const void *)&name<T, 2, false>; \
+    case 4: return flag ? (const void *)&name<T, 4, true> : (const void *)&name<T, 4, false>; \
+    case 8: return flag ? (const void *)&name<T, 8, true> : (const void *)&name<T, 8, false>; \
+  }                                                                                          \
+  return nullptr;
+
+template <typename T> static const void *fwd_tiny_for(int cols, bool fused) {
+  if (cols != 1) return nullptr; /* (FN_TINY_FWD_MAX_N) */
+  return fused ? (const void *)&rms_norm_fwd_tiny<T, 1, true> : (const void *)&rms_norm_fwd_tiny<T, 1, false>;
+}
+template <typename T> static const void *bwd_tiny_for(int cols, bool has_ds) { FN_TINY_LOOKUP(rms_norm_bwd_tiny, T, has_ds) }
+#undef FN_TINY_LOOKUP
+
+const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_tiny_for<float>(cols, fused);
+    case FUSEDNORM_F16: return fwd_tiny_for<__half>(cols, fused);
+    case FUSEDNORM_BF16: return fwd_tiny_for<__nv_bfloat16>(cols, fused);
+  }
+  return nullptr;
+}
+
+const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds) {
+  switch (x) {
+    case FUSEDNORM_F32: return bwd_tiny_for<float>(cols, has_ds);
+    case FUSEDNORM_F16: return bwd_tiny_for<__half>(cols, has_ds);
+    case FUSEDNORM_BF16: return bwd_tiny_for<__nv_bfloat16>(cols, has_ds);
+  }
+  return nullptr;
+}
+
+}  // namespace fn
