@@ -186,8 +186,9 @@ fusednorm_status launch(const void *kernel, const fusednorm_launch &l, void *par
   cfg.dynamicSmemBytes = l.smem_bytes;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
-  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT || l.dw_in_kernel) {
-    attr[0].id = cudaLaunchAttributeCooperative; /* all CTAs co-resident: they wait for each other */
+  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT || (l.dw_in_kernel && l.grid > 1)) {
+    /* all CTAs co-resident: they wait for each other (one CTA summing dw waits for none) */
+    attr[0].id = cudaLaunchAttributeCooperative;
     attr[0].val.cooperative = 1;
     cfg.attrs = attr;
     cfg.numAttrs = 1;

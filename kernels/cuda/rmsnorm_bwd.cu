@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS) rms_norm_bwd_pipe(const
     fetch(a, row + 2 * rstep);
     process(b, row + rstep, 1);
   }
-  if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n);
+  if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 

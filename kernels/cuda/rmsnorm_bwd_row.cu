@@ -90,12 +90,17 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
     row += gridDim.x;
     if (row < p.rows) fetch(row);
   }
-  /* This CTA's partial dw row (16-byte aligned: the workspace is, and n % N == 0). */
+  /* This CTA's partial dw row (16-byte aligned: the workspace is, and n % N == 0); a grid of
+   * this one CTA summing dw in the kernel writes dw itself (partial_out). */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
+  const bool direct = p.dw != nullptr && gridDim.x == 1;
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col < p.n) {
+    if (col < p.n && direct) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dwc[k][e]);
+    } else if (col < p.n) {
       float4 *q = reinterpret_cast<float4 *>(wsrow + col);
 #pragma unroll
       for (int i = 0; i < N / 4; ++i)
@@ -219,7 +224,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   }
   __syncthreads(); /* the last row's dw updates, made by whichever threads owned the columns */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
-  for (int c = threadIdx.x; c < p.n; c += blockDim.x) wsrow[c] = dwsm[at(c)];
+  for (int c = threadIdx.x; c < p.n; c += blockDim.x) partial_out(wsrow, p.dw, p.w_dtype, c, dwsm[at(c)]);
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 

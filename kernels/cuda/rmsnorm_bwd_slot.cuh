@@ -69,63 +69,6 @@ __device__ __forceinline__ Comp2 comp2_add(Comp2 a, Comp2 b) {
   return Comp2{t, __fsub_rn(__fadd_rn(a.c, b.c), err)};
 }
 
-/* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
- * the teams' dw up in a fixed order, then write the CTA's partial row. Called by every thread of
- * the CTA.
- *   Teams narrower than a warp (team a power of two, as team_sum needs): first the teams of a
- *   warp, by a butterfly over the lanes that hold the same columns (log2(32 / team) shuffle
- *   steps, no barrier), then the warps in warp order in shared memory. With narrow rows a CTA
- *   holds up to 256 teams: a barrier per team would cost ~20-100 us in a kernel that moves a few
- *   bytes (measured on an H100), a barrier per warp at most 8.
- *   Teams of a warp or more: the teams in team order in shared memory.
- * Both carry compensated pairs (the sum over up to 256 teams is most of a narrow row's dw sum)
- * in `smem`: n sums and n compensations. Deterministic: the order depends on the launch only. */
-template <int N, int C>
-__device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
-                                                float *smem, float *wsrow) {
-  float *sum = smem, *comp = smem + pl.c1;
-  Comp2 acc[C][N];
-#pragma unroll
-  for (int k = 0; k < C; ++k)
-#pragma unroll
-    for (int e = 0; e < N; ++e) acc[k][e] = Comp2{dwc[k][e], 0.0f};
-  int groups = pl.teams, group = pl.team_idx;
-  bool leader = true; /* this thread writes its group's pair */
-  if (pl.team < 32 && (blockDim.x & 31u) == 0) { /* (whole warps: the shuffles' full mask) */
-    for (int off = pl.team; off < 32; off <<= 1) {
-#pragma unroll
-      for (int k = 0; k < C; ++k)
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-          const Comp2 o{__shfl_xor_sync(0xffffffffu, acc[k][e].s, off), __shfl_xor_sync(0xffffffffu, acc[k][e].c, off)};
-          acc[k][e] = comp2_add(acc[k][e], o);
-        }
-    }
-    groups = (int)(blockDim.x >> 5);
-    group = (int)(threadIdx.x >> 5);
-    leader = (int)(threadIdx.x & 31) < pl.team;
-  }
-  for (int g = 0; g < groups; ++g) {
-    if (group == g && leader) {
-#pragma unroll
-      for (int k = 0; k < C; ++k) {
-        const int col = col0 + k * step;
-#pragma unroll
-        for (int e = 0; e < N; ++e) {
-          if (col + e < pl.c1) {
-            Comp2 v = acc[k][e];
-            if (g > 0) v = comp2_add(Comp2{sum[col + e], comp[col + e]}, v);
-            sum[col + e] = v.s;
-            comp[col + e] = v.c;
-          }
-        }
-      }
-    }
-    __syncthreads();
-  }
-  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) wsrow[j] = __fsub_rn(sum[j], comp[j]);
-}
-
 /* A compensated running sum (Kahan), with intrinsics so that nvcc cannot fuse or reorder it. */
 struct Kahan {
   float s = 0.0f, c = 0.0f;
@@ -167,20 +110,110 @@ __device__ __forceinline__ float dw_chain(const float *ws, int P, int n, int col
   return k.s;
 }
 
+/* Column `col` of a CTA's partial dw row: to its workspace row, or, where the kernel sums dw
+ * itself (dw non-NULL) and the grid is this one CTA, straight to dw in the weight's dtype: the
+ * one-row sum dw_chain would make of it is the value itself, bit for bit (a Kahan sum from +0
+ * adds it exactly), so this skips a global round trip and a barrier, not a rounding. */
+__device__ __forceinline__ void partial_out(float *wsrow, void *dw, int w_dtype, int col, float v) {
+  if (dw != nullptr && gridDim.x == 1) store_dw(dw, w_dtype, col, v);
+  else wsrow[col] = v;
+}
+
 /* The partial rows' sum into dw inside the backward kernel itself (BwdParams.dw set: the plan's
  * dw_in_kernel, a cooperative launch of at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs), for small
  * problems, where a second launch would be a large part of the time: after a grid-wide barrier
- * (every CTA's partial row written), a thread per column (dw_chain). Not inlined: its registers
+ * (every CTA's partial row written), dw_chain's sum per column. Where every thread has two
+ * columns or more, kDwCols of them at once: a column at a time waited one memory round trip per
+ * column (H100, 2026-11-27, us a backward, one column at a time -> four: f32 4 x 1000 9.7 ->
+ * 8.6, bf16 8 x 1024 8.0 -> 7.7, 2 x 4096 13.7 -> 12.1; but with a column per thread 10-12%
+ * slower: bf16 32 x 4096 11.2 -> 12.6, f32 16 x 5000 10.0 -> 11.3). Not inlined: its registers
  * stay out of the row loop's allocation. Called by every thread of the grid. */
 static __device__ __noinline__ void dw_reduce_in_kernel(const float *ws, int P, int n, void *dw, int w_dtype) {
-  if (gridDim.x > 1) {
-    cooperative_groups::this_grid().sync();
-  } else {
+  constexpr int kDwCols = 4, kBatch = 8; /* columns, and rows of each, loaded before their adds */
+  if (gridDim.x == 1) return; /* the CTA wrote dw itself (partial_out) */
+  cooperative_groups::this_grid().sync();
+  const int threads = (int)(gridDim.x * blockDim.x), t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+  if (n < 2 * threads) {
+    for (int col = t; col < n; col += threads) store_dw(dw, w_dtype, col, dw_chain(ws, P, n, col));
+    return;
+  }
+  for (int c0 = t; c0 < n; c0 += kDwCols * threads) {
+    Kahan k[kDwCols];
+    for (int u = 0; u < P; u += kBatch) {
+      float v[kDwCols][kBatch];
+#pragma unroll
+      for (int i = 0; i < kDwCols; ++i) {
+        const int col = c0 + i * threads;
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b) v[i][b] = col < n && u + b < P ? ws[(int64_t)(u + b) * n + col] : 0.0f;
+      }
+#pragma unroll
+      for (int i = 0; i < kDwCols; ++i)
+#pragma unroll
+        for (int b = 0; b < kBatch; ++b)
+          if (u + b < P) k[i].add(v[i][b]); /* dw_chain's order: the same bits */
+    }
+#pragma unroll
+    for (int i = 0; i < kDwCols; ++i)
+      if (c0 + i * threads < n) store_dw(dw, w_dtype, c0 + i * threads, k[i].s);
+  }
+}
+
+/* Row-packed backward: every team covers the whole row in its cached slots (C per thread); add
+ * the teams' dw up in a fixed order, then write the CTA's partial row. Called by every thread of
+ * the CTA.
+ *   Teams narrower than a warp (team a power of two, as team_sum needs): first the teams of a
+ *   warp, by a butterfly over the lanes that hold the same columns (log2(32 / team) shuffle
+ *   steps, no barrier), then the warps in warp order in shared memory. With narrow rows a CTA
+ *   holds up to 256 teams: a barrier per team would cost ~20-100 us in a kernel that moves a few
+ *   bytes (measured on an H100), a barrier per warp at most 8.
+ *   Teams of a warp or more: the teams in team order in shared memory.
+ * Both carry compensated pairs (the sum over up to 256 teams is most of a narrow row's dw sum)
+ * in `smem`: n sums and n compensations. Deterministic: the order depends on the launch only. */
+template <int N, int C>
+__device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
+                                                float *smem, float *wsrow, void *dw = nullptr, int w_dtype = 0) {
+  float *sum = smem, *comp = smem + pl.c1;
+  Comp2 acc[C][N];
+#pragma unroll
+  for (int k = 0; k < C; ++k)
+#pragma unroll
+    for (int e = 0; e < N; ++e) acc[k][e] = Comp2{dwc[k][e], 0.0f};
+  int groups = pl.teams, group = pl.team_idx;
+  bool leader = true; /* this thread writes its group's pair */
+  if (pl.team < 32 && (blockDim.x & 31u) == 0) { /* (whole warps: the shuffles' full mask) */
+    for (int off = pl.team; off < 32; off <<= 1) {
+#pragma unroll
+      for (int k = 0; k < C; ++k)
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          const Comp2 o{__shfl_xor_sync(0xffffffffu, acc[k][e].s, off), __shfl_xor_sync(0xffffffffu, acc[k][e].c, off)};
+          acc[k][e] = comp2_add(acc[k][e], o);
+        }
+    }
+    groups = (int)(blockDim.x >> 5);
+    group = (int)(threadIdx.x >> 5);
+    leader = (int)(threadIdx.x & 31) < pl.team;
+  }
+  for (int g = 0; g < groups; ++g) {
+    if (group == g && leader) {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int col = col0 + k * step;
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (col + e < pl.c1) {
+            Comp2 v = acc[k][e];
+            if (g > 0) v = comp2_add(Comp2{sum[col + e], comp[col + e]}, v);
+            sum[col + e] = v.s;
+            comp[col + e] = v.c;
+          }
+        }
+      }
+    }
     __syncthreads();
   }
-  const int threads = (int)(gridDim.x * blockDim.x);
-  for (int col = (int)(blockIdx.x * blockDim.x + threadIdx.x); col < n; col += threads)
-    store_dw(dw, w_dtype, col, dw_chain(ws, P, n, col));
+  for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) partial_out(wsrow, dw, w_dtype, j, __fsub_rn(sum[j], comp[j]));
 }
 
 }  // namespace fn

@@ -63,8 +63,9 @@ struct BwdParams {
   int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
   void *dw;                    /* non-NULL (the plan's dw_in_kernel; the persistent and row-packed
                                   kernels, launched cooperatively): the kernel sums the partial
-                                  rows into dw itself after a grid-wide barrier, and no dw_reduce
-                                  runs (dw_reduce_in_kernel, rmsnorm_bwd_slot.cuh) */
+                                  rows into dw itself after a grid-wide barrier (one CTA: writes
+                                  its row as dw), and no dw_reduce runs (dw_reduce_in_kernel,
+                                  partial_out: rmsnorm_bwd_slot.cuh); the tiny backward writes dw */
 };
 
 /* Split-row backward (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd in launch_config.h). */

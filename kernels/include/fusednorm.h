@@ -286,8 +286,9 @@ typedef struct {
                                 tail per row around the vector interior; else 0 */
   int dw_in_kernel;          /* backward, BWD_ROW / BWD_PIPE with a weight: the kernel sums its
                                 partial rows into dw itself after a grid-wide barrier (a
-                                cooperative launch, so the grid must be co-resident) instead of
-                                a second launch; the same sum, bit for bit. Else 0 */
+                                cooperative launch, so the grid must be co-resident; a grid of
+                                one CTA writes its row as dw, not cooperative) instead of a
+                                second launch; the same sum, bit for bit. Else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

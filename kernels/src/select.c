@@ -822,7 +822,8 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
  * and the gap before it) is a large part of the time. */
 static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
   if (c->p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
-      l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS)
+      l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS &&
+      (l->grid == 1 || c->p->n <= FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD * l->grid * l->block_threads))
     l->dw_in_kernel = 1;
   return FUSEDNORM_OK;
 }

@@ -949,6 +949,7 @@ static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, ui
   int df = dw_in_kernel_check(st, 3, 264, 0, FUSEDNORM_BF16, 0, gseed);
   df += dw_in_kernel_check(st, 1, 260, 0, FUSEDNORM_F32, 0, gseed);
   df += dw_in_kernel_check(st, 10, 605, 1, FUSEDNORM_BF16, 3, gseed);
+  df += dw_in_kernel_check(st, 5, 918, 1, FUSEDNORM_F32, 0, gseed); /* >= 2 columns per thread */
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
   df += dw_in_kernel_check(st, 24 * (int64_t)info->sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
