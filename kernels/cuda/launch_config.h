@@ -123,11 +123,11 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
  * rmsnorm_bwd_slot.cuh dw_reduce_in_kernel: a thread per column, P dependent steps). */
 #define FN_DW_IN_KERNEL_MAX_PARTIALS 32
 /* ... and for at most this many columns per thread of the grid (a grid of one CTA writes dw
- * itself, whatever the width): H100, 2026-11-27, us a backward, two runs on two machines (each
- * against its own baseline): bf16 2 x 4096 (16 columns per thread) 12.1 in the kernel against 9.5
- * with dw_reduce_chain's launch; at 2-4 columns per thread the kernel's 8.6 (f32 4 x 1000), 10.2
- * (f16 5 x 918), 7.7 (bf16 8 x 1024) against two launches' 9.0, 10.7, 8.4. The cut between 4 and
- * 16 was not measured (kernels/RESULTS.md). */
+ * itself, whatever the width): H100, us a backward, bf16 2 x 4096 (16 columns per thread) 12.1 in
+ * the kernel against 9.5 with dw_reduce_chain's launch; at 2-4 columns per thread the kernel's
+ * 8.6 (f32 4 x 1000), 10.2 (f16 5 x 918), 7.7 (bf16 8 x 1024) against two launches' 9.0, 10.7,
+ * 8.4. Each pair is two measurements against their own baselines, and the cut between 4 and 16
+ * columns is not a measured crossover (kernels/RESULTS.md, "dw of a few CTAs"). */
 #define FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD 8
 
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */

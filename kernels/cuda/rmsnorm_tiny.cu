@@ -35,8 +35,7 @@ namespace fn {
 
 /* Loads are unconditional, from a column that exists (past the row: its last one), and the
  * values past the row are zeroed after the load: a load under a branch is issued only when the
- * branch is reached, so the row's loads went out one after another (bf16 8 x 1024: 11 us a
- * forward where every load in flight took 5). */
+ * branch is reached, which puts a row's loads one after another instead of all in flight. */
 __device__ __forceinline__ int tiny_col(int c, int n) { return c < n ? c : n - 1; }
 
 /* The effective weights of a lane's J columns (0 past the row; 1 without a weight). */

@@ -51,16 +51,16 @@
 #define FN_FWD_TILE_MIN_ROWS 10
 /* Tiny problems (rmsnorm_tiny.cu). Forward: rows of at most FN_TINY_FWD_MAX_N columns, at most
  * FN_TINY_FWD_MAX_ELEMS elements in all. Backward: rows of at most FN_TINY_MAX_N columns, as many
- * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows). H100, 2026-11-27
- * 07:53-08:01 UTC, bench harness, cold inputs, AUTO before (the row-pipelined / persistent
- * kernels, dw in the kernel) and after, us, bwd: bf16 22 x 1 7.65 -> 5.38, 3 x 8 6.64 -> 5.60,
- * 300 x 8 9.07 -> 6.99, 1 x 223 6.83 -> 6.06; f16 3 x 13 7.55 -> 5.84, 1 x 255 6.94 -> 6.18,
- * 7 x 200 6.96 -> 6.14; f32 68 x 1 8.83 -> 5.09, 13 x 16 8.67 -> 5.58, 1 x 183 6.69 -> 5.82 (the
- * fused-add backward alike); at 32 columns per lane slower (bf16 8 x 1024 7.98 -> 10.72, 10 x 605
- * 9.49 -> 9.57): a lane's element-wise work is the launch's latency. fwd: bf16 22 x 1 5.04 ->
- * 4.78, 3 x 8 5.06 -> 4.88; f16 3 x 13 5.38 -> 4.96; f32 68 x 1 4.93 -> 4.72, 13 x 16 5.02 ->
- * 4.78; but bf16 300 x 8 4.94 -> 4.96, 2000 x 32 5.02 -> 5.17, and with 2-8 columns per lane
- * 0.93-0.99x (bf16 1 x 223, 100 x 128, 64 x 200, 1000 x 64; f16 7 x 200). */
+ * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows). H100, 2026-11-27,
+ * bench harness, cold inputs, AUTO before (the row-pipelined / persistent kernels, dw in the
+ * kernel) and after in one run (tools/bench/results/tiny_2026-11-27), us, bwd: bf16 22 x 1 7.73
+ * -> 5.25, 3 x 8 6.69 -> 5.49, 300 x 8 9.09 -> 6.83, 1 x 223 6.93 -> 5.97; f16 3 x 13 7.49 ->
+ * 5.82, 1 x 255 6.88 -> 6.14, 7 x 200 6.93 -> 6.14; f32 68 x 1 8.54 -> 5.14, 13 x 16 8.32 -> 5.63,
+ * 1 x 183 6.53 -> 5.79 (the fused-add backward alike); fwd: bf16 22 x 1 5.10 -> 4.74, 3 x 8 5.17
+ * -> 4.77; f16 3 x 13 5.31 -> 4.96; f32 68 x 1 4.86 -> 4.69, 13 x 16 4.93 -> 4.64. Wider tiny
+ * rows ran slower than the kernels they would replace: 32 columns per lane 0.40-0.74x (a lane's
+ * element-wise work is the launch's latency), a forward of 2-8 columns per lane 0.93-0.99x, and of
+ * one column past ~2000 elements 0.97-1.00x (kernels/RESULTS.md, "Tiny problems in one launch"). */
 #define FN_TINY_FWD_MAX_ELEMS 2048
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
 /* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
