@@ -58,6 +58,12 @@ struct Comp2 {
   float s, c;
 };
 
+/* A compensation stays finite: once the sum is +-Inf or NaN its error term would be
+ * Inf - Inf = NaN, and the next term would turn an infinite sum (float64's answer for an
+ * infinite dy, or for a sum past FLT_MAX) into NaN. The sum alone then carries the value, as
+ * in an uncompensated sum; finite sums keep every bit. */
+__device__ __forceinline__ float finite_comp(float sum, float c) { return fabsf(sum) < INFINITY ? c : 0.0f; }
+
 /* (a.s - a.c) + (b.s - b.c) as a pair: the sums' exact TwoSum error joins the compensations.
  * Symmetric in a and b, bit for bit (fp addition commutes and TwoSum's error is the exact
  * residual), so both lanes of a butterfly exchange hold the same pair afterwards. Intrinsics
@@ -66,7 +72,7 @@ __device__ __forceinline__ Comp2 comp2_add(Comp2 a, Comp2 b) {
   const float t = __fadd_rn(a.s, b.s);
   const float bb = __fsub_rn(t, a.s);
   const float err = __fadd_rn(__fsub_rn(a.s, __fsub_rn(t, bb)), __fsub_rn(b.s, bb)); /* a.s + b.s - t */
-  return Comp2{t, __fsub_rn(__fadd_rn(a.c, b.c), err)};
+  return Comp2{t, finite_comp(t, __fsub_rn(__fadd_rn(a.c, b.c), err))};
 }
 
 /* A compensated running sum (Kahan), with intrinsics so that nvcc cannot fuse or reorder it. */
@@ -75,7 +81,7 @@ struct Kahan {
   __device__ __forceinline__ void add(float v) {
     const float y = __fsub_rn(v, c);
     const float t = __fadd_rn(s, y);
-    c = __fsub_rn(__fsub_rn(t, s), y);
+    c = finite_comp(t, __fsub_rn(__fsub_rn(t, s), y));
     s = t;
   }
 };

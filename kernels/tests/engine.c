@@ -335,6 +335,22 @@ static int run_case(const fn_backend *b, const fn_engine_opts *o, const case_t *
     st = b->backward(b->ctx, &pp, &bp);
     if (st != FUSEDNORM_OK) FAIL("backward of the finite rows returned %s", fusednorm_status_string(st));
     else if (!fusednorm_check_backward(&pp, &bp, why, sizeof why)) FAIL("finite rows: %s", why);
+    /* An infinite gradient in the first row's last column: that dw column is +-Inf as in
+     * float64 (every later partial row is added to it), the row's dx Inf and NaN, the other
+     * rows and columns as before. The last column, so that a kernel reading one column past
+     * the row shows too (or the last where s is not 0: Inf * 0 is NaN, and in bf16 x + r is 0
+     * often enough). With eps = 0 the zero row's dw is NaN already. */
+    int64_t at = N - 1;
+    while (at > 0 && fusednorm_load(s_mat->data, xd, at) == 0.0) --at;
+    const int was_finite = isfinite(fusednorm_load(dw2.data, wd, at)) && fusednorm_load(s_mat->data, xd, at) != 0.0;
+    const double dy_at = fusednorm_load(dy.data, xd, at);
+    fusednorm_store(dy.data, xd, at, dy_at < 0 ? -INFINITY : INFINITY);
+    mat_poison(&dx2), mat_poison(&dw2);
+    st = b->backward(b->ctx, &pp, &bp);
+    if (st != FUSEDNORM_OK) FAIL("backward with an infinite dy returned %s", fusednorm_status_string(st));
+    else if (!fusednorm_check_backward(&pp, &bp, why, sizeof why)) FAIL("infinite dy[0,%" PRId64 "]: %s", at, why);
+    else if (was_finite && !isinf(fusednorm_load(dw2.data, wd, at))) FAIL("infinite dy[0,%" PRId64 "]: dw not infinite", at);
+    fusednorm_store(dy.data, xd, at, dy_at);
   }
 
 done:
