@@ -109,7 +109,12 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
     __syncthreads();
 
     /* Rows: team `team` takes rows team, team + teams, ..., kRowIlp at a time (the loop is
-     * uniform over the CTA: the team's shuffles need every lane of the warp); y replaces s. */
+     * uniform over the CTA: the team's shuffles need every lane of the warp); y replaces s. A
+     * lane's columns lane + k * lanes are in the row for k < K - 1 (K = ceil(n / lanes)), so
+     * only the last one is checked, and it is read from a clamped column (no branch before the
+     * loads); a team past the last row reads row 0 and stores nothing. */
+    const int clast = min(lane + (K - 1) * lanes, n - 1);
+    const bool last_in = lane + (K - 1) * lanes < n;
     with_llama(p.llama, [&](auto llama_c) {
       constexpr bool L = decltype(llama_c)::value;
       for (int i0 = 0; i0 < rows; i0 += kRowIlp * teams) {
@@ -117,11 +122,12 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
 #pragma unroll
         for (int u = 0; u < kRowIlp; ++u) {
           const int i = i0 + u * teams + team;
+          const T *const row = tsq + (i < rows ? i : 0) * n;
           ss[u] = 0.0f;
 #pragma unroll
           for (int k = 0; k < K; ++k) {
-            const int c = lane + k * lanes;
-            v[u][k] = i < rows && c < n ? to_f(tsq[i * n + c]) : 0.0f;
+            const float f = to_f(row[k < K - 1 ? lane + k * lanes : clast]);
+            v[u][k] = k < K - 1 || last_in ? f : 0.0f;
             ss[u] = fmaf(v[u][k], v[u][k], ss[u]);
           }
         }
@@ -135,11 +141,12 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
           if (i < rows) {
             const float rstd = rstd_of(ss[u], n, p.eps);
             if (p.rstd != nullptr && lane == 0) p.rstd[r0 + i] = rstd;
+            T *const row = tsq + i * n;
 #pragma unroll
             for (int k = 0; k < K; ++k) {
-              const int c = lane + k * lanes;
+              const int c = k < K - 1 ? lane + k * lanes : clast;
               const float nrm = v[u][k] * rstd;
-              if (c < n) tsq[i * n + c] = from_f<T>((L ? round_to<T>(nrm) : nrm) * wsm[c]);
+              if (k < K - 1 || last_in) row[c] = from_f<T>((L ? round_to<T>(nrm) : nrm) * wsm[c]);
             }
           }
         }

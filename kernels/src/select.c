@@ -471,8 +471,12 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
    * 116265 x 1: tiles 0.94x its time). */
   if (rows < FN_FWD_TILE_MIN_ROWS && !(c->xs == 2 && n < 2 * c->vec)) return 0;
   if (c->xs == 4 && n < c->vec) return 0;
+  /* Below a full wave each CTA is alone with its tile, and a team's rows are a chain of
+   * dependent steps (shared-memory loads, the team's shuffles, rstd's division and square root):
+   * a team per row, as far as the CTA holds them. Full waves keep FN_FWD_TILE_ROWS_PER_THREAD
+   * rows a team, the other resident CTAs covering the chains. */
   threads = max64(ceil_div(ceil_div(rows * n, c->vec), FN_FWD_TILE_SLOTS),
-                  ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD));
+                  full ? ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD) : rows * lanes);
   threads = full ? FN_FWD_TILE_THREADS : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
   smem = fn_fwd_tile_smem(n, rows, c->xs);
   if (!smem_ok(c, smem)) return 0;

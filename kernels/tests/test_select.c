@@ -1051,7 +1051,9 @@ static void test_tile_forward(void) {
       {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 186}, /* 3 waves */
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 777},  /* 2 waves */
-      {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 64, 11},
+      /* below a full wave a team per row (11 rows x 16 lanes), up to the CTA's 256 threads */
+      {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 192, 11},
+      {209133, 1, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 397},
       {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 32, 16}, /* tiny problems: */
       {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 3}, /* test_tiny_picks */
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},

@@ -45,6 +45,8 @@ def run(a):
     if fn_mod is not None:
         provs.update({p.name: p for p in bench.fusednorm_providers(fn_mod, modes)})
     provs["torch"] = bench.Provider("torch", "torch", bench.eager_fwd, bench.eager_add_fwd, True)
+    if a.provider == "compile":
+        provs["compile"] = bench.CompileProvider()
     lp, _ = bench.liger_provider()
     if lp:
         provs["liger"] = lp
