@@ -59,8 +59,8 @@ static inline int fn_regs_estimate(int backward, int cache, int x_size) {
  * 1949, fused add within 1%: no consistent gain, dropped.) */
 static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
   static const int regs[2][2][3] = {
-      {{32, 58, 74}, {30, 53, 64}},   /* plain: 16-bit x, f32 x */
-      {{56, 64, 128}, {40, 60, 107}}, /* fused add */
+      {{40, 59, 73}, {32, 56, 64}},   /* plain: 16-bit x, f32 x */
+      {{56, 64, 128}, {58, 62, 110}}, /* fused add */
   };
   const int i = cache <= 1 ? 0 : cache == 2 ? 1 : 2;
   return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
@@ -116,7 +116,7 @@ static inline int64_t fn_u_bwd_smem(int64_t n, int vec) { return 2 * ((n + vec -
 /* Registers of the row-pipelined row-packed backward (rmsnorm_bwd.cu rms_norm_bwd_pipe; ptxas,
  * nvcc 13.0, sm_90a), with and without the fused add's ds. */
 static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
-  return x_size == 4 ? (fused ? 62 : 54) : (fused ? 74 : 64);
+  return x_size == 4 ? (fused ? 62 : 61) : (fused ? 76 : 72);
 }
 
 /* The most partial-dw rows (CTAs) a backward sums in the kernel itself (plan dw_in_kernel,

@@ -1,0 +1,27 @@
+/* The register counts the launch plans assume (kernels/cuda/launch_config.h), one line per kernel
+ * instance whose residency sizes a persistent grid: "<kernel> <x dtype> <cache|-> <fused|-> <regs>".
+ * test_regs.py compares them with ptxas's counts for sm_90a. */
+#include <stdio.h>
+
+#include "kernels/cuda/launch_config.h"
+
+int main(void) {
+  static const struct {
+    const char *name;
+    int size;
+  } dt[] = {{"f32", 4}, {"f16", 2}, {"bf16", 2}};
+  static const int pipe_caches[] = {1, 2, 4};
+  for (int d = 0; d < 3; ++d) {
+    for (int c = 0; c < 3; ++c)
+      for (int f = 0; f < 2; ++f)
+        printf("fwd_pipe %s %d %d %d\n", dt[d].name, pipe_caches[c], f,
+               fn_regs_estimate_fwd_pipe(pipe_caches[c], dt[d].size, f));
+    for (int f = 0; f < 2; ++f) printf("bwd_pipe %s - %d %d\n", dt[d].name, f, fn_regs_estimate_bwd_pipe(dt[d].size, f));
+    /* The generic kernels: the forward's reload instance (cache 0) and the backward's caches. */
+    printf("fwd %s 0 - %d\n", dt[d].name, fn_regs_estimate(0, 0, dt[d].size));
+    printf("bwd %s 1 - %d\n", dt[d].name, fn_regs_estimate(1, 1, dt[d].size));
+    printf("bwd_c2 %s - - %d\n", dt[d].name, fn_regs_estimate(1, 2, dt[d].size));
+    printf("bwd %s 4 - %d\n", dt[d].name, fn_regs_estimate(1, 4, dt[d].size));
+  }
+  return 0;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The launch plans' register counts against ptxas's.
+
+select.c sizes the persistent grids from fn_regs_estimate* (kernels/cuda/launch_config.h): CTAs
+per SM = registers per SM / (registers per thread, in steps of 8, x threads). Where an estimate is
+below what ptxas gave the kernel, fewer CTAs are resident than the grid has, and the last ones
+run as a second, partial wave after the first have walked all their rows (bf16 65536 x 128
+backward 1.27x slower on an H200 that way). So: no estimate below ptxas's count, in steps of 8,
+for the sm_90a build the estimates are taken from. An estimate more than one step above is
+reported (it costs the grid residency) but does not fail.
+
+usage: test_regs.py TABLE_BINARY PTXAS_LOG
+"""
+import re
+import subprocess
+import sys
+
+DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
+ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd)I"
+                   r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?E")
+USED = re.compile(r"Used (\d+) registers")
+
+
+def step8(r):
+    return (r + 7) // 8 * 8
+
+
+def ptxas_counts(log):
+    counts, key = {}, None
+    for line in log.splitlines():
+        m = ENTRY.search(line)
+        if m:
+            kind, dt, cache, fused = m.groups()
+            key = (kind, DTYPES[dt], cache or "-", fused or "-")
+            continue
+        m = USED.search(line)
+        if m and key is not None:
+            counts[key] = max(counts.get(key, 0), int(m.group(1)))
+            key = None
+    return counts
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    table = subprocess.run([argv[1]], check=True, capture_output=True, text=True).stdout
+    with open(argv[2]) as f:
+        counts = ptxas_counts(f.read())
+    if not counts:
+        print(f"test_regs: no kernel entries in {argv[2]}", file=sys.stderr)
+        return 1
+    bad = checked = 0
+    for line in table.splitlines():
+        kind, dt, cache, fused, est = line.split()
+        key, est = (kind, dt, cache, fused), int(est)
+        if key not in counts:
+            print(f"FAIL {' '.join(key)}: the estimate names an instance ptxas did not compile")
+            bad += 1
+            continue
+        got = counts[key]
+        checked += 1
+        if step8(est) < step8(got):
+            print(f"FAIL {' '.join(key)}: estimate {est} registers, ptxas {got} "
+                  "(fewer CTAs fit than the grid assumes)")
+            bad += 1
+        elif step8(est) > step8(got):
+            print(f"note {' '.join(key)}: estimate {est} registers, ptxas {got} (grid smaller than it could be)")
+    print(f"test_regs: {checked} instances checked, {bad} failed: {'FAILED' if bad else 'OK'}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
