@@ -122,6 +122,18 @@
  * carried over, not yet measured on their own (the generic path they replace ran 4000 x ~2900 at
  * 0.59x fwd / 0.68x bwd of the best peer on an H200). */
 #define FN_AUTO_FWD_ROW_MIN_SLOTS 65
+/* The plain forward of aligned rows of whole vectors between row-packed and the lean kernel's
+ * minimum (33-64 slots: 16-bit n 264-512, f32 n 132-256): row-packed with many rows, the lean
+ * one-row kernel with fewer. The persistent pipelined kernel that took them measured slower
+ * than both on every case (H200, 2026-11-27 10:56 UTC, bench.py cold, us, persistent / row-packed
+ * / lean: bf16 131072 x 512 111.4 / 82.7 / 84.8, 262144 x 384 205.7 / 134.5 / 163.3, 65536 x 320
+ * 53.9 / 37.3 / 44.7, 8192 x 512 11.9 / 10.7 / 10.2, 2048 x 448 7.3 / 6.7 / 6.5; fp16 65536 x 448
+ * 57.6 / 42.6 / 45.0, 300000 x 288 226.5 / 145.9 / 186.0; f32 131072 x 256 82.1 / 80.1 / 84.8,
+ * 65536 x 160 36.5 / 35.2 / 44.7, 4096 x 200 8.5 / 7.6 / 7.7): row-packed from 65536 rows, the lean
+ * kernel up to 8192 (f32 4096 x 200 1.3% behind row-packed there); the cut between is not
+ * measured. The fused add keeps its rules (the lean kernel already, as fast as any there). */
+#define FN_AUTO_FWD_MID_SLOTS 64
+#define FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM 64
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
@@ -637,6 +649,10 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_packed(c, l))) return FUSEDNORM_OK;
+  if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && c->aligned && c->p->n % c->vec == 0) {
+    if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
+      return FUSEDNORM_OK;
+  }
   if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && c->p->rows < c->d->sm_count && fwd_wide(c, l))
     return FUSEDNORM_OK; /* fewer rows than SMs (FN_AUTO_FWD_WIDE_MIN_SLOTS) */
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))

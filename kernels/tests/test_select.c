@@ -362,7 +362,7 @@ static const struct {
 static const char *const kPins[] = {
     "fwd_pipe/row_packed t256 r16 c1 k1 g648 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g324 s1 ch128 sm1024 st0/0 w0 dw0 P324 ws165904", /* A100-80GB auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g2700 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g432 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1728 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 65536x1024 bf16 */
@@ -399,7 +399,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g216 s1 ch128 sm1024 st0/0 w0 dw0 P216 ws110608", /* A10 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g288 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
@@ -436,7 +436,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g426 s1 ch128 sm1024 st0/0 w0 dw0 P426 ws218128", /* L40S auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g3408 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g568 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2272 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd misaligned 65536x1024 bf16 */
@@ -473,7 +473,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g384 s1 ch128 sm1024 st0/0 w0 dw0 P384 ws196624", /* RTX4090 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g3072 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g512 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2048 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 65536x1024 bf16 */
@@ -510,7 +510,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g396 s1 ch128 sm1024 st0/0 w0 dw0 P396 ws202768", /* H100-SXM auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g3300 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 65536x1024 bf16 */
@@ -547,7 +547,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g396 s1 ch128 sm1024 st0/0 w0 dw0 P396 ws202768", /* H200 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g3300 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd misaligned 65536x1024 bf16 */
@@ -584,7 +584,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g888 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g444 s1 ch128 sm1024 st0/0 w0 dw0 P444 ws227344", /* B200 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g3700 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g592 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2368 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd misaligned 65536x1024 bf16 */
@@ -621,7 +621,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g510 s1 ch128 sm1024 st0/0 w0 dw0 P510 ws261136", /* RTX5090 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/persistent t64 r1 c1 k1 g4080 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
+    "fwd_pipe/row_packed t256 r8 c1 k1 g680 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2720 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 65536x1024 bf16 */
@@ -677,10 +677,10 @@ static const struct {
     {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"}, /* 32 slots: the last row-packed width */
     {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
     {262144, 256, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g792 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
-    {131072, 512, BF, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g3300 s1 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots: persistent (pipelined) */
+    {131072, 512, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots, many rows: row-packed (FN_AUTO_FWD_MID_SLOTS) */
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
     {65536, 128, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
-    {65536, 256, F32, 0, 0, "fwd_pipe/persistent t64 r1 c1 k1 g4224 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {65536, 256, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
     {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
     {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
     {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
@@ -1039,6 +1039,48 @@ static void test_few_rows_forward(void) {
  * tiles on smaller CTAs when the full ones would leave SMs with fewer than
  * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
  * keep the row-pipelined kernel; the backward is unchanged by density. */
+/* The plain forward of aligned whole-vector rows of 33-64 slots (select.c FN_AUTO_FWD_MID_SLOTS,
+ * H200 2026-11-27 10:56 UTC): row-packed above FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows per SM, the
+ * lean one-row kernel up to it; the fused add, misaligned rows, rows not whole vectors and wider
+ * rows keep their rules (H100 figures: 132 SMs, so the cut is at 8448 rows). */
+static void test_mid_forward(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused;
+    const fusednorm_layout *lay;
+    fusednorm_kernel kernel;
+    fusednorm_mode mode;
+  } k[] = {
+      {131072, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {8449, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {8448, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      {2048, 448, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      {300000, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED}, /* 33 slots */
+      {65536, 160, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {4096, 200, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      {131072, 512, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      {131072, 520, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
+      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
+  };
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    char what[128], s[256];
+    p.has_residual = k[i].fused;
+    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s a%d", k[i].fused ? "fused " : "", (long long)k[i].rows,
+             (long long)k[i].n, fusednorm_dtype_name(k[i].x), k[i].lay->aligned16);
+    CHECK(fusednorm_select_launch(&p, 0, &h100->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    CHECK(l.kernel == k[i].kernel && l.mode == k[i].mode, "%s: %s; expected %s/%s", what, s,
+          fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
+    check_plan(&p, 0, k[i].lay, &l, &h100->d, what);
+  }
+}
+
 static void test_tile_forward(void) {
   static const struct {
     int64_t rows, n;
@@ -1507,6 +1549,7 @@ int main(int argc, char **argv) {
   test_measured_picks();
   test_few_rows_forward();
   test_tile_forward();
+  test_mid_forward();
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_all_valid();
