@@ -1034,11 +1034,6 @@ static void test_few_rows_forward(void) {
   }
 }
 
-/* Narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
- * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
- * tiles on smaller CTAs when the full ones would leave SMs with fewer than
- * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
- * keep the row-pipelined kernel; the backward is unchanged by density. */
 /* The plain forward of aligned whole-vector rows of 33-64 slots (select.c FN_AUTO_FWD_MID_SLOTS,
  * H200 2026-11-27 10:56 UTC): row-packed above FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows per SM, the
  * lean one-row kernel up to it; the fused add, misaligned rows, rows not whole vectors and wider
@@ -1081,6 +1076,11 @@ static void test_mid_forward(void) {
   }
 }
 
+/* Narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
+ * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
+ * tiles on smaller CTAs when the full ones would leave SMs with fewer than
+ * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
+ * keep the row-pipelined kernel; the backward is unchanged by density. */
 static void test_tile_forward(void) {
   static const struct {
     int64_t rows, n;
