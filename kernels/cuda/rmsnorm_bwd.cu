@@ -207,7 +207,8 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
  * Per row and per column the same operations in the same order as bwd_body with CACHE = 1, and the
  * same team-order combine of dw: bitwise the same results. */
 template <typename T, bool HAS_DS>
-__global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HAS_DS, (int)sizeof(T))) rms_norm_bwd_pipe(const BwdParams p) {
+__global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HAS_DS, (int)sizeof(T)))
+    rms_norm_bwd_pipe(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[];
