@@ -114,10 +114,10 @@ static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, 
 static inline int64_t fn_u_bwd_smem(int64_t n, int vec) { return 2 * ((n + vec - 1) / vec) * (vec + 1) * 4; }
 
 /* The row-pipelined row-packed backward's resident CTAs asked of ptxas (its launch bound): 4
- * (<= 64 registers, no spills; the bf16 instance without ds took 72 unbounded: 3 CTAs per SM),
- * but 3 for the 16-bit instances with ds (bf16 spilled 44 bytes at 64); with no bound given for
- * them ptxas took 91-95. And its registers (ptxas, nvcc 13.0, sm_90a), with and without the fused
- * add's ds. */
+ * (<= 64 registers, no spills; unbounded, the bf16 instance without ds needs 72: 3 CTAs per SM),
+ * but 3 for the 16-bit instances with ds (at 64, bf16 spills 44 bytes; with no CTA count given,
+ * ptxas gives them 91-95). And its registers (ptxas, nvcc 13.0, sm_90a), with and without the
+ * fused add's ds. */
 #define FN_BWD_PIPE_MIN_CTAS(has_ds, x_size) ((has_ds) && (x_size) == 2 ? 3 : 4)
 static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
   return x_size == 4 ? (fused ? 64 : 64) : (fused ? 78 : 64);

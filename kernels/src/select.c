@@ -52,8 +52,8 @@
 /* Tiny problems (rmsnorm_tiny.cu). Forward: rows of at most FN_TINY_FWD_MAX_N columns, at most
  * FN_TINY_FWD_MAX_ELEMS elements in all. Backward: rows of at most FN_TINY_MAX_N columns, as many
  * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows). H100, 2026-11-27,
- * bench harness, cold inputs, AUTO before (the row-pipelined / persistent kernels, dw in the
- * kernel) and after in one run (tools/bench/results/tiny_2026-11-27), us, bwd: bf16 22 x 1 7.73
+ * bench harness, cold inputs, us, the row-pipelined / persistent kernels (dw in the kernel) ->
+ * the tiny ones (tools/bench/results/tiny_2026-11-27), bwd: bf16 22 x 1 7.73
  * -> 5.25, 3 x 8 6.69 -> 5.49, 300 x 8 9.09 -> 6.83, 1 x 223 6.93 -> 5.97; f16 3 x 13 7.49 ->
  * 5.82, 1 x 255 6.88 -> 6.14, 7 x 200 6.93 -> 6.14; f32 68 x 1 8.54 -> 5.14, 13 x 16 8.32 -> 5.63,
  * 1 x 183 6.53 -> 5.79 (the fused-add backward alike); fwd: bf16 22 x 1 5.10 -> 4.74, 3 x 8 5.17

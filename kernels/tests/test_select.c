@@ -982,7 +982,7 @@ static void test_measured_picks(void) {
     if (st != FUSEDNORM_OK) continue;
     plan_str(&l, s, sizeof s);
     if (l.kernel == FUSEDNORM_KERNEL_BWD_TINY) {
-      /* a tiny backward, timed against these families since (test_tiny_picks) */
+      /* a tiny backward: its domain is pinned by test_tiny_picks */
       CHECK(tiny_domain(&p, bwd), "%s: %s", what, s);
       check_plan(&p, bwd, lay, &l, &h100->d, what);
       continue;
@@ -1139,7 +1139,7 @@ static void test_tile_forward(void) {
 /* Tiny problems take the tiny kernels (select.c fwd_tiny / bwd_tiny), by the measurements in
  * select.c (H100, 2026-11-27 08:09-08:13 UTC): the forward for rows of <= 32 columns up to 2048
  * elements, the backward for rows of <= 256 columns that one CTA holds; just past either edge the
- * kernels of before. Any layout; with the fused add and without a weight alike (H100 figures). */
+ * other kernels. Any layout; with the fused add and without a weight alike (H100 figures). */
 static void test_tiny_picks(void) {
   static const struct {
     int64_t rows, n;
