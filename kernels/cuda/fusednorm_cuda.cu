@@ -350,6 +350,10 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       kernel = fn::fwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, fused);
       k.team = fn_tiny_lanes(p->n);
       break;
+    case FUSEDNORM_KERNEL_FWD_LANES:
+      kernel = fn::fwd_lanes_kernel(p->x_dtype, fused);
+      k.team = fn_fwd_lanes_team(p->n / fn_vec_elems(p->x_dtype));
+      break;
     default: break; /* a backward family: a bug in select.c */
   }
   return launch(kernel, plan, &k, stream, "rms_norm_fwd launch");

@@ -165,6 +165,19 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
   return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
 }
 
+/* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes):
+ * CTAs of up to FN_FWD_LANES_THREADS threads (its launch bound), a row over fn_fwd_lanes_team
+ * lanes (the smallest power of two >= the row's vectors), FN_FWD_LANES_ROWS rows per team loaded
+ * at once. */
+#define FN_FWD_LANES_THREADS 128
+#define FN_FWD_LANES_ROWS 2
+#define FN_FWD_LANES_MAX_SLOTS 32
+static inline int fn_fwd_lanes_team(int64_t slots) {
+  int l = 1;
+  while (l < FN_FWD_LANES_MAX_SLOTS && l < slots) l *= 2;
+  return l;
+}
+
 /* The tiny kernels (rmsnorm_tiny.cu): a row over fn_tiny_lanes(n) lanes (the smallest power of
  * two >= n, at most 32), each lane holding fn_tiny_cols(n) columns (the instance: 1, 2, 4 or 8)
  * read element by element, so rows of up to FN_TINY_MAX_N columns of any layout. The forward has

@@ -7,6 +7,11 @@
  *   rms_norm_fwd_pipe<T, S, FUSED>  the whole row in S = 1, 2, 4 register slots per thread, the
  *       next row's loads in flight while the current row is reduced and written; teams of <= 32
  *       lanes (row-packed, several rows per CTA) or one team per CTA (persistent).
+ *   rms_norm_fwd_lanes<T, FUSED>  rows of at most 32 whole aligned 16-byte vectors: a team of
+ *       p.team lanes (a power of two >= the row's vectors) per row, one vector per lane,
+ *       FN_FWD_LANES_ROWS rows per team loaded at once, the lane's effective weight in registers;
+ *       no shared memory, no barrier, one pass per CTA (the row-packed family's kernel for
+ *       such rows).
  *   rms_norm_fwd<T, CACHE>  any alignment and width: CACHE slots per thread kept in registers, the
  *       rest of the row streamed (read, then re-read from L2); CACHE = 0 reads the whole row twice
  *       (one CTA per row, the reload launch). One team per CTA. With p.head_split (rows congruent
@@ -233,6 +238,80 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   }
 }
 
+/* Rows of at most 32 whole aligned vectors (select.c fwd_lanes). Against the row-pipelined
+ * kernel on such rows it drops the weight's staging and barrier, the per-row alignment and
+ * bounds branches and the run-time team loop, and issues all FN_FWD_LANES_ROWS rows' loads of a
+ * team before any is reduced, on a grid of one pass (more CTAs in flight than a persistent grid
+ * of register-limited residency; kernels/RESULTS.md). A team's rows are `teams` apart, so a
+ * warp's loads of one step cover consecutive rows. Per-row arithmetic and sum order are the
+ * row-pipelined kernel's with S = 1 and the same team (the lane's vector in element order, then
+ * the team's xor tree; the unrolled tree's steps beyond the team are not added), so which of the
+ * two runs a row does not change its result. */
+template <typename T, bool FUSED>
+__global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  constexpr int R = FN_FWD_LANES_ROWS;
+  const int lanes = p.team;
+  const int lg = __ffs(lanes) - 1; /* lanes is a power of two */
+  const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
+  const int teams = (int)blockDim.x >> lg;
+  const int col = lane * N;
+  const bool has = col < p.n; /* lanes past the row's vectors hold zeros and store nothing */
+  float wv[N];
+  load_weight<N>(wv, p.w, p.w_dtype, p.offset, has ? col : 0, p.n, true);
+  const int64_t step = (int64_t)teams * R;
+  for (int64_t base = (int64_t)blockIdx.x * step; base < p.rows; base += (int64_t)gridDim.x * step) {
+    V sv[R], rv[R];
+    /* Every load before any store: a store could alias a later row's input for all the compiler
+     * knows, which would keep that row's loads behind it. */
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      const int64_t row = base + (int64_t)r * teams + team;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) sv[r].w[k] = rv[r].w[k] = 0u;
+      if (has && row < p.rows) {
+        ld16(sv[r].w, static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer) + col);
+        if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer) + col);
+      }
+    }
+    if (FUSED) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int64_t row = base + (int64_t)r * teams + team;
+        add_residual(sv[r], rv[r]); /* s replaces x (zeros stay zeros) */
+        if (has && row < p.rows)
+          st16(static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer) + col, sv[r].w);
+      }
+    }
+    float ss[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) ss[r] = add_squares(sv[r], 0.0f);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const float o = __shfl_xor_sync(0xffffffffu, ss[r], off);
+        if (off < lanes) ss[r] += o;
+      }
+    }
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int64_t row = base + (int64_t)r * teams + team;
+        if (row >= p.rows) continue;
+        const float rstd = rstd_of(ss[r], p.n, p.eps);
+        if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
+        if (!has) continue;
+        V yv;
+        normalize_slot<T, L>(yv, sv[r], wv, rstd);
+        st16(static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer) + col, yv.w);
+      }
+    });
+  }
+}
+
 template <typename T>
 static const void *fwd_pipe_kernel_for(int cache, bool fused) {
   switch (cache) {
@@ -251,6 +330,16 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
     case FUSEDNORM_F32: return fwd_pipe_kernel_for<float>(cache, fused);
     case FUSEDNORM_F16: return fwd_pipe_kernel_for<__half>(cache, fused);
     case FUSEDNORM_BF16: return fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused);
+  }
+  return nullptr;
+}
+
+const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused) {
+  switch (x) {
+    case FUSEDNORM_F32: return fused ? (const void *)&rms_norm_fwd_lanes<float, true> : (const void *)&rms_norm_fwd_lanes<float, false>;
+    case FUSEDNORM_F16: return fused ? (const void *)&rms_norm_fwd_lanes<__half, true> : (const void *)&rms_norm_fwd_lanes<__half, false>;
+    case FUSEDNORM_BF16:
+      return fused ? (const void *)&rms_norm_fwd_lanes<__nv_bfloat16, true> : (const void *)&rms_norm_fwd_lanes<__nv_bfloat16, false>;
   }
   return nullptr;
 }

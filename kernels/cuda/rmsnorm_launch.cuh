@@ -107,6 +107,9 @@ struct FwdWideParams {
 const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
+/* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes; p.team:
+ * lanes per row), with or without the fused add; NULL for a bad dtype. */
+const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight, aligned or head-split
  * (`unaligned`, rmsnorm_unaligned.cuh); NULL otherwise. */

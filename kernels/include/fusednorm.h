@@ -218,7 +218,10 @@ typedef enum {
                                        element loaded at once, no shared memory (row-packed) */
   FUSEDNORM_KERNEL_BWD_TINY = 10,   /* rms_norm_bwd_tiny: tiny problems in one CTA that writes dw itself
                                        (no workspace rows, no second launch; row-packed) */
-  FUSEDNORM_KERNEL_COUNT_ = 11
+  FUSEDNORM_KERNEL_FWD_LANES = 11,  /* rms_norm_fwd_lanes: rows of <= 32 whole aligned 16-byte vectors, a
+                                       row over <= 32 lanes, a team's rows loaded at once, the
+                                       weight in registers, one pass (row-packed) */
+  FUSEDNORM_KERNEL_COUNT_ = 12
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

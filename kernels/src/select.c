@@ -45,6 +45,9 @@
  * 1492 / 2730) and persistent takes 64 slots: 131072 x 512 3351 vs 3204, fused add 3791 vs
  * 3743. So both directions are row-packed up to 32 slots. */
 #define FN_AUTO_ROW_PACKED_FWD_SLOTS 32
+/* The row-packed forward of rows of whole aligned vectors takes fwd_lanes above this many rows
+ * per SM (fwd_lanes: the evidence). */
+#define FN_FWD_LANES_MIN_ROWS_PER_SM 64
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
@@ -199,6 +202,7 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_FWD_TILE: return "fwd_tile";
     case FUSEDNORM_KERNEL_FWD_TINY: return "fwd_tiny";
     case FUSEDNORM_KERNEL_BWD_TINY: return "bwd_tiny";
+    case FUSEDNORM_KERNEL_FWD_LANES: return "fwd_lanes";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -432,6 +436,33 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* Forward, rows of at most FN_FWD_LANES_MAX_SLOTS whole aligned vectors (rmsnorm_fwd.cu
+ * rms_norm_fwd_lanes): a team of fn_fwd_lanes_team lanes per row, FN_FWD_LANES_ROWS rows per team,
+ * CTAs of FN_FWD_LANES_THREADS threads (only the warps with rows where there are fewer), one pass.
+ * Any strides that keep every row aligned, N-d rows included. Above FN_FWD_LANES_MIN_ROWS_PER_SM
+ * rows per SM only: with many rows it ran 1.04-1.11x the row-pipelined kernel (H200, 2026-11-27,
+ * AUTO, cold and hot inputs: bf16 1048576 x 128 fwd 151.9 -> 137.5 us, 131072 x 256 42.9 -> 38.7,
+ * fp16 262144 x 128 42.8 -> 38.6, the fused add 1.04-1.06x; 16384 x 128 and f32 65536 x 32 within
+ * 3% either way), with few it was 0.93-0.97x (bf16 4096 x 128 5.70 -> 6.13, 1000 x 64 4.83 ->
+ * 5.15, 8 x 128 4.64 -> 4.93, f32 130 x 16 4.70 -> 5.02): there a row's time is its latency, and
+ * two rows a thread put two rows' arithmetic on it where the row-pipelined kernel's CTAs of 256
+ * threads had one. The cut lies between 4096 and 16384 rows (31 and 124 per SM), unmeasured
+ * between. */
+static int fwd_lanes(const ctx *c, fusednorm_launch *l) {
+  const int team = fn_fwd_lanes_team(c->slots);
+  const int64_t rows = c->p->rows;
+  int64_t threads;
+  if (!c->aligned || c->p->n % c->vec != 0 || c->slots > FN_FWD_LANES_MAX_SLOTS ||
+      rows <= (int64_t)FN_FWD_LANES_MIN_ROWS_PER_SM * c->d->sm_count)
+    return 0;
+  threads = min64(FN_FWD_LANES_THREADS, max64(32, round_up(ceil_div(rows, FN_FWD_LANES_ROWS) * team, 32)));
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_LANES, (int)threads);
+  l->rows_per_cta = (int)threads / team * FN_FWD_LANES_ROWS;
+  l->slots_per_thread = 1;
+  l->grid = grid_of(ceil_div(rows, l->rows_per_cta), INT_MAX);
+  return 1;
+}
+
 /* Forward, tiny (rmsnorm_tiny.cu): a team of fn_tiny_lanes(n) lanes per row, one column each,
  * CTAs of up to FN_TINY_FWD_THREADS threads (only the warps with a row), one row per team. Any
  * layout. */
@@ -640,7 +671,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return fwd_tiny(c, l) || fwd_tile(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return fwd_tiny(c, l) || fwd_tile(c, l) || fwd_lanes(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK
+                                                                                    : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -649,7 +681,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   }
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
-  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_packed(c, l))) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l) || fwd_packed(c, l)))
+    return FUSEDNORM_OK;
   if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && c->aligned && c->p->n % c->vec == 0) {
     if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
       return FUSEDNORM_OK;

@@ -836,6 +836,12 @@ int main(int argc, char **argv) {
     static const int64_t kNarrowN[] = {8, 16, 24, 40, 64, 96, 100, 120, 128, 136, 200, 248, 255, 256};
     static const int64_t kNarrowMq[] = {3, 33, 257, 2000};
     static const int64_t kNarrowNq[] = {24, 96, 100, 128, 200, 256};
+    /* Rows of at most 32 whole vectors, many of them (the lanes forward, rmsnorm_fwd.cu: above 64
+     * rows per SM): one to 32 vectors a row, a last CTA and a last team part full. */
+    static const int64_t kLanesM[] = {20000, 100003};
+    static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256};
+    static const int64_t kLanesMq[] = {20001};
+    static const int64_t kLanesNq[] = {16, 128, 256};
     static const int64_t kTinyM[] = {1, 2, 4, 7, 8, 9};
     static const int64_t kTinyN[] = {136, 264, 1000, 2880, 4096, 4104, 12288, 12290, 24576, 65536};
     static const int64_t kTinyMq[] = {1, 8};
@@ -858,6 +864,7 @@ int main(int argc, char **argv) {
     static const int64_t kTinyFNq[] = {1, 13, 33, 100, 255};
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
+    const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
     const unsigned kTiny = 1u << FUSEDNORM_KERNEL_FWD_TINY | 1u << FUSEDNORM_KERNEL_BWD_TINY;
     const struct {
       const char *name;
@@ -870,6 +877,9 @@ int main(int argc, char **argv) {
         {"cuda/auto/narrow", FUSEDNORM_MODE_AUTO, 0, o.quick ? kNarrowMq : kNarrowM, o.quick ? kNarrowNq : kNarrowN,
          o.quick ? NEL(kNarrowMq) : NEL(kNarrowM), o.quick ? NEL(kNarrowNq) : NEL(kNarrowN), 0},
         {"cuda/row_packed/narrow", FUSEDNORM_MODE_ROW_PACKED, 0, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq), 0},
+        {"cuda/auto/lanes", FUSEDNORM_MODE_AUTO, 0, o.quick ? kLanesMq : kLanesM, o.quick ? kLanesNq : kLanesN,
+         o.quick ? NEL(kLanesMq) : NEL(kLanesM), o.quick ? NEL(kLanesNq) : NEL(kLanesN), kLanes},
+        {"cuda/row_packed/lanes", FUSEDNORM_MODE_ROW_PACKED, 0, kLanesMq, kLanesNq, NEL(kLanesMq), NEL(kLanesNq), kLanes},
         {"cuda/auto/narrow/misaligned", FUSEDNORM_MODE_AUTO, 1, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq), 0},
         {"cuda/auto/few-rows", FUSEDNORM_MODE_AUTO, 0, o.quick ? kTinyMq : kTinyM, o.quick ? kTinyNq : kTinyN,
          o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN), 0},

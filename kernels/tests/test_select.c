@@ -104,6 +104,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_FWD_TILE: return FN_FWD_TILE_THREADS;
     case FUSEDNORM_KERNEL_FWD_TINY: return FN_TINY_FWD_THREADS;
     case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_BWD_THREADS(s);
+    case FUSEDNORM_KERNEL_FWD_LANES: return FN_FWD_LANES_THREADS;
     default: return 0;
   }
 }
@@ -195,6 +196,22 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
              (int64_t)team * l->slots_per_thread >= p->n;
       break;
     }
+    case FUSEDNORM_KERNEL_FWD_LANES: {
+      /* rows of <= FN_FWD_LANES_MAX_SLOTS whole aligned vectors, a team of fn_fwd_lanes_team lanes
+       * per row, FN_FWD_LANES_ROWS rows per team, one pass: one CTA per rows_per_cta rows */
+      const int lanes = fn_fwd_lanes_team(p->n / vec);
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED && lay->aligned16 && p->n % vec == 0 &&
+                p->n <= (int64_t)FN_FWD_LANES_MAX_SLOTS * vec,
+            "%s: lanes forward outside rows of <= %d aligned vectors: %s", what, FN_FWD_LANES_MAX_SLOTS, s);
+      CHECK(l->block_threads % lanes == 0 && l->rows_per_cta == l->block_threads / lanes * FN_FWD_LANES_ROWS &&
+                (int64_t)lanes * vec >= p->n && l->smem_bytes == 0 &&
+                l->grid == ((p->rows + l->rows_per_cta - 1) / l->rows_per_cta < INT_MAX
+                                ? (p->rows + l->rows_per_cta - 1) / l->rows_per_cta
+                                : INT_MAX),
+            "%s: lanes forward geometry: %s", what, s);
+      inst = l->slots_per_thread == 1;
+      break;
+    }
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -204,13 +221,13 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->block_threads >= 32 && l->block_threads % 32 == 0 && l->block_threads <= launch_bound(p, l) &&
             l->block_threads <= d->max_threads_per_sm,
         "%s: threads beyond the launch bound %d: %s", what, launch_bound(p, l), s);
-  CHECK(l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
+  CHECK(l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_LANES ||
             (l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
              (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0))),
         "%s: teams do not tile the CTA: %s", what, s);
   CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
             l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_TINY ||
-            l->kernel == FUSEDNORM_KERNEL_BWD_TINY,
+            l->kernel == FUSEDNORM_KERNEL_BWD_TINY || l->kernel == FUSEDNORM_KERNEL_FWD_LANES,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -246,7 +263,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
-             l->kernel == FUSEDNORM_KERNEL_FWD_TINY || l->kernel == FUSEDNORM_KERNEL_BWD_TINY) {
+             l->kernel == FUSEDNORM_KERNEL_FWD_TINY || l->kernel == FUSEDNORM_KERNEL_BWD_TINY ||
+             l->kernel == FUSEDNORM_KERNEL_FWD_LANES) {
     /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
@@ -360,7 +378,7 @@ static const struct {
 
 /* The plans of kShapes on each device of kDevices, in that order (test_select --print). */
 static const char *const kPins[] = {
-    "fwd_pipe/row_packed t256 r16 c1 k1 g648 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g432 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
@@ -397,7 +415,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1080 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g288 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
@@ -434,7 +452,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g720 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g852 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g568 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
@@ -471,7 +489,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1420 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g512 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
@@ -508,7 +526,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1280 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
@@ -545,7 +563,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
@@ -582,7 +600,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1320 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g888 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g592 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
@@ -619,7 +637,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t64 r1 c1 k1 g1480 s2 ch1023 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd congruent noweight 65536x1023 bf16 */
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g1020 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g680 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
@@ -668,18 +686,18 @@ static const struct {
 } kH200[] = {
     /* QK-norm, head_dim 128, millions of rows: the row-pipelined row-packed kernels, 16 lanes of
      * one slot per row, 16 teams per CTA */
-    {1048576, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {1048576, 128, BF, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
     {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352"},
-    {65536, 128, BF, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
-    {65536, 64, F32, 0, 0, "fwd_pipe/row_packed t256 r16 c1 k1 g1056 s1 ch64 sm256 st0/0 w1 dw0 P0 ws0"},
+    {65536, 128, BF, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
+    {65536, 64, F32, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch64 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
      * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
     {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm2048 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
     {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
-    {262144, 256, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g792 s1 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {262144, 256, BF, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g32768 s1 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
     {131072, 512, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots, many rows: row-packed (FN_AUTO_FWD_MID_SLOTS) */
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
-    {65536, 128, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g1056 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0"},
+    {65536, 128, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 256, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
     {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
     {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
@@ -814,11 +832,11 @@ static const struct {
 static const int kNarrowDevices[] = {0, 3, 5, 6}; /* A100-80GB, RTX4090, H200, B200 */
 /* test_select --print prints these after kPins and kH200. */
 static const char *const kNarrowPins[] = {
-    "fwd_pipe/row_packed t256 r16 c1 k1 g648 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 65536x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* A100-80GB auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g432 s1 ch64 sm512 st0/0 w0 dw0 P432 ws110608", /* A100-80GB auto bwd 1048576x64 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g648 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm768 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g324 s1 ch256 sm2048 st0/0 w0 dw0 P324 ws331792", /* A100-80GB auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
@@ -829,11 +847,11 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* A100-80GB auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* A100-80GB auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g512 s1 ch64 sm512 st0/0 w0 dw0 P512 ws131088", /* RTX4090 auto bwd 1048576x64 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g768 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm768 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g384 s1 ch256 sm2048 st0/0 w0 dw0 P384 ws393232", /* RTX4090 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
@@ -844,11 +862,11 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* RTX4090 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* RTX4090 auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* H200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g528 s1 ch64 sm512 st0/0 w0 dw0 P528 ws135184", /* H200 auto bwd 1048576x64 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g792 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm768 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520", /* H200 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
@@ -859,11 +877,11 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g888 s1 ch128 sm512 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* B200 auto bwd 4096x128 bf16 */
     "bwd_pipe/row_packed t256 r32 c1 k1 g592 s1 ch64 sm512 st0/0 w0 dw0 P592 ws151568", /* B200 auto bwd 1048576x64 bf16 */
-    "fwd_pipe/row_packed t256 r16 c1 k1 g888 s1 ch96 sm384 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
+    "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm768 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g444 s1 ch256 sm2048 st0/0 w0 dw0 P444 ws454672", /* B200 auto fused bwd 262144x256 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
@@ -1038,15 +1056,36 @@ static void test_few_rows_forward(void) {
  * H200 2026-11-27 10:56 UTC): row-packed above FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows per SM, the
  * lean one-row kernel up to it; the fused add, misaligned rows, rows not whole vectors and wider
  * rows keep their rules (H100 figures: 132 SMs, so the cut is at 8448 rows). */
+/* One forward pick: AUTO on the H100-SXM's figures (132 SMs) takes `kernel` in `mode`. */
+typedef struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int fused;
+  const fusednorm_layout *lay;
+  fusednorm_kernel kernel;
+  fusednorm_mode mode;
+} fwd_pick;
+
+static void check_fwd_picks(const fwd_pick *k, size_t count) {
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    char what[128], s[256];
+    p.has_residual = k[i].fused;
+    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s a%d c%d", k[i].fused ? "fused " : "", (long long)k[i].rows,
+             (long long)k[i].n, fusednorm_dtype_name(k[i].x), k[i].lay->aligned16, k[i].lay->congruent16);
+    CHECK(fusednorm_select_launch(&p, 0, &h100->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    CHECK(l.kernel == k[i].kernel && l.mode == k[i].mode, "%s: %s; expected %s/%s", what, s,
+          fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
+    check_plan(&p, 0, k[i].lay, &l, &h100->d, what);
+  }
+}
+
 static void test_mid_forward(void) {
-  static const struct {
-    int64_t rows, n;
-    fusednorm_dtype x;
-    int fused;
-    const fusednorm_layout *lay;
-    fusednorm_kernel kernel;
-    fusednorm_mode mode;
-  } k[] = {
+  static const fwd_pick k[] = {
       {131072, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
       {8449, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
       {8448, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
@@ -1059,21 +1098,42 @@ static void test_mid_forward(void) {
       {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
       {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
   };
+  check_fwd_picks(k, sizeof k / sizeof k[0]);
+}
+
+/* Row-packed forwards of aligned rows of at most 32 whole vectors take the lanes kernel (select.c
+ * fwd_lanes) above FN_FWD_LANES_MIN_ROWS_PER_SM rows per SM (8448 on 132 SMs), the fused add and
+ * f32 included, AUTO and forced; fewer rows, 33 vectors, rows not whole vectors, misaligned or
+ * merely congruent rows keep their kernels. */
+static void test_lanes_forward(void) {
+  static const fwd_pick k[] = {
+      {8449, 128, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {8448, 128, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {1048576, 256, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {1048576, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED}, /* 33 */
+      {100000, 128, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {100000, 8, FUSEDNORM_F32, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {100000, 120, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {100000, 124, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {100000, 128, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {100000, 128, FUSEDNORM_BF16, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+  };
   const device *h100 = &kDevices[4];
-  size_t i;
-  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
-    fusednorm_launch l;
-    char what[128], s[256];
-    p.has_residual = k[i].fused;
-    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s a%d", k[i].fused ? "fused " : "", (long long)k[i].rows,
-             (long long)k[i].n, fusednorm_dtype_name(k[i].x), k[i].lay->aligned16);
-    CHECK(fusednorm_select_launch(&p, 0, &h100->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
-    plan_str(&l, s, sizeof s);
-    CHECK(l.kernel == k[i].kernel && l.mode == k[i].mode, "%s: %s; expected %s/%s", what, s,
-          fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
-    check_plan(&p, 0, k[i].lay, &l, &h100->d, what);
-  }
+  fusednorm_problem p = prob(100000, 64, FUSEDNORM_BF16, FUSEDNORM_MODE_ROW_PACKED);
+  fusednorm_launch l;
+  char s[256];
+  check_fwd_picks(k, sizeof k / sizeof k[0]);
+  /* forced row-packed: the same kernel on either side of the cut */
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_LANES,
+        "forced row_packed 100000x64: %s", (plan_str(&l, s, sizeof s), s));
+  p.rows = 2000;
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
+        "forced row_packed 2000x64: %s", (plan_str(&l, s, sizeof s), s));
+  p.rows = 100000; /* 33 vectors: past the lanes kernel's rows */
+  p.n = 264;
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
+        "forced row_packed 100000x264: %s", (plan_str(&l, s, sizeof s), s));
+  check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x264");
 }
 
 /* Narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
@@ -1100,7 +1160,7 @@ static void test_tile_forward(void) {
       {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 3}, /* test_tiny_picks */
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
       {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
-      {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
+      {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 16},
       /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors;
        * 4-byte rows narrower than a vector: never */
       {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 8},
@@ -1376,10 +1436,11 @@ static void test_alignment(void) {
       {65536, 1024, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 2},
       {65536, 1022, F32, 0, 1, FUSEDNORM_KERNEL_FWD_ROW, 4},    /* n % 4 != 0: the tail alone */
       {65536, 1022, F32, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 0}, /* not congruent: reload */
-      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* narrow rows, any layout */
-      {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      {1048576, 128, BF, 0, 0, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* narrow rows: any layout, */
+      {1048576, 128, BF, 0, 2, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_LANES, 1}, /* aligned rows of whole vectors */
       {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1}, /* n % 8 != 0 */
-      {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_PIPE, 1},
+      {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_LANES, 1},
       /* congruent rows wider than the lean kernel holds: the generic forward's head-split path
        * (its plan's `unaligned`), element by element where the rows are not congruent; fewer
        * rows than SMs: the wide forward's head-split path */
@@ -1550,6 +1611,7 @@ int main(int argc, char **argv) {
   test_few_rows_forward();
   test_tile_forward();
   test_mid_forward();
+  test_lanes_forward();
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_all_valid();
