@@ -841,7 +841,7 @@ int main(int argc, char **argv) {
     static const int64_t kLanesM[] = {20000, 100003};
     static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256};
     static const int64_t kLanesMq[] = {20001};
-    static const int64_t kLanesNq[] = {16, 128, 256};
+    static const int64_t kLanesNq[] = {24, 120, 128, 256}; /* 24, 120: lanes past the row */
     static const int64_t kTinyM[] = {1, 2, 4, 7, 8, 9};
     static const int64_t kTinyN[] = {136, 264, 1000, 2880, 4096, 4104, 12288, 12290, 24576, 65536};
     static const int64_t kTinyMq[] = {1, 8};
