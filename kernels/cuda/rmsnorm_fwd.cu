@@ -334,12 +334,16 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
   return nullptr;
 }
 
+template <typename T> static const void *fwd_lanes_kernel_for(bool fused) {
+  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, true>)
+               : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false>);
+}
+
 const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused) {
   switch (x) {
-    case FUSEDNORM_F32: return fused ? (const void *)&rms_norm_fwd_lanes<float, true> : (const void *)&rms_norm_fwd_lanes<float, false>;
-    case FUSEDNORM_F16: return fused ? (const void *)&rms_norm_fwd_lanes<__half, true> : (const void *)&rms_norm_fwd_lanes<__half, false>;
-    case FUSEDNORM_BF16:
-      return fused ? (const void *)&rms_norm_fwd_lanes<__nv_bfloat16, true> : (const void *)&rms_norm_fwd_lanes<__nv_bfloat16, false>;
+    case FUSEDNORM_F32: return fwd_lanes_kernel_for<float>(fused);
+    case FUSEDNORM_F16: return fwd_lanes_kernel_for<__half>(fused);
+    case FUSEDNORM_BF16: return fwd_lanes_kernel_for<__nv_bfloat16>(fused);
   }
   return nullptr;
 }

@@ -440,14 +440,14 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
  * rms_norm_fwd_lanes): a team of fn_fwd_lanes_team lanes per row, FN_FWD_LANES_ROWS rows per team,
  * CTAs of FN_FWD_LANES_THREADS threads (only the warps with rows where there are fewer), one pass.
  * Any strides that keep every row aligned, N-d rows included. Above FN_FWD_LANES_MIN_ROWS_PER_SM
- * rows per SM only: with many rows it ran 1.04-1.11x the row-pipelined kernel (H200, 2026-11-27,
- * AUTO, cold and hot inputs: bf16 1048576 x 128 fwd 151.9 -> 137.5 us, 131072 x 256 42.9 -> 38.7,
- * fp16 262144 x 128 42.8 -> 38.6, the fused add 1.04-1.06x; 16384 x 128 and f32 65536 x 32 within
- * 3% either way), with few it was 0.93-0.97x (bf16 4096 x 128 5.70 -> 6.13, 1000 x 64 4.83 ->
- * 5.15, 8 x 128 4.64 -> 4.93, f32 130 x 16 4.70 -> 5.02): there a row's time is its latency, and
- * two rows a thread put two rows' arithmetic on it where the row-pipelined kernel's CTAs of 256
- * threads had one. The cut lies between 4096 and 16384 rows (31 and 124 per SM), unmeasured
- * between. */
+ * rows per SM only. Row-pipelined against lanes kernel on every row count (H200, 2026-11-27, one
+ * run, cold inputs, us): many rows 1.04-1.11x faster with it (bf16 1048576 x 128 fwd 151.9 vs
+ * 137.5, 131072 x 256 42.9 vs 38.7, fp16 262144 x 128 42.8 vs 38.6, the fused add 1.04-1.06x;
+ * 16384 x 128 and f32 65536 x 32 within 3% either way), few rows 0.93-0.97x (bf16 4096 x 128 5.70
+ * vs 6.13, 1000 x 64 4.83 vs 5.15, 8 x 128 4.64 vs 4.93, f32 130 x 16 4.70 vs 5.02): there a row's
+ * time is its latency, and two rows a thread put two rows' arithmetic on one thread where the
+ * row-pipelined kernel's CTAs of 256 threads had one row a team. The cut lies between 4096 and
+ * 16384 rows (31 and 124 per SM), unmeasured between. */
 static int fwd_lanes(const ctx *c, fusednorm_launch *l) {
   const int team = fn_fwd_lanes_team(c->slots);
   const int64_t rows = c->p->rows;
