@@ -240,13 +240,13 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
 
 /* Rows of at most 32 whole aligned vectors (select.c fwd_lanes). Against the row-pipelined
  * kernel on such rows it drops the weight's staging and barrier, the per-row alignment and
- * bounds branches and the run-time team loop, and issues all FN_FWD_LANES_ROWS rows' loads of a
- * team before any is reduced, on a grid of one pass (more CTAs in flight than a persistent grid
+ * bounds branches and the run-time team loop, and puts all FN_FWD_LANES_ROWS rows' loads of a
+ * team in flight before any is reduced, on a grid of one pass (more CTAs in flight than a persistent grid
  * of register-limited residency; kernels/RESULTS.md). A team's rows are `teams` apart, so a
  * warp's loads of one step cover consecutive rows. Per-row arithmetic and sum order are the
  * row-pipelined kernel's with S = 1 and the same team (the lane's vector in element order, then
  * the team's xor tree; the unrolled tree's steps beyond the team are not added), so which of the
- * two runs a row does not change its result. */
+ * two kernels takes a row does not change its result. */
 template <typename T, bool FUSED>
 __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const FwdParams p) {
   using V = Vec<T>;

@@ -440,8 +440,8 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
  * rms_norm_fwd_lanes): a team of fn_fwd_lanes_team lanes per row, FN_FWD_LANES_ROWS rows per team,
  * CTAs of FN_FWD_LANES_THREADS threads (only the warps with rows where there are fewer), one pass.
  * Any strides that keep every row aligned, N-d rows included. Above FN_FWD_LANES_MIN_ROWS_PER_SM
- * rows per SM only. Row-pipelined against lanes kernel on every row count (H200, 2026-11-27, one
- * run, cold inputs, us): many rows 1.04-1.11x faster with it (bf16 1048576 x 128 fwd 151.9 vs
+ * rows per SM only. Row-pipelined against lanes kernel on every row count (H200, 2026-11-27, the
+ * same inputs, cold, us): many rows 1.04-1.11x faster with it (bf16 1048576 x 128 fwd 151.9 vs
  * 137.5, 131072 x 256 42.9 vs 38.7, fp16 262144 x 128 42.8 vs 38.6, the fused add 1.04-1.06x;
  * 16384 x 128 and f32 65536 x 32 within 3% either way), few rows 0.93-0.97x (bf16 4096 x 128 5.70
  * vs 6.13, 1000 x 64 4.83 vs 5.15, 8 x 128 4.64 vs 4.93, f32 130 x 16 4.70 vs 5.02): there a row's

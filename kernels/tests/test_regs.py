@@ -4,7 +4,7 @@
 select.c sizes the persistent grids from fn_regs_estimate* (kernels/cuda/launch_config.h): CTAs
 per SM = registers per SM / (registers per thread, in steps of 8, x threads). Where an estimate is
 below what ptxas gave the kernel, fewer CTAs are resident than the grid has, and the last ones
-run as a second, partial wave after the first have walked all their rows (bf16 65536 x 128
+execute as a second, partial wave after the first have walked all their rows (bf16 65536 x 128
 backward 1.27x slower on an H200 that way). So: no estimate below ptxas's count, in steps of 8,
 for the sm_90a build the estimates are taken from. An estimate more than one step above is
 reported (it costs the grid residency) but does not fail.
