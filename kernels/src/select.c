@@ -139,6 +139,32 @@
 #define FN_AUTO_FWD_MID_SLOTS 64
 #define FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM 64
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
+/* Rows that are not whole aligned 16-byte vectors (odd widths, misaligned but congruent rows),
+ * where the tiles do not take them: the row-pipelined forward reads them element by element (a
+ * lane's columns of a 16-bit row are 2-byte loads), the lean kernel's head-split instance
+ * (fwd_row) as vectors from each row's head. Every mode forced on a grid of such rows (H200,
+ * 2026-11-27, bench.py cold, n = 5, 13, 29, 53, 89, 139, 191, 223, 295, 365, rows = 1, 8, 64,
+ * 512, 4096, 32768, 200000, bf16 and f32, plain and fused; us, row-pipelined (AUTO's pick) vs
+ * head-split lean; tools/bench/results/auto_rules_h200_2026-11-27):
+ *   - up to 4 rows per SM (512 rows measured), head-split from n = 29: bf16 1 x 53 5.4 vs 4.6,
+ *     512 x 29 5.8 vs 5.3, fused 512 x 29 6.4 vs 5.5, 64 x 223 5.8 vs 5.1, f32 1 x 53 5.1 vs 4.4,
+ *     8 x 191 4.9 vs 4.6; f32 512 x 29 5.1 vs 5.1; narrower, row-pipelined: f32 512 x 13 4.8 vs
+ *     5.1, 512 x 5 4.9 vs 5.1 (FN_AUTO_FWD_HS_MIN_N_FEW);
+ *   - 4096 rows (31 per SM), head-split from n = 139 (plain) / 89 (fused): bf16 4096 x 139 7.9 vs
+ *     7.8, 191 9.5 vs 7.9, 223 10.3 vs 8.0, fused 89 9.3 vs 8.3, 139 10.4 vs 8.4, f32 139 8.4 vs
+ *     7.8, 223 8.7 vs 7.8, fused 89 8.2 vs 7.8; row-pipelined below: bf16 89 7.5 vs 7.7, 53 6.3
+ *     vs 7.7, fused 53 7.8 vs 8.2, f32 89 6.6 vs 7.6, fused 53 6.8 vs 7.7 (FN_AUTO_FWD_HS_MIN_N,
+ *     _FUSED; the cut between 512 and 4096 rows is not measured);
+ *   - the plain forward of 33-64 slots (16-bit n 257-512, f32 n 129-256), persistent before:
+ *     16-bit head-split at every count (bf16 32768 x 295 37.2 vs 27.3, 200000 x 365 237.4 vs
+ *     140.3; row-packed 34.5 / 188.6); f32 with more than FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows
+ *     per SM row-packed (32768 x 139 23.3 persistent, 25.1 head-split, 21.2 row-packed; 200000 x
+ *     139 112.4 / 125.7 / 92.4, x 191 126.2 / 126.3 / 115.7, x 223 146.5 / 126.6 / 127.4), as
+ *     the aligned rows there. */
+#define FN_AUTO_FWD_HS_MIN_N_FEW 24
+#define FN_AUTO_FWD_HS_FEW_ROWS_PER_SM 4
+#define FN_AUTO_FWD_HS_MIN_N 128
+#define FN_AUTO_FWD_HS_MIN_N_FUSED 64
 /* AUTO backward: one CTA per row with the row in registers up to this many slots (n <= 16384
  * bf16), the wide mode beyond: bwd 2048 x 32768 wide 1710 vs persistent 1413, 256 x 262144 720
  * vs 376 GB/s. Persistent (one wave, P = SMs x resident CTAs partial-dw rows) rather than
@@ -147,6 +173,28 @@
  * in shared memory: persistent vs multi-wave cached vs wide, bf16 bwd 32768 x 2880 2748/2411/2316, 16384 x 4096 2731/2118/2457, 8192 x 8192
  * 2599/2006/2317, 4096 x 16384 2432/1787/2204 GB/s. */
 #define FN_AUTO_BWD_CACHED_SLOTS 2048
+/* AUTO backward of rows wider than the cached range (FN_AUTO_BWD_CACHED_SLOTS) and at most
+ * FN_SPLIT_AUTO_MIN_SLOTS, with few rows: the split-row kernel rather than the cluster kernel,
+ * which puts 2 CTAs on each row and leaves the other SMs idle. Every mode forced (H200,
+ * 2026-11-27, bench.py cold, us, cluster vs split-row; tools/bench/results/auto_rules_h200_2026-11-27):
+ * bf16 x 20408 16 rows 22.5 vs 15.2, 35 29.0 vs 18.3, 132 38.5 vs 27.1, 600 69.1 vs 67.0 (fused
+ * 84.8 vs 72.1), 2400 184.6 vs 214.0; x 26720 16 24.5 vs 14.7, 35 33.1 vs 17.1, 132 43.9 vs
+ * 32.0, 600 77.5 vs 89.2, 2400 198.2 vs 308.4; f32 x 12289 16 15.3 vs 13.4, 35 18.8 vs 15.8, 132
+ * 27.6 vs 32.7: up to one row per SM (16-bit) / half a row per SM (f32). */
+#define FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16 1
+#define FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW32 2
+/* AUTO backward, f32 rows of whole aligned vectors wider than the cached range up to
+ * FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS, from FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM rows per SM: the
+ * persistent generic kernel (columns beyond its registers streamed: mode multi_wave_reload)
+ * rather than the split-row or cluster kernel (H200, 2026-11-27, us, AUTO's pick vs it: x 20408
+ * 600 rows 104.8 vs 86.6, fused 114.9 vs 94.0, 2400 376.1 vs 250.2; x 26720 600 146.9 vs 109.7,
+ * 2400 548.3 vs 320.8; sweep 1279 x 20408 206.9 vs 146.7, fused 9384 x 11020 788.1 vs 567.7;
+ * at 132 rows the split-row kernel was faster, 34.2 vs 40.3; at 1844 x 69916 too, 1214.8 vs
+ * 1490.1; the 16-bit rows were mixed, bf16 2400 x 26720 198.2 cluster vs 274.2, and keep their
+ * rules). The cut between 132 and 600 rows is not measured; the widest measured win, 26720
+ * columns, bounds the rule (7168 slots: n <= 28672). */
+#define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
+#define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
  * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
  * 16384 x 7168 4208 vs 3178). */
@@ -585,6 +633,22 @@ static int fwd_row(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* AUTO forward, rows that are not whole aligned vectors (FN_AUTO_FWD_HS_MIN_N* above): the
+ * head-split lean kernel rather than the row-pipelined one. */
+static int fwd_unaligned_row(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n, rows = c->p->rows;
+  if ((c->aligned && n % c->vec == 0) || !c->congruent) return 0;
+  if (rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count) {
+    /* Rows of at most 32 slots: measured only where the tiles took them (dense rows), so the
+     * others keep the row-pipelined kernel; f32 plain rows of 33-64 slots: row-packed. */
+    if (c->slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS || (!c->fused && c->xs == 4)) return 0;
+  }
+  if (n < (c->fused ? FN_AUTO_FWD_HS_MIN_N_FUSED : FN_AUTO_FWD_HS_MIN_N) &&
+      !(n >= FN_AUTO_FWD_HS_MIN_N_FEW && rows <= (int64_t)FN_AUTO_FWD_HS_FEW_ROWS_PER_SM * c->d->sm_count))
+    return 0;
+  return fwd_row(c, l);
+}
+
 /* Rows in flight of the generic reload forward fit the L2 (see above). */
 static int reload_fits_l2(const ctx *c, int threads) {
   const int occ = ctas_per_sm(c->d, threads, fn_regs_estimate(0, 0, c->xs), 0);
@@ -681,9 +745,10 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   }
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
-  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l) || fwd_packed(c, l)))
-    return FUSEDNORM_OK;
-  if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && c->aligned && c->p->n % c->vec == 0) {
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS && fwd_unaligned_row(c, l)) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
+  if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && (c->congruent || (c->aligned && c->p->n % c->vec == 0))) {
     if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
       return FUSEDNORM_OK;
   }
@@ -818,12 +883,13 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
   return 1;
 }
 
-/* Backward, the split-row kernel (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd). */
-static int bwd_split(const ctx *c, fusednorm_launch *l) {
+/* Backward, the split-row kernel (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd). `any_width`: also
+ * rows of at most FN_SPLIT_AUTO_MIN_SLOTS slots under AUTO. */
+static int bwd_split(const ctx *c, fusednorm_launch *l, int any_width) {
   fn_split_geom g;
   const int head_split = c->congruent && !c->aligned;
   if (!fn_split_bwd(c->p->rows, c->p->n, c->p->x_dtype, c->p->has_weight, c->fused,
-                    c->p->mode == FUSEDNORM_MODE_AUTO, head_split, c->d, &g))
+                    c->p->mode == FUSEDNORM_MODE_AUTO && !any_width, head_split, c->d, &g))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_BWD_SPLIT, g.threads);
   l->ctas_per_row = g.gc;
@@ -892,7 +958,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
       return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* forward only */
     case FUSEDNORM_MODE_WIDE:
-      return bwd_split(c, l) || bwd_cluster(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return bwd_split(c, l, 0) || bwd_cluster(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     default: break;
   }
   /* AUTO. */
@@ -903,7 +969,15 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
    * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel
    * with the columns beyond its registers streamed. */
-  if (bwd_split(c, l) || bwd_cluster(c, l)) return FUSEDNORM_OK;
+  if (c->xs == 4 && c->aligned && c->p->n % c->vec == 0 && c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
+      c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&
+      bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC))
+    return FUSEDNORM_OK;
+  if ((c->xs == 4 ? c->p->rows * FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW32
+                  : c->p->rows / FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16) <= c->d->sm_count &&
+      bwd_split(c, l, 1))
+    return FUSEDNORM_OK;
+  if (bwd_split(c, l, 0) || bwd_cluster(c, l)) return FUSEDNORM_OK;
   return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
 }
 

@@ -758,7 +758,7 @@ static const struct {
     {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P8 ws2162704"}, /* 8192 slots: split */
     {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704"},
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch2048 sm131072 st8/4 w0 dw0 P8 ws1310736"},
-    {4096, 16384, F32, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P66 ws4325392"},
+    {4096, 16384, F32, 1, 0, "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s1 ch16384 sm49152 st0/0 w0 dw1 P132 ws8650768"}, /* f32, many rows: FN_AUTO_BWD_F32_RELOAD_* */
     {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P4 ws2162704"},
     {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P2 ws2228240"}, /* 32768 slots: split */
     {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P2 ws2228240"},
@@ -1011,6 +1011,74 @@ static void test_measured_picks(void) {
   }
 }
 
+/* AUTO's choice where the families were timed forced in one run on the H200 (2026-11-27,
+ * tools/bench/results/auto_rules_h200_2026-11-27 and the sweep of that day; the us are in
+ * select.c): each case must get the family that measured faster (`taken` 1: kernel/mode, 0: any
+ * other), contiguous tensors as the bench had them. Forward rows that are not whole vectors
+ * (FN_AUTO_FWD_HS_*): the head-split lean kernel against the row-pipelined one, and the f32 plain
+ * forward of 33-64 slots row-packed with many rows; backward rows of 2049-4096 slots, few rows:
+ * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-8192 slots, many rows:
+ * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). */
+static void test_measured_picks_h200(void) {
+#define HS FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED
+#define RP FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
+#define SPLIT FUSEDNORM_KERNEL_BWD_SPLIT, FUSEDNORM_MODE_WIDE
+#define RELOAD FUSEDNORM_KERNEL_BWD_GENERIC, FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int bwd, fused;
+    fusednorm_kernel kernel;
+    fusednorm_mode mode;
+    int taken;
+  } k[] = {
+      /* forward, up to 4 rows per SM */
+      {1, 53, BF, 0, 0, HS, 1},        {512, 29, BF, 0, 0, HS, 1},      {512, 29, BF, 0, 1, HS, 1},
+      {64, 223, BF, 0, 0, HS, 1},      {1, 53, F32, 0, 0, HS, 1},       {8, 191, F32, 0, 0, HS, 1},
+      {512, 13, F32, 0, 0, HS, 0},     {512, 5, F32, 0, 0, HS, 0},      {5, 114, BF, 0, 0, HS, 1},
+      {157, 52, BF, 0, 1, HS, 1},      {767, 198, BF, 0, 0, HS, 1}, /* (sweep; 767 rows: n >= 128) */
+      /* forward, 4096 rows */
+      {4096, 139, BF, 0, 0, HS, 1},    {4096, 191, BF, 0, 0, HS, 1},    {4096, 223, BF, 0, 1, HS, 1},
+      {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, HS, 1},   {4096, 223, F32, 0, 0, HS, 1},
+      {4096, 89, F32, 0, 1, HS, 1},    {4096, 89, BF, 0, 0, HS, 0},     {4096, 53, BF, 0, 0, HS, 0},
+      {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, HS, 0},    {4096, 53, F32, 0, 1, HS, 0},
+      /* forward, 33-64 slots, many rows */
+      {32768, 295, BF, 0, 0, HS, 1},   {200000, 365, BF, 0, 0, HS, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, HS, 1},
+      {32768, 139, F32, 0, 0, RP, 1},  {200000, 139, F32, 0, 0, RP, 1}, {200000, 223, F32, 0, 0, RP, 1},
+      {157281, 190, F32, 0, 0, RP, 1},
+      /* backward, few rows of 2049-4096 slots */
+      {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {132, 20408, BF, 1, 1, SPLIT, 1},
+      {132, 26720, BF, 1, 0, SPLIT, 1}, {16, 12289, F32, 1, 0, SPLIT, 1}, {35, 12289, F32, 1, 1, SPLIT, 1},
+      {600, 26720, BF, 1, 0, SPLIT, 0}, {2400, 20408, BF, 1, 0, SPLIT, 0}, {132, 12289, F32, 1, 0, SPLIT, 0},
+      /* backward, f32 rows of whole vectors, many rows */
+      {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
+      {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
+      {1844, 69916, F32, 1, 0, RELOAD, 0}, {2400, 26720, BF, 1, 0, RELOAD, 0}, {2400, 12289, F32, 1, 0, RELOAD, 0},
+  };
+#undef HS
+#undef RP
+#undef SPLIT
+#undef RELOAD
+  const device *h200 = &kDevices[5];
+  size_t i;
+  CHECK(!strcmp(h200->name, "H200"), "kDevices[5] is %s", h200->name);
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    const int aligned = k[i].n * (int64_t)fusednorm_dtype_size(k[i].x) % 16 == 0;
+    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
+    fusednorm_launch l;
+    char what[128], s[256];
+    p.has_residual = k[i].fused;
+    snprintf(what, sizeof what, "H200 auto %s%s %lldx%lld %s", k[i].fused ? "fused " : "", k[i].bwd ? "bwd" : "fwd",
+             (long long)k[i].rows, (long long)k[i].n, fusednorm_dtype_name(k[i].x));
+    CHECK(fusednorm_select_launch(&p, k[i].bwd, &h200->d, lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    CHECK((l.kernel == k[i].kernel && l.mode == k[i].mode) == k[i].taken, "%s: %s; measured faster: %s%s/%s", what, s,
+          k[i].taken ? "" : "not ", fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
+    check_plan(&p, k[i].bwd, lay, &l, &h200->d, what);
+  }
+}
+
 /* Few rows, measured on the H100 (select.c fwd_row, fwd_packed; tools/bench/results/
  * few_rows_fwd_h100_2026-11-27): the lean forward at one slot per thread below the SM count up to
  * FN_AUTO_FWD_ROW_FEW_MAX_THREADS threads (4 slots at 1024), and a row-packed CTA of only the
@@ -1029,7 +1097,7 @@ static void test_few_rows_forward(void) {
       {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 4},   /* 1024 threads: slower */
       {132, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 96, 4},  /* rows = SMs: throughput */
       {3, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_TINY, 32, 1}, /* (test_tiny_picks) */
-      {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32, 1},
+      {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_ROW, 64, 1}, /* not whole vectors: head-split */
       {7, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 224, 1},
       {64, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS, 1},
   };
@@ -1096,7 +1164,8 @@ static void test_mid_forward(void) {
       {131072, 512, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 520, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
-      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
+      /* rows not whole vectors: 16-bit, the head-split lean kernel (test_measured_picks_h200) */
+      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
   };
   check_fwd_picks(k, sizeof k / sizeof k[0]);
 }
@@ -1161,9 +1230,10 @@ static void test_tile_forward(void) {
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
       {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
       {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 16},
-      /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors;
-       * 4-byte rows narrower than a vector: never */
-      {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 8},
+      /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors
+       * (wider ones: the head-split lean kernel, FN_AUTO_FWD_HS_*); 4-byte rows narrower than a
+       * vector: never */
+      {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_ROW, 64, 1},
       {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 64, 4},
       {300, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
       {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
@@ -1213,7 +1283,7 @@ static void test_tiny_picks(void) {
       {2048, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_TINY, 256}, {2049, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
       {4096, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {4097, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_PIPE, 256},
       {300, 8, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {300, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
-      {1, 223, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},  {1, 223, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32},
+      {1, 223, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},  {1, 224, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32},
       {7, 200, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 224},  {16, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 512},
       {17, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},    {1, 257, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_ROW, 96},
       {32, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {33, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},
@@ -1318,8 +1388,10 @@ static void test_all_valid(void) {
                     if (a >= 3)
                       CHECK(l[a].workspace_bytes == l[a - 3].workspace_bytes && l[a].kernel == l[a - 3].kernel,
                             "%s: the dense layout's backward plan differs", what);
-                    /* the layouts differ only where congruent rows take the split-row kernel */
-                    if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT)
+                    /* the layouts differ only where congruent rows take the split-row kernel, or
+                     * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+                    if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT &&
+                        (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) == (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD))
                       CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
                             "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
                   }
@@ -1608,6 +1680,7 @@ int main(int argc, char **argv) {
   test_narrow_pinned(print);
   if (print) return 0;
   test_measured_picks();
+  test_measured_picks_h200();
   test_few_rows_forward();
   test_tile_forward();
   test_mid_forward();
