@@ -183,7 +183,7 @@
  * 27.6 vs 32.7: up to one row per SM (16-bit) / half a row per SM (f32). */
 #define FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16 1
 #define FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW32 2
-/* AUTO backward, f32 rows of whole aligned vectors wider than the cached range up to
+/* AUTO backward with a weight, f32 rows of whole aligned vectors wider than the cached range up to
  * FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS, from FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM rows per SM: the
  * persistent generic kernel (columns beyond its registers streamed: mode multi_wave_reload)
  * rather than the split-row or cluster kernel (H200, 2026-11-27, us, AUTO's pick vs it: x 20408
@@ -969,7 +969,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
    * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel
    * with the columns beyond its registers streamed. */
-  if (c->xs == 4 && c->aligned && c->p->n % c->vec == 0 && c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
+  if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 && c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
       c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&
       bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC))
     return FUSEDNORM_OK;

@@ -1077,6 +1077,14 @@ static void test_measured_picks_h200(void) {
           k[i].taken ? "" : "not ", fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
     check_plan(&p, k[i].bwd, lay, &l, &h200->d, what);
   }
+  { /* without a weight (no dw: not what was measured) the wide f32 backward keeps the cluster */
+    fusednorm_problem p = prob(2400, 26720, FUSEDNORM_F32, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    p.has_weight = 0;
+    CHECK(fusednorm_select_launch(&p, 1, &h200->d, &kAligned, &l) == FUSEDNORM_OK &&
+              l.kernel == FUSEDNORM_KERNEL_BWD_GENERIC && l.mode == FUSEDNORM_MODE_WIDE,
+          "H200 auto bwd noweight 2400x26720 f32: %s/%s", fusednorm_kernel_name(l.kernel), fusednorm_mode_name(l.mode));
+  }
 }
 
 /* Few rows, measured on the H100 (select.c fwd_row, fwd_packed; tools/bench/results/
