@@ -126,7 +126,8 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
 #pragma unroll
   for (int j = 0; j < J; ++j) dw[j] = 0.0f;
   /* R rows per team at a time, every load of them issued before any is used (the plan gives a
-   * team at most R rows, so this loop runs once; it is uniform over the CTA). */
+   * team at most FN_AUTO_TINY_BWD_PASSES x R rows, select.c: one or two rounds; the loop is
+   * uniform over the CTA, and each lane's dw chain visits its rows in order). */
   for (int64_t base = 0; base < p.rows; base += (int64_t)R * teams) {
     float dy[R][J], s[R][J], ds[R][J], rs[R];
 #pragma unroll

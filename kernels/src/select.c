@@ -54,7 +54,8 @@
 #define FN_FWD_TILE_MIN_ROWS 10
 /* Tiny problems (rmsnorm_tiny.cu). Forward: rows of at most FN_TINY_FWD_MAX_N columns, at most
  * FN_TINY_FWD_MAX_ELEMS elements in all. Backward: rows of at most FN_TINY_MAX_N columns, as many
- * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows). H100, 2026-11-27,
+ * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows), twice over
+ * (FN_AUTO_TINY_BWD_PASSES). H100, 2026-11-27,
  * bench harness, cold inputs, us, the row-pipelined / persistent kernels (dw in the kernel) ->
  * the tiny ones (tools/bench/results/tiny_2026-11-27), bwd: bf16 22 x 1 7.73
  * -> 5.25, 3 x 8 6.69 -> 5.49, 300 x 8 9.09 -> 6.83, 1 x 223 6.93 -> 5.97; f16 3 x 13 7.49 ->
@@ -65,6 +66,15 @@
  * element-wise work is the launch's latency), a forward of 2-8 columns per lane 0.93-0.99x, and of
  * one column past ~2000 elements 0.97-1.00x (kernels/RESULTS.md, "Tiny problems in one launch"). */
 #define FN_TINY_FWD_MAX_ELEMS 2048
+/* The tiny backward's CTA takes up to this many times the rows it holds at once, its teams
+ * looping over them (dw stays in each lane's registers: still one launch). H200, 2026-11-27,
+ * AUTO, bench.py, us, bf16 and f32, plain and fused, the other kernels (the head-split persistent
+ * backward, or the row-packed one, and dw in a second launch) -> the tiny one
+ * (tools/bench/results/tiny_passes_h200_2026-11-27): two passes 1.15x over 32 cases, none slower
+ * (bf16 48 x 93 bwd 9.0 -> 7.2, 32 x 150 8.7 -> 7.4, 128 x 40 8.8 -> 7.9; f32 64 x 93 8.9 ->
+ * 7.2), three 1.04x but down to 0.94x (bf16 48 x 230 fused 9.2 -> 9.8), four 0.89x (bf16 256 x 40
+ * 8.4 -> 11.2). */
+#define FN_AUTO_TINY_BWD_PASSES 2
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
 /* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
  * per SM (16-bit / 32-bit x): each row-packed CTA ends by combining its teams' dw in shared
@@ -773,14 +783,15 @@ static void set_workspace(const ctx *c, fusednorm_launch *l, int64_t partial_row
 
 /* Backward, tiny (rmsnorm_tiny.cu): the whole problem in one CTA, a team of fn_tiny_lanes(n)
  * lanes per row holding up to fn_tiny_bwd_rows rows at once, as few rows per team as the
- * instance's launch bound allows; the CTA sums dw itself (fn_tiny_bwd_smem) and writes it: no
- * partial rows, no second launch, no cooperative grid. Any layout. */
+ * instance's launch bound allows, up to FN_AUTO_TINY_BWD_PASSES such rounds; the CTA sums dw
+ * itself (fn_tiny_bwd_smem) and writes it: no partial rows, no second launch, no cooperative
+ * grid. Any layout. */
 static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
   const int64_t n = c->p->n, rows = c->p->rows;
   const int lanes = fn_tiny_lanes(n), cols = fn_tiny_cols(n);
   const int64_t max_teams = fn_tiny_bwd_threads(cols) / lanes;
   int64_t teams, threads, smem;
-  if (n > FN_TINY_MAX_N || rows > max_teams * fn_tiny_bwd_rows(cols)) return 0;
+  if (n > FN_TINY_MAX_N || rows > max_teams * fn_tiny_bwd_rows(cols) * FN_AUTO_TINY_BWD_PASSES) return 0;
   teams = min64(rows, max_teams);
   threads = max64(32, round_up(teams * lanes, 32));
   smem = c->p->has_weight ? fn_tiny_bwd_smem(n, (int)threads) : 0;

@@ -177,14 +177,15 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     case FUSEDNORM_KERNEL_FWD_TINY:
     case FUSEDNORM_KERNEL_BWD_TINY: {
       /* a team of fn_tiny_lanes lanes per row holding fn_tiny_cols columns each; the forward one
-       * row per team, the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team, its
-       * warps' dw in shared memory (no workspace rows) */
+       * row per team, the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team at
+       * once and two such rounds (select.c FN_AUTO_TINY_BWD_PASSES), its warps' dw in shared
+       * memory (no workspace rows) */
       static const int kcols[] = {1, 2, 4, 8};
       const int tb = l->kernel == FUSEDNORM_KERNEL_BWD_TINY;
       CHECK(bwd == tb && l->mode == FUSEDNORM_MODE_ROW_PACKED && p->n <= FN_TINY_MAX_N && team == fn_tiny_lanes(p->n),
             "%s: %s", what, s);
       if (tb)
-        CHECK(l->grid == 1 && p->rows <= (int64_t)l->rows_per_cta * FN_TINY_BWD_ROWS(l->slots_per_thread) &&
+        CHECK(l->grid == 1 && p->rows <= (int64_t)l->rows_per_cta * FN_TINY_BWD_ROWS(l->slots_per_thread) * 2 &&
                   l->smem_bytes == (p->has_weight ? (size_t)fn_tiny_bwd_smem(p->n, l->block_threads) : 0) &&
                   l->block_threads <= FN_TINY_BWD_THREADS(l->slots_per_thread),
               "%s: tiny backward geometry: %s", what, s);
@@ -931,7 +932,7 @@ static void test_narrow_pinned(int print) {
 static int tiny_domain(const fusednorm_problem *p, int bwd) {
   const int64_t n = p->n, lanes = n >= 32 ? 32 : n <= 1 ? 1 : n <= 2 ? 2 : n <= 4 ? 4 : n <= 8 ? 8 : n <= 16 ? 16 : 32;
   if (!bwd) return n <= 32 && p->rows * n <= 2048;
-  return n <= 256 && p->rows <= (n <= 128 ? 1024 : 512) / lanes * (n <= 32 ? 4 : n <= 64 ? 2 : 1);
+  return n <= 256 && p->rows <= (n <= 128 ? 1024 : 512) / lanes * (n <= 32 ? 4 : n <= 64 ? 2 : 1) * 2;
 }
 
 /* AUTO's choice between two families where both were timed forced in one run (H100 SXM,
@@ -1289,12 +1290,12 @@ static void test_tiny_picks(void) {
       {22, 1, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_TINY, 32},   {22, 1, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},
       {68, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_TINY, 96},    {68, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 96},
       {2048, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_TINY, 256}, {2049, 1, FUSEDNORM_F32, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
-      {4096, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {4097, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_PIPE, 256},
+      {8192, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {8193, 1, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_PIPE, 256},
       {300, 8, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {300, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 256},
       {1, 223, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 32},  {1, 224, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 32},
-      {7, 200, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 224},  {16, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 512},
-      {17, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},    {1, 257, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_ROW, 96},
-      {32, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {33, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},
+      {7, 200, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 224},  {32, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_TINY, 512},
+      {33, 256, FUSEDNORM_F16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},    {1, 257, FUSEDNORM_F32, 1, FUSEDNORM_KERNEL_BWD_ROW, 96},
+      {64, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_TINY, 1024}, {65, 128, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_BWD_ROW, 64},
   };
   const device *h100 = &kDevices[4];
   size_t i;
