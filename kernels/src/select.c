@@ -190,9 +190,11 @@
  * bf16 x 20408 16 rows 22.5 vs 15.2, 35 29.0 vs 18.3, 132 38.5 vs 27.1, 600 69.1 vs 67.0 (fused
  * 84.8 vs 72.1), 2400 184.6 vs 214.0; x 26720 16 24.5 vs 14.7, 35 33.1 vs 17.1, 132 43.9 vs
  * 32.0, 600 77.5 vs 89.2, 2400 198.2 vs 308.4; f32 x 12289 16 15.3 vs 13.4, 35 18.8 vs 15.8, 132
- * 27.6 vs 32.7: up to one row per SM (16-bit) / half a row per SM (f32). */
+ * 27.6 vs 32.7. 16-bit rows that are not aligned take the head-split ring, and were mixed at a
+ * row per SM (H100, launch_config.h, us, cluster vs split-row: fused 132 x 16391 40.5 vs 46.6,
+ * 35 x 22915 40.4 vs 24.5). So: up to one row per SM for aligned 16-bit rows, half a row per SM otherwise. */
 #define FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16 1
-#define FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW32 2
+#define FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW 2
 /* AUTO backward with a weight, f32 rows of whole aligned vectors wider than the cached range up to
  * FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS, from FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM rows per SM: the
  * persistent generic kernel (columns beyond its registers streamed: mode multi_wave_reload)
@@ -977,15 +979,17 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS)
     return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? with_dw_in_kernel(c, l) : FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  /* Wider than one CTA's registers: split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster
-   * kernel below it; without clusters (compute capability < 9.0), the persistent generic kernel
-   * with the columns beyond its registers streamed. */
+  /* Wider than one CTA's registers: f32 aligned rows, many of them, the persistent generic kernel
+   * (FN_AUTO_BWD_F32_RELOAD_*); few rows, the split-row kernel at any width
+   * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
+   * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
+   * the columns beyond its registers streamed. */
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 && c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
       c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&
       bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC))
     return FUSEDNORM_OK;
-  if ((c->xs == 4 ? c->p->rows * FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW32
-                  : c->p->rows / FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16) <= c->d->sm_count &&
+  if (c->p->rows <= (c->xs == 2 && c->aligned ? (int64_t)c->d->sm_count * FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16
+                                              : c->d->sm_count / FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW) &&
       bwd_split(c, l, 1))
     return FUSEDNORM_OK;
   if (bwd_split(c, l, 0) || bwd_cluster(c, l)) return FUSEDNORM_OK;

@@ -1051,6 +1051,8 @@ static void test_measured_picks_h200(void) {
       {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {132, 20408, BF, 1, 1, SPLIT, 1},
       {132, 26720, BF, 1, 0, SPLIT, 1}, {16, 12289, F32, 1, 0, SPLIT, 1}, {35, 12289, F32, 1, 1, SPLIT, 1},
       {600, 26720, BF, 1, 0, SPLIT, 0}, {2400, 20408, BF, 1, 0, SPLIT, 0}, {132, 12289, F32, 1, 0, SPLIT, 0},
+      /* (head-split rows, H100, launch_config.h FN_SPLIT_AUTO_MIN_SLOTS) */
+      {132, 16391, BF, 1, 1, SPLIT, 0}, {35, 22915, BF, 1, 0, SPLIT, 1},
       /* backward, f32 rows of whole vectors, many rows */
       {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
       {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
