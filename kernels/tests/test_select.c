@@ -980,35 +980,50 @@ static const struct {
 #undef PK
 #undef WD
 
+/* AUTO's plan on `dev` for a benchmarked case: contiguous tensors as the bench had them (rows of
+ * a multiple of 16 bytes aligned, the others congruent). Fills the problem, layout and plan, the
+ * case's name (`what`) and the plan's line (`s`); 0, after a failed CHECK, where there is no plan. */
+typedef struct {
+  fusednorm_problem p;
+  const fusednorm_layout *lay;
+  fusednorm_launch l;
+  char what[128], s[256];
+} bench_case;
+
+static int bench_plan(const device *dev, int64_t rows, int64_t n, fusednorm_dtype x, int bwd, int fused, int weight,
+                      bench_case *c) {
+  fusednorm_status st;
+  c->p = prob(rows, n, x, FUSEDNORM_MODE_AUTO);
+  c->p.has_residual = fused;
+  c->p.has_weight = weight;
+  c->lay = n * (int64_t)fusednorm_dtype_size(x) % 16 == 0 ? &kAligned : &kCongruent;
+  snprintf(c->what, sizeof c->what, "%s auto %s%s%s %lldx%lld %s", dev->name, fused ? "fused " : "", bwd ? "bwd" : "fwd",
+           weight ? "" : " noweight", (long long)rows, (long long)n, fusednorm_dtype_name(x));
+  st = fusednorm_select_launch(&c->p, bwd, &dev->d, c->lay, &c->l);
+  CHECK(st == FUSEDNORM_OK, "%s: status %d", c->what, st);
+  if (st != FUSEDNORM_OK) return 0;
+  plan_str(&c->l, c->s, sizeof c->s);
+  return 1;
+}
+
 static void test_measured_picks(void) {
   const device *h100 = &kDevices[4];
   size_t i;
   CHECK(!strcmp(h100->name, "H100-SXM"), "kDevices[4] is %s", h100->name);
   for (i = 0; i < sizeof kMeasured / sizeof kMeasured[0]; ++i) {
-    fusednorm_problem p = prob(kMeasured[i].rows, kMeasured[i].n, kMeasured[i].x, FUSEDNORM_MODE_AUTO);
     const int bwd = kMeasured[i].bwd;
-    const int aligned = kMeasured[i].n * (int64_t)fusednorm_dtype_size(kMeasured[i].x) % 16 == 0;
-    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
-    fusednorm_launch l;
-    fusednorm_status st;
-    char what[128], s[256];
-    p.has_residual = kMeasured[i].fused;
-    p.has_weight = kMeasured[i].weight;
-    st = fusednorm_select_launch(&p, bwd, &h100->d, lay, &l);
-    snprintf(what, sizeof what, "H100-SXM auto %s%s%s %lldx%lld %s", p.has_residual ? "fused " : "", bwd ? "bwd" : "fwd",
-             p.has_weight ? "" : " noweight", (long long)p.rows, (long long)p.n, fusednorm_dtype_name(p.x_dtype));
-    CHECK(st == FUSEDNORM_OK, "%s: status %d", what, st);
-    if (st != FUSEDNORM_OK) continue;
-    plan_str(&l, s, sizeof s);
-    if (l.kernel == FUSEDNORM_KERNEL_BWD_TINY) {
-      /* a tiny backward: its domain is pinned by test_tiny_picks */
-      CHECK(tiny_domain(&p, bwd), "%s: %s", what, s);
-      check_plan(&p, bwd, lay, &l, &h100->d, what);
+    bench_case c;
+    if (!bench_plan(h100, kMeasured[i].rows, kMeasured[i].n, kMeasured[i].x, bwd, kMeasured[i].fused, kMeasured[i].weight,
+                    &c))
       continue;
+    if (c.l.kernel == FUSEDNORM_KERNEL_BWD_TINY) {
+      /* a tiny backward: its domain is pinned by test_tiny_picks */
+      CHECK(tiny_domain(&c.p, bwd), "%s: %s", c.what, c.s);
+    } else {
+      CHECK((c.l.mode == kMeasured[i].mode) == kMeasured[i].taken, "%s: %s; measured faster: %s%s", c.what, c.s,
+            kMeasured[i].taken ? "" : "not ", fusednorm_mode_name(kMeasured[i].mode));
     }
-    CHECK((l.mode == kMeasured[i].mode) == kMeasured[i].taken, "%s: %s; measured faster: %s%s", what, s,
-          kMeasured[i].taken ? "" : "not ", fusednorm_mode_name(kMeasured[i].mode));
-    check_plan(&p, bwd, lay, &l, &h100->d, what);
+    check_plan(&c.p, bwd, c.lay, &c.l, &h100->d, c.what);
   }
 }
 
@@ -1066,19 +1081,11 @@ static void test_measured_picks_h200(void) {
   size_t i;
   CHECK(!strcmp(h200->name, "H200"), "kDevices[5] is %s", h200->name);
   for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
-    const int aligned = k[i].n * (int64_t)fusednorm_dtype_size(k[i].x) % 16 == 0;
-    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
-    fusednorm_launch l;
-    char what[128], s[256];
-    p.has_residual = k[i].fused;
-    snprintf(what, sizeof what, "H200 auto %s%s %lldx%lld %s", k[i].fused ? "fused " : "", k[i].bwd ? "bwd" : "fwd",
-             (long long)k[i].rows, (long long)k[i].n, fusednorm_dtype_name(k[i].x));
-    CHECK(fusednorm_select_launch(&p, k[i].bwd, &h200->d, lay, &l) == FUSEDNORM_OK, "%s: status", what);
-    plan_str(&l, s, sizeof s);
-    CHECK((l.kernel == k[i].kernel && l.mode == k[i].mode) == k[i].taken, "%s: %s; measured faster: %s%s/%s", what, s,
-          k[i].taken ? "" : "not ", fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
-    check_plan(&p, k[i].bwd, lay, &l, &h200->d, what);
+    bench_case c;
+    if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, k[i].bwd, k[i].fused, 1, &c)) continue;
+    CHECK((c.l.kernel == k[i].kernel && c.l.mode == k[i].mode) == k[i].taken, "%s: %s; measured faster: %s%s/%s", c.what,
+          c.s, k[i].taken ? "" : "not ", fusednorm_kernel_name(k[i].kernel), fusednorm_mode_name(k[i].mode));
+    check_plan(&c.p, k[i].bwd, c.lay, &c.l, &h200->d, c.what);
   }
   { /* without a weight (no dw: not what was measured) the wide f32 backward keeps the cluster */
     fusednorm_problem p = prob(2400, 26720, FUSEDNORM_F32, FUSEDNORM_MODE_AUTO);
@@ -1115,19 +1122,11 @@ static void test_few_rows_forward(void) {
   const device *h100 = &kDevices[4];
   size_t i;
   for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
-    const int aligned = k[i].n * (int64_t)fusednorm_dtype_size(k[i].x) % 16 == 0;
-    const fusednorm_layout *lay = aligned ? &kAligned : &kCongruent;
-    fusednorm_launch l;
-    char what[128], s[256];
-    p.has_residual = k[i].fused;
-    snprintf(what, sizeof what, "H100-SXM auto %sfwd %lldx%lld %s", k[i].fused ? "fused " : "", (long long)k[i].rows,
-             (long long)k[i].n, fusednorm_dtype_name(k[i].x));
-    CHECK(fusednorm_select_launch(&p, 0, &h100->d, lay, &l) == FUSEDNORM_OK, "%s: status", what);
-    plan_str(&l, s, sizeof s);
-    CHECK(l.kernel == k[i].kernel && l.block_threads == k[i].threads && l.slots_per_thread == k[i].slots,
-          "%s: %s; expected %s t%d s%d", what, s, fusednorm_kernel_name(k[i].kernel), k[i].threads, k[i].slots);
-    check_plan(&p, 0, lay, &l, &h100->d, what);
+    bench_case c;
+    if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+    CHECK(c.l.kernel == k[i].kernel && c.l.block_threads == k[i].threads && c.l.slots_per_thread == k[i].slots,
+          "%s: %s; expected %s t%d s%d", c.what, c.s, fusednorm_kernel_name(k[i].kernel), k[i].threads, k[i].slots);
+    check_plan(&c.p, 0, c.lay, &c.l, &h100->d, c.what);
   }
 }
 
