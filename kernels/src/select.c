@@ -154,8 +154,8 @@
  * lane's columns of a 16-bit row are 2-byte loads), the lean kernel's head-split instance
  * (fwd_row) as vectors from each row's head. Every mode forced on a grid of such rows (H200,
  * 2026-11-27, bench.py cold, n = 5, 13, 29, 53, 89, 139, 191, 223, 295, 365, rows = 1, 8, 64,
- * 512, 4096, 32768, 200000, bf16 and f32, plain and fused; us, row-pipelined (AUTO's pick) vs
- * head-split lean; tools/bench/results/auto_rules_h200_2026-11-27):
+ * 512, 4096, 32768, 200000, bf16 and f32, plain and fused; us, row-pipelined vs head-split
+ * lean; tools/bench/results/auto_rules_h200_2026-11-27):
  *   - up to 4 rows per SM (512 rows measured), head-split from n = 29: bf16 1 x 53 5.4 vs 4.6,
  *     512 x 29 5.8 vs 5.3, fused 512 x 29 6.4 vs 5.5, 64 x 223 5.8 vs 5.1, f32 1 x 53 5.1 vs 4.4,
  *     8 x 191 4.9 vs 4.6; f32 512 x 29 5.1 vs 5.1; narrower, row-pipelined: f32 512 x 13 4.8 vs
@@ -165,8 +165,8 @@
  *     7.8, 223 8.7 vs 7.8, fused 89 8.2 vs 7.8; row-pipelined below: bf16 89 7.5 vs 7.7, 53 6.3
  *     vs 7.7, fused 53 7.8 vs 8.2, f32 89 6.6 vs 7.6, fused 53 6.8 vs 7.7 (FN_AUTO_FWD_HS_MIN_N,
  *     _FUSED; the cut between 512 and 4096 rows is not measured);
- *   - the plain forward of 33-64 slots (16-bit n 257-512, f32 n 129-256), persistent before:
- *     16-bit head-split at every count (bf16 32768 x 295 37.2 vs 27.3, 200000 x 365 237.4 vs
+ *   - the plain forward of 33-64 slots (16-bit n 257-512, f32 n 129-256), against the
+ *     persistent row-pipelined kernel: 16-bit head-split at every count (bf16 32768 x 295 37.2 vs 27.3, 200000 x 365 237.4 vs
  *     140.3; row-packed 34.5 / 188.6); f32 with more than FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows
  *     per SM row-packed (32768 x 139 23.3 persistent, 25.1 head-split, 21.2 row-packed; 200000 x
  *     139 112.4 / 125.7 / 92.4, x 191 126.2 / 126.3 / 115.7, x 223 146.5 / 126.6 / 127.4), as
@@ -198,7 +198,7 @@
 /* AUTO backward with a weight, f32 rows of whole aligned vectors wider than the cached range up to
  * FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS, from FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM rows per SM: the
  * persistent generic kernel (columns beyond its registers streamed: mode multi_wave_reload)
- * rather than the split-row or cluster kernel (H200, 2026-11-27, us, AUTO's pick vs it: x 20408
+ * rather than the split-row or cluster kernel (H200, 2026-11-27, us, split-row or cluster vs it: x 20408
  * 600 rows 104.8 vs 86.6, fused 114.9 vs 94.0, 2400 376.1 vs 250.2; x 26720 600 146.9 vs 109.7,
  * 2400 548.3 vs 320.8; sweep 1279 x 20408 206.9 vs 146.7, fused 9384 x 11020 788.1 vs 567.7;
  * at 132 rows the split-row kernel was faster, 34.2 vs 40.3; at 1844 x 69916 too, 1214.8 vs
