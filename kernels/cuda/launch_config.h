@@ -165,18 +165,21 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
   return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
 }
 
+/* Lanes of a team that sums by xor shuffles within a warp: the smallest power of two >= x, at
+ * most 32. */
+static inline int fn_warp_team(int64_t x) {
+  int l = 1;
+  while (l < 32 && l < x) l *= 2;
+  return l;
+}
+
 /* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes):
  * CTAs of up to FN_FWD_LANES_THREADS threads (its launch bound), a row over fn_fwd_lanes_team
- * lanes (the smallest power of two >= the row's vectors), FN_FWD_LANES_ROWS rows per team loaded
- * at once. */
+ * lanes (one per vector of the row), FN_FWD_LANES_ROWS rows per team loaded at once. */
 #define FN_FWD_LANES_THREADS 128
 #define FN_FWD_LANES_ROWS 2
 #define FN_FWD_LANES_MAX_SLOTS 32
-static inline int fn_fwd_lanes_team(int64_t slots) {
-  int l = 1;
-  while (l < FN_FWD_LANES_MAX_SLOTS && l < slots) l *= 2;
-  return l;
-}
+static inline int fn_fwd_lanes_team(int64_t slots) { return fn_warp_team(slots); }
 
 /* The tiny kernels (rmsnorm_tiny.cu): a row over fn_tiny_lanes(n) lanes (the smallest power of
  * two >= n, at most 32), each lane holding fn_tiny_cols(n) columns (the instance: 1, 2, 4 or 8)
@@ -192,11 +195,7 @@ static inline int fn_fwd_lanes_team(int64_t slots) {
 #define FN_TINY_FWD_THREADS 256
 #define FN_TINY_BWD_THREADS(cols) ((cols) <= 4 ? 1024 : 512)
 #define FN_TINY_BWD_ROWS(cols) ((cols) <= 1 ? 4 : (cols) <= 2 ? 2 : 1)
-static inline int fn_tiny_lanes(int64_t n) {
-  int l = 1;
-  while (l < 32 && l < n) l *= 2;
-  return l;
-}
+static inline int fn_tiny_lanes(int64_t n) { return fn_warp_team(n); }
 static inline int fn_tiny_cols(int64_t n) {
   const int l = fn_tiny_lanes(n);
   const int64_t per = (n + l - 1) / l;

@@ -166,11 +166,11 @@
  *     vs 7.7, fused 53 7.8 vs 8.2, f32 89 6.6 vs 7.6, fused 53 6.8 vs 7.7 (FN_AUTO_FWD_HS_MIN_N,
  *     _FUSED; the cut between 512 and 4096 rows is not measured);
  *   - the plain forward of 33-64 slots (16-bit n 257-512, f32 n 129-256), against the
- *     persistent row-pipelined kernel: 16-bit head-split at every count (bf16 32768 x 295 37.2 vs 27.3, 200000 x 365 237.4 vs
- *     140.3; row-packed 34.5 / 188.6); f32 with more than FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows
- *     per SM row-packed (32768 x 139 23.3 persistent, 25.1 head-split, 21.2 row-packed; 200000 x
- *     139 112.4 / 125.7 / 92.4, x 191 126.2 / 126.3 / 115.7, x 223 146.5 / 126.6 / 127.4), as
- *     the aligned rows there. */
+ *     persistent row-pipelined kernel: 16-bit head-split at every count (bf16 32768 x 295 37.2
+ *     vs 27.3, 200000 x 365 237.4 vs 140.3; row-packed 34.5 / 188.6); f32 with more than
+ *     FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM rows per SM row-packed (32768 x 139 23.3 persistent,
+ *     25.1 head-split, 21.2 row-packed; 200000 x 139 112.4 / 125.7 / 92.4, x 191 126.2 / 126.3 /
+ *     115.7, x 223 146.5 / 126.6 / 127.4), as the aligned rows there. */
 #define FN_AUTO_FWD_HS_MIN_N_FEW 24
 #define FN_AUTO_FWD_HS_FEW_ROWS_PER_SM 4
 #define FN_AUTO_FWD_HS_MIN_N 128
@@ -984,7 +984,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
    * the columns beyond its registers streamed. */
-  if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 && c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
+  if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
+      c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
       c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&
       bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC))
     return FUSEDNORM_OK;
