@@ -1033,7 +1033,7 @@ static void test_measured_picks(void) {
  * other), contiguous tensors as the bench had them. Forward rows that are not whole vectors
  * (FN_AUTO_FWD_HS_*): the head-split lean kernel against the row-pipelined one, and the f32 plain
  * forward of 33-64 slots row-packed with many rows; backward rows of 2049-4096 slots, few rows:
- * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-8192 slots, many rows:
+ * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-7168 slots, many rows:
  * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). */
 static void test_measured_picks_h200(void) {
 #define HS FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED
