@@ -142,8 +142,12 @@ fusednorm_status allow_big_cluster(const void *kernel, int cluster) {
 
 /* Whether `grid` CTAs of `kernel` (threads, dynamic shared memory) can all be resident at once on
  * `device`, as a cooperative launch requires: the runtime's occupancy for the compiled kernel,
- * which the plan's register estimate only approximates. Cached per (kernel, threads, bytes). */
+ * which the plan's register estimate only approximates. Cached per (kernel, threads, bytes). The
+ * shared memory is opted into first: above 48 KB the occupancy query of a kernel not yet opted
+ * in answers 0 CTAs, which the cache would keep. One CTA is always resident. */
 bool co_resident(const void *kernel, int threads, size_t smem, int64_t grid, int sm_count) {
+  if (grid <= 1) return true;
+  if (allow_smem(kernel, smem) != FUSEDNORM_OK) return false;
   struct Entry {
     const void *kernel;
     int threads;

@@ -28,6 +28,8 @@
  * vs 3331, 16384 x 8192 4032 vs 3163 GB/s. */
 #define FN_TARGET_CACHE 4
 #define FN_AUTO_FWD_ROW_FEW_MAX_THREADS 768 /* fwd_row: one slot per thread with fewer rows than SMs */
+/* bwd_persistent: one slot per thread with fewer rows than SMs, up to this many threads. */
+#define FN_BWD_FEW_ROWS_MAX_THREADS 1024
 /* AUTO: rows of at most this many slots are row-packed (a team of <= 32 lanes per row, several
  * rows per CTA). Forward up to 64 slots (16-bit n <= 512, f32 n <= 256), backward up to 32
  * (16-bit n <= 256, f32 n <= 128). H200, 2026-11-22 01:08 UTC, tools/bench full run (bench.json,
@@ -865,9 +867,20 @@ static void bwd_smem(const ctx *c, fusednorm_launch *l, int cache) {
  * slots), else the generic one. `want`: the family asked for (FUSEDNORM_KERNEL_COUNT_: either,
  * as AUTO). */
 static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel want) {
-  const int threads = cached_threads(c->slots, 1);
-  const int cache = generic_cache(1, c->slots, threads);
-  int lean;
+  int threads = cached_threads(c->slots, 1), cache, lean;
+  /* Fewer rows than SMs: each CTA alone on its SM, where a row's time is one thread's chain of
+   * dependent instructions (ncu, H200 2026-11-27, bf16 8 x 4096 cold: 128 threads x 4 slots ran
+   * 1,900 instructions a warp, 8.0 us, where Inductor's two kernels took 3.3 + 3.1), so one slot
+   * per thread up to FN_BWD_FEW_ROWS_MAX_THREADS (H200 2026-11-27 16:55 UTC, AUTO backward, 1 /
+   * 8 / 43 / 100 rows x n 384-8192, bf16 and f32, plain and fused: 1.175x cold / 1.170x hot over
+   * the 112 cases, e.g. bf16 8 x 1750 12.8 -> 7.8 us, 43 x 2746 14.9 -> 10.7, 1 x 6732 12.0 ->
+   * 8.5; at most 512 threads 1.149x; worst f32 8 x 4096 8.6 -> 7.7 (512: 7.4);
+   * tools/bench/results/few_rows_bwd_h200_2026-11-27). */
+  if (c->p->rows < c->d->sm_count) {
+    const int64_t t1 = max64(64, round_up(c->slots, 32));
+    if (t1 <= FN_BWD_FEW_ROWS_MAX_THREADS) threads = (int)t1;
+  }
+  cache = generic_cache(1, c->slots, threads);
   plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_RELOAD, FUSEDNORM_KERNEL_BWD_GENERIC, threads);
   l->slots_per_thread = cache;
   l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0));

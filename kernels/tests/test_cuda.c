@@ -461,10 +461,29 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
                            {0}, {0}, {0}, {0}};
   fusednorm_bwd_args b2 = b1;
   b2.dx = dx2 + off, b2.dw = dw2;
+  /* The launches each plan really makes, counted as the nodes of a captured graph, before
+   * anything else ran these kernels (the library's first-use set-up included): one for AUTO,
+   * two forced. A plan that says one launch and a launcher that falls back to two would pass
+   * the bitwise comparison below. */
+  size_t nodes[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    cudaGraph_t g;
+    BCHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeRelaxed));
+    const fusednorm_status cs = fusednorm_backward_cuda(k ? &pf : &p, k ? &b2 : &b1, st);
+    BCHECK(cudaStreamEndCapture(st, &g));
+    BCHECK(cs);
+    BCHECK(cudaGraphGetNodes(g, NULL, &nodes[k]));
+    BCHECK(cudaGraphDestroy(g));
+  }
+  int fails = 0;
+  if (nodes[0] != 1 || nodes[1] != 2) {
+    printf("FAIL dw-in-kernel %lldx%lld: %zu launches on AUTO (1 planned), %zu forced (2 planned)\n", (long long)M,
+           (long long)N, nodes[0], nodes[1]);
+    fails++;
+  }
   BCHECK(fusednorm_backward_cuda(&p, &b1, st));
   BCHECK(fusednorm_backward_cuda(&pf, &b2, st));
   BCHECK(cudaStreamSynchronize(st));
-  int fails = 0;
   struct { void *a, *b; size_t n; const char *name; } cmp[] = {{dx1 + off, dx2 + off, mn * 2, "dx"}, {dw1, dw2, N * wb, "dw"}};
   for (int k = 0; k < 2; ++k) {
     char *ha = malloc(cmp[k].n), *hb = malloc(cmp[k].n);
@@ -963,6 +982,9 @@ static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, ui
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 4096, 1, FUSEDNORM_F32, 0, gseed);
   df += dw_in_kernel_check(st, FN_DW_IN_KERNEL_MAX_PARTIALS, 1001, 0, FUSEDNORM_BF16, 5, gseed);
   df += dw_in_kernel_check(st, 24 * (int64_t)info->sm_count, 8, 1, FUSEDNORM_F32, 0, gseed);
+  /* more than 48 KB of shared memory (opted into on first use): one CTA, and a cooperative grid */
+  df += dw_in_kernel_check(st, 1, 6733, 0, FUSEDNORM_BF16, 1, gseed);
+  df += dw_in_kernel_check(st, 3, 6735, 1, FUSEDNORM_F32, 3, gseed);
   failed += df != 0;
   /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
    * f32), wide rows, one row, the fused add's third tensor */

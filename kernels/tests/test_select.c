@@ -845,7 +845,7 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* A100-80GB auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* A100-80GB auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* A100-80GB auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* A100-80GB auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* A100-80GB auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
@@ -860,7 +860,7 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* RTX4090 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* RTX4090 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* RTX4090 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* RTX4090 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* RTX4090 auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
@@ -875,7 +875,7 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* H200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* H200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
@@ -890,7 +890,7 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* B200 auto bwd 8x128 bf16 */
     "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* B200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t256 r1 c1 k1 g4 s4 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* B200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* B200 auto fused bwd 4x4096 f32 */
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* B200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 8x65536 bf16 */
 };
@@ -1327,19 +1327,22 @@ static void test_tiny_picks(void) {
 
 /* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named: one
  * CTA always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid,
- * not 2 x 4096 (2 CTAs of 128 threads: 16 columns each; H100, 2026-11-27: 12.1 us in the kernel
- * against 9.5 with the second launch). */
+ * not 2 x 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100,
+ * 2026-11-27, 2 x 4096 in 2 CTAs of 128 threads: 12.1 us in the kernel against 9.5 with the
+ * second launch), not above 32 CTAs. The threads: one slot per thread below one row per SM
+ * (bwd_persistent), up to 1024; from one row per SM on, 4 slots per thread again (132 x 4096). */
 static void test_dw_in_kernel_picks(void) {
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
     int grid, threads, dk;
   } k[] = {
-      {1, 4096, FUSEDNORM_BF16, 1, 128, 1},  {2, 4096, FUSEDNORM_BF16, 2, 128, 0},
-      {8, 1024, FUSEDNORM_BF16, 8, 64, 1},   {4, 1000, FUSEDNORM_F32, 4, 64, 1},
-      {32, 4096, FUSEDNORM_BF16, 32, 128, 1}, {1, 16384, FUSEDNORM_BF16, 1, 512, 1},
-      {4, 8192, FUSEDNORM_BF16, 4, 256, 1},  {3, 8192, FUSEDNORM_BF16, 3, 256, 0},
-      {33, 4096, FUSEDNORM_BF16, 33, 128, 0},
+      {1, 4096, FUSEDNORM_BF16, 1, 512, 1},    {2, 16384, FUSEDNORM_BF16, 2, 512, 0},
+      {8, 1024, FUSEDNORM_BF16, 8, 128, 1},    {4, 1000, FUSEDNORM_F32, 4, 256, 1},
+      {32, 4096, FUSEDNORM_BF16, 32, 512, 1},  {1, 16384, FUSEDNORM_BF16, 1, 512, 1},
+      {4, 8192, FUSEDNORM_BF16, 4, 1024, 1},   {3, 8192, FUSEDNORM_BF16, 3, 1024, 1},
+      {33, 4096, FUSEDNORM_BF16, 33, 512, 0},  {131, 4096, FUSEDNORM_BF16, 131, 512, 0},
+      {132, 4096, FUSEDNORM_BF16, 132, 128, 0},
   };
   const device *h100 = &kDevices[4];
   size_t i;
