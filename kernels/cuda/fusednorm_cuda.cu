@@ -336,7 +336,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   k.fused = fused;
   const void *kernel = nullptr;
   switch (plan.kernel) {
-    case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused); break;
+    case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0); break;
     case FUSEDNORM_KERNEL_FWD_ROW:
       kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused,
                                   p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);

@@ -66,9 +66,23 @@ static inline int fn_regs_estimate_fwd_pipe(int cache, int x_size, int fused) {
   return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][i];
 }
 
+/* Registers of its head-split instance (rms_norm_fwd_pipe_u; ptxas, nvcc 13.0, sm_90a), by cache
+ * size 1, 2: plain / fused add, 16-bit / f32 x. */
+static inline int fn_regs_estimate_fwd_pipe_u(int cache, int x_size, int fused) {
+  static const int regs[2][2][2] = {
+      {{51, 64}, {41, 62}}, /* plain: 16-bit x, f32 x */
+      {{64, 83}, {60, 70}}, /* fused add */
+  };
+  return regs[fused ? 1 : 0][x_size == 4 ? 1 : 0][cache <= 1 ? 0 : 1];
+}
+
 /* The row-pipelined forward's dynamic shared memory: the fp32 effective weight, padded to whole
  * vectors; and its launch bound. */
 static inline int64_t fn_fwd_pipe_smem(int64_t n, int vec) { return (n + vec - 1) / vec * vec * 4; }
+/* Its head-split instance's (rms_norm_fwd_pipe_u): the weight padded to N + 1 floats a vector. */
+static inline int64_t fn_fwd_pipe_u_smem(int64_t n, int vec) { return (n + vec - 1) / vec * (vec + 1) * 4; }
+/* Lanes a team of that instance needs: one per head and tail element, up to 2 (N - 1). */
+static inline int fn_fwd_pipe_u_min_team(int vec) { return vec == 8 ? 16 : 8; }
 #define FN_FWD_PIPE_MAX_THREADS(cache, fused) ((cache) <= 1 ? 1024 : (cache) == 2 && !(fused) ? 1024 : 512)
 
 /* Can the row-pipelined forward run `team` threads per row with `cache` slots per thread over a

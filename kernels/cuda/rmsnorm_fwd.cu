@@ -7,6 +7,10 @@
  *   rms_norm_fwd_pipe<T, S, FUSED>  the whole row in S = 1, 2, 4 register slots per thread, the
  *       next row's loads in flight while the current row is reduced and written; teams of <= 32
  *       lanes (row-packed, several rows per CTA) or one team per CTA (persistent).
+ *   rms_norm_fwd_pipe_u<T, S, FUSED>  its head-split instance (S = 1, 2): congruent rows that are
+ *       not whole aligned vectors, each row's interior as 16-byte vectors from the row's own head,
+ *       the head and tail elements one per lane of the team (rmsnorm_unaligned.cuh's split, per
+ *       team).
  *   rms_norm_fwd_lanes<T, FUSED>  rows of at most 32 whole aligned 16-byte vectors: a team of
  *       p.team lanes (a power of two >= the row's vectors) per row, one vector per lane,
  *       FN_FWD_LANES_ROWS rows per team loaded at once, the lane's effective weight in registers;
@@ -238,6 +242,126 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   }
 }
 
+/* The row-pipelined forward's head-split instance (plan `unaligned`, S = 1 or 2): congruent rows
+ * that are not whole aligned vectors, in teams of at least 2(N - 1) lanes (select.c fwd_packed).
+ * A team splits each row as rmsnorm_unaligned.cuh does for a CTA: the interior as 16-byte vectors
+ * from the row's own head h (slot k of lane l: column h + (k * team + l) * N), the head element e
+ * on lane e and the tail element e on lane team - 1 - e, each lane adding its edge element after
+ * its slots (a fixed order per row address). The weight's columns move with h, so its fp32 value
+ * is staged element-wise by the whole CTA, column c at c + c / N (an odd stride of N + 1 floats
+ * between the lanes' slots: no bank conflicts on the element-wise reads). Otherwise the
+ * row-pipelined kernel's structure: two register sets, the next row's loads in flight while the
+ * team reduces and writes the current one. Per-element formulas are the other kernels'. */
+template <typename T, int S, bool FUSED>
+__global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fwd_pipe_u(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  __shared__ ReduceSmem red;
+  const Place pl = make_place(p.team, 1, p.n, p.n);
+  const int n = p.n;
+  const int step = pl.team * N;
+  const int col0 = pl.lane * N;
+  const int64_t rstep = pl.units * pl.teams;
+  extern __shared__ float dyn_smem[];
+  float *const wsm = dyn_smem; /* fn_fwd_pipe_u_smem bytes */
+  auto at = [](int c) { return c + c / N; };
+
+  struct Buf {
+    V x[S], r[S];
+    float ex, er; /* the edge element's x and r */
+    int h, ecol;  /* the row's head, this lane's edge column (or -1) */
+  };
+  auto fetch = [&](Buf &b, int64_t row) {
+    if (row >= p.rows) return;
+    const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
+    const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
+    int h = (int)(((16u - ((unsigned)(uintptr_t)xr & 15u)) & 15u) / sizeof(T));
+    if (h > n) h = n;
+    const int tail0 = h + (n - h) / N * N, back = pl.team - 1 - pl.lane;
+    b.h = h;
+    b.ecol = pl.lane < h ? pl.lane : back < n - tail0 ? tail0 + back : -1;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = h + col0 + k * step;
+#pragma unroll
+      for (int q = 0; q < 4; ++q) b.x[k].w[q] = b.r[k].w[q] = 0u;
+      if (col + N <= n) {
+        ld16(b.x[k].w, xr + col);
+        if (FUSED) ld16(b.r[k].w, rr + col);
+      }
+    }
+    if (b.ecol >= 0) {
+      b.ex = ld_elem(xr, b.ecol);
+      if (FUSED) b.er = ld_elem(rr, b.ecol);
+    }
+  };
+  auto process = [&](Buf &b, int64_t row, int parity) {
+    const bool active = row < p.rows;
+    T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
+    T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
+    float ss = 0.0f, es = 0.0f;
+    if (active) {
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const int col = b.h + col0 + k * step;
+        if (col + N <= n) {
+          if (FUSED) {
+            add_residual(b.x[k], b.r[k]); /* s replaces x */
+            st16(ror + col, b.x[k].w);
+          }
+          ss = add_squares(b.x[k], ss);
+        }
+      }
+      if (b.ecol >= 0) { /* after the slots */
+        es = b.ex;
+        if (FUSED) {
+          es = round_to<T>(es + b.er);
+          st_elem(ror, b.ecol, es);
+        }
+        ss = fmaf(es, es, ss);
+      }
+    }
+    ss = team_sum(ss, pl.team, 1, parity, red);
+    const float rstd = rstd_of(ss, n, p.eps);
+    if (!active) return;
+    if (p.rstd != nullptr && pl.lane == 0) p.rstd[row] = rstd;
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const int col = b.h + col0 + k * step;
+        if (col + N <= n) {
+          V yv;
+          float wv[N];
+#pragma unroll
+          for (int e = 0; e < N; ++e) wv[e] = wsm[at(col + e)];
+          normalize_slot<T, L>(yv, b.x[k], wv, rstd);
+          st16(yr + col, yv.w);
+        }
+      }
+      if (b.ecol >= 0) st_elem(yr, b.ecol, normalize_elem<T, L>(es, wsm[at(b.ecol)], rstd));
+    });
+  };
+
+  Buf ba, bb;
+  int64_t row = pl.unit * pl.teams + pl.team_idx;
+  fetch(ba, row);
+  /* Staged after the first row's loads are issued (as in rms_norm_fwd_pipe). */
+  for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) {
+    float we[1];
+    load_weight<1>(we, p.w, p.w_dtype, p.offset, c, n, false);
+    wsm[at(c)] = we[0];
+  }
+  __syncthreads();
+  for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
+    fetch(bb, row + rstep);
+    process(ba, row, 0);
+    if (base + rstep >= p.rows) break;
+    fetch(ba, row + 2 * rstep);
+    process(bb, row + rstep, 1);
+  }
+}
+
 /* Rows of at most 32 whole aligned vectors (select.c fwd_lanes). Against the row-pipelined
  * kernel on such rows it drops the weight's staging and barrier, the per-row alignment and
  * bounds branches and the run-time team loop, and puts all FN_FWD_LANES_ROWS rows' loads of a
@@ -325,11 +449,25 @@ static const void *fwd_pipe_kernel_for(int cache, bool fused) {
   return nullptr;
 }
 
-const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused) {
+template <typename T>
+static const void *fwd_pipe_u_kernel_for(int cache, bool fused) {
+  switch (cache) {
+    case 1: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 1, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 1, false>);
+    case 2: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 2, true>)
+                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 2, false>);
+  }
+  return nullptr;
+}
+
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unaligned) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_pipe_kernel_for<float>(cache, fused);
-    case FUSEDNORM_F16: return fwd_pipe_kernel_for<__half>(cache, fused);
-    case FUSEDNORM_BF16: return fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused);
+    case FUSEDNORM_F32: return unaligned ? fwd_pipe_u_kernel_for<float>(cache, fused) : fwd_pipe_kernel_for<float>(cache, fused);
+    case FUSEDNORM_F16:
+      return unaligned ? fwd_pipe_u_kernel_for<__half>(cache, fused) : fwd_pipe_kernel_for<__half>(cache, fused);
+    case FUSEDNORM_BF16:
+      return unaligned ? fwd_pipe_u_kernel_for<__nv_bfloat16>(cache, fused)
+                       : fwd_pipe_kernel_for<__nv_bfloat16>(cache, fused);
   }
   return nullptr;
 }

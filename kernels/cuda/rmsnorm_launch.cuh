@@ -105,8 +105,9 @@ struct FwdWideParams {
 
 /* The generic forward (rmsnorm_fwd.cu) for cache sizes FN_FWD_GENERIC_CACHES; NULL otherwise. */
 const void *fwd_kernel(fusednorm_dtype x, int cache);
-/* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4; NULL otherwise. */
-const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused);
+/* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4, and its head-split instance
+ * (`unaligned`) for 1 and 2; NULL otherwise. */
+const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unaligned);
 /* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes; p.team:
  * lanes per row), with or without the fused add; NULL for a bad dtype. */
 const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused);

@@ -28,6 +28,15 @@
  * vs 3331, 16384 x 8192 4032 vs 3163 GB/s. */
 #define FN_TARGET_CACHE 4
 #define FN_AUTO_FWD_ROW_FEW_MAX_THREADS 768 /* fwd_row: one slot per thread with fewer rows than SMs */
+/* AUTO plain forward of congruent rows that are not whole aligned vectors, up to 2 slots a lane of
+ * a 32-lane team, the tiles and lanes declining: the row-pipelined kernel's head-split instance
+ * from this many rows per SM, before the head-split lean kernel (H200, 2026-11-27, cold, us,
+ * lean -> row-pipelined: bf16 4096 x 139 7.8 -> 6.8, 32768 x 295 27.4 -> 25.4, 200000 x 295 139.8
+ * -> 121.1, 200000 x 477 141.7 -> 128.1; f32 4096 x 223 7.9 -> 7.3, 32768 x 223 26.9 -> 22.8; at
+ * 512 rows (4 per SM) 0.97-0.90x: 5.4 -> 5.9 at n = 295; the fused add 0.67-0.98x from n = 139
+ * on, e.g. bf16 200000 x 295 168.5 -> 224.3, so not fused). Between 4 and 31 rows per SM not
+ * measured. */
+#define FN_AUTO_FWD_PIPE_U_ROWS_PER_SM 16
 /* bwd_persistent: one slot per thread with fewer rows than SMs, up to this many threads. */
 #define FN_BWD_FEW_ROWS_MAX_THREADS 1024
 /* AUTO: rows of at most this many slots are row-packed (a team of <= 32 lanes per row, several
@@ -475,12 +484,28 @@ static int64_t grid_of(int64_t units, int64_t cap) {
 }
 
 /* Forward, row-packed: teams of <= 32 lanes (one slot per lane up to 32 slots, then up to 4),
- * FN_ROW_PACKED_THREADS per CTA, the row-pipelined kernel. */
+ * FN_ROW_PACKED_THREADS per CTA, the row-pipelined kernel. Congruent rows that are not whole
+ * aligned vectors, at least two vectors wide and in at most 2 slots a lane: its head-split
+ * instance (plan `unaligned`; teams of at least fn_fwd_pipe_u_min_team lanes), where the rows
+ * went element by element: faster at every measured point (H200, 2026-11-27, cold, us: bf16 4096
+ * x 53 fused 7.8 -> 6.3, 4096 x 89 7.4 -> 6.2; f32 4096 x 53 fused 6.8 -> 6.5, 32768 x 139 20.9
+ * -> 19.9, 200000 x 191 115.6 -> 100.5, 200000 x 223 127.7 -> 107.4;
+ * tools/bench/results/fwd_pipe_u_h200_2026-11-27). Narrower rows keep the element-wise reads:
+ * with no interior, every element is an edge, and the sum's order would move with each row's
+ * address for nothing. */
 static int fwd_packed(const ctx *c, fusednorm_launch *l) {
-  const int team = pow2_ceil(c->slots) > 32 ? 32 : pow2_ceil(c->slots);
-  const int cache = (int)ceil_div(c->slots, team);
-  const int s = cache <= 1 ? 1 : cache <= 2 ? 2 : 4;
-  const int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
+  int team = pow2_ceil(c->slots) > 32 ? 32 : pow2_ceil(c->slots);
+  int cache = (int)ceil_div(c->slots, team), s;
+  /* The head-split instance: congruent rows that are not whole aligned vectors, up to 2 slots a
+   * lane, in teams with a lane for every head and tail element. */
+  const int u = c->congruent && !(c->aligned && c->p->n % c->vec == 0) && cache <= 2 && c->p->n >= 2 * c->vec;
+  int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
+  if (u) {
+    team = team < fn_fwd_pipe_u_min_team(c->vec) ? fn_fwd_pipe_u_min_team(c->vec) : team;
+    cache = (int)ceil_div(c->slots, team);
+    smem = fn_fwd_pipe_u_smem(c->p->n, c->vec);
+  }
+  s = cache <= 1 ? 1 : cache <= 2 ? 2 : 4;
   /* Fewer rows than a CTA has teams: a CTA of only the warps whose teams have a row (the whole
    * problem is one CTA's critical path; idle warps only compete for issue and the barrier). */
   const int threads = c->p->rows * team < FN_ROW_PACKED_THREADS
@@ -492,9 +517,13 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   l->slots_per_thread = s;
   l->smem_bytes = (size_t)smem;
   l->weight_smem = 1;
+  l->unaligned = u;
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
                     (int64_t)c->d->sm_count *
-                        ctas_per_sm(c->d, threads, fn_regs_estimate_fwd_pipe(s, c->xs, c->fused), smem));
+                        ctas_per_sm(c->d, threads,
+                                    u ? fn_regs_estimate_fwd_pipe_u(s, c->xs, c->fused)
+                                      : fn_regs_estimate_fwd_pipe(s, c->xs, c->fused),
+                                    smem));
   return 1;
 }
 
@@ -760,6 +789,9 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
+  if (!c->fused && c->p->rows >= (int64_t)FN_AUTO_FWD_PIPE_U_ROWS_PER_SM * c->d->sm_count && fwd_packed(c, l)) {
+    if (l->unaligned) return FUSEDNORM_OK; /* FN_AUTO_FWD_PIPE_U_ROWS_PER_SM */
+  }
   if (slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS && fwd_unaligned_row(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
   if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && (c->congruent || (c->aligned && c->p->n % c->vec == 0))) {

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
-ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd)I"
+ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd)I"
                    r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?E")
 USED = re.compile(r"Used (\d+) registers")
 

@@ -293,8 +293,20 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
               !(l->unaligned && l->kernel == FUSEDNORM_KERNEL_FWD_WIDE && l->slots_per_thread > 2),
           "%s: head-split path for the layout (aligned %d congruent %d): %s", what, lay->aligned16,
           lay->congruent16, s);
+  else if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
+    /* the row-pipelined forward's head-split instance: congruent rows that are not whole aligned
+     * vectors, at least two vectors wide, at most 2 slots a lane, a lane for every edge element
+     * (fwd_packed, row-packed launches); everywhere it can run, in place of element-wise reads */
+    CHECK(l->unaligned == (l->mode == FUSEDNORM_MODE_ROW_PACKED && lay->congruent16 &&
+                           !(lay->aligned16 && p->n % vec == 0) && p->n >= 2 * vec && l->slots_per_thread <= 2) &&
+              (!l->unaligned || (l->slots_per_thread <= 2 &&
+                                 l->block_threads / l->rows_per_cta >= fn_fwd_pipe_u_min_team(vec))),
+          "%s: row-pipelined head-split instance for the layout (aligned %d congruent %d): %s", what,
+          lay->aligned16, lay->congruent16, s);
   else
-    CHECK(l->unaligned == 0, "%s: head-split flag outside the lean kernels, the generic and wide forwards and the split-row backward: %s",
+    CHECK(l->unaligned == 0,
+          "%s: head-split flag outside the lean kernels, the row-pipelined, generic and wide forwards and the "
+          "split-row backward: %s",
           what, s);
   /* dw summed in the kernel: AUTO's choice for the persistent and row-packed backwards with a
    * weight, exactly when the grid has at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs and either one
@@ -307,7 +319,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_PIPE)
-    CHECK(l->weight_smem && l->smem_bytes == (size_t)((p->n + vec - 1) / vec * vec * 4), "%s: %s", what, s);
+    CHECK(l->weight_smem && l->smem_bytes == (size_t)(l->unaligned ? fn_fwd_pipe_u_smem(p->n, vec)
+                                                                    : (p->n + vec - 1) / vec * vec * 4),
+          "%s: %s", what, s);
   if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE)
     /* the weight, and the head-split's dw */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
@@ -1053,13 +1067,18 @@ static void test_measured_picks_h200(void) {
       {64, 223, BF, 0, 0, HS, 1},      {1, 53, F32, 0, 0, HS, 1},       {8, 191, F32, 0, 0, HS, 1},
       {512, 13, F32, 0, 0, HS, 0},     {512, 5, F32, 0, 0, HS, 0},      {5, 114, BF, 0, 0, HS, 1},
       {157, 52, BF, 0, 1, HS, 1},      {767, 198, BF, 0, 0, HS, 1}, /* (sweep; 767 rows: n >= 128) */
-      /* forward, 4096 rows */
-      {4096, 139, BF, 0, 0, HS, 1},    {4096, 191, BF, 0, 0, HS, 1},    {4096, 223, BF, 0, 1, HS, 1},
-      {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, HS, 1},   {4096, 223, F32, 0, 0, HS, 1},
-      {4096, 89, F32, 0, 1, HS, 1},    {4096, 89, BF, 0, 0, HS, 0},     {4096, 53, BF, 0, 0, HS, 0},
-      {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, HS, 0},    {4096, 53, F32, 0, 1, HS, 0},
+      /* forward, 4096 rows: plain, the row-pipelined head-split instance (RP: its plan on these
+       * rows; FN_AUTO_FWD_PIPE_U_ROWS_PER_SM) before the lean one; the fused add keeps the lean
+       * head-split kernel, measured faster than the row-pipelined element-wise reads (the
+       * head-split instance, faster again at 4096 rows, lost from 32768 on, so not fused) */
+      {4096, 139, BF, 0, 0, RP, 1},    {4096, 191, BF, 0, 0, RP, 1},    {4096, 223, BF, 0, 1, HS, 1},
+      {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, RP, 1},   {4096, 223, F32, 0, 0, RP, 1},
+      {4096, 89, F32, 0, 1, HS, 1},    {4096, 89, BF, 0, 0, RP, 1},     {4096, 53, BF, 0, 0, RP, 1},
+      {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, RP, 1},    {4096, 53, F32, 0, 1, HS, 0},
+      {2112, 295, BF, 0, 0, RP, 1},    {2111, 295, BF, 0, 0, HS, 1}, /* the cut: 16 rows per SM */
       /* forward, 33-64 slots, many rows */
-      {32768, 295, BF, 0, 0, HS, 1},   {200000, 365, BF, 0, 0, HS, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, HS, 1},
+      {32768, 295, BF, 0, 0, RP, 1},   {200000, 365, BF, 0, 0, RP, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, RP, 1},
+      {32768, 295, BF, 0, 1, HS, 1},   {200000, 477, BF, 0, 1, HS, 1},
       {32768, 139, F32, 0, 0, RP, 1},  {200000, 139, F32, 0, 0, RP, 1}, {200000, 223, F32, 0, 0, RP, 1},
       {157281, 190, F32, 0, 0, RP, 1},
       /* backward, few rows of 2049-4096 slots */
@@ -1174,8 +1193,9 @@ static void test_mid_forward(void) {
       {131072, 512, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 520, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
-      /* rows not whole vectors: 16-bit, the head-split lean kernel (test_measured_picks_h200) */
-      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      /* rows not whole vectors, many: the row-pipelined head-split instance (test_measured_picks_h200) */
+      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {131072, 500, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
   };
   check_fwd_picks(k, sizeof k / sizeof k[0]);
 }
