@@ -243,6 +243,23 @@
  * 32390 76 vs 78). Fewer rows than SMs still go wide (f32 2 x 736015 35 vs 261, f16 20 x 1025354
  * 141 vs 457). */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
+/* Re-measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
+ * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
+ * AUTO and both forced; tools/bench/results/fwd_wide_rows_h100_2026-11-27):
+ * - From half as many rows as SMs, the wide forward only from FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
+ *   slots: at 90 rows the generic forward (one CTA a row, reload) was faster up to 46150 slots
+ *   (us, cold, wide vs generic: bf16 90 x 40003 20.4 vs 15.2, 90 x 109347 52.6 vs 30.9, 90 x
+ *   369199 105.2 vs 97.1; f32 90 x 16411 19.0 vs 12.6, 90 x 40003 36.2 vs 21.2, 90 x 109347 73.0
+ *   vs 58.3), the wide one at 92300 (f32 90 x 369199 173.8 vs 177.2; fused 270.9 vs 263.6). At
+ *   45 rows the wide forward kept most cases (bf16 45 x 40003 10.9 vs 13.6, 45 x 369199 60.6 vs
+ *   76.4) and lost some (f32 45 x 40003 23.0 vs 18.0, bf16 45 x 109347 31.3 vs 27.0): not moved.
+ * - Rows of FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS up to FN_AUTO_FWD_WIDE_MIN_SLOTS slots that the lean
+ *   kernel cannot take (not whole aligned vectors past its 16384 columns, the 16-bit fused add),
+ *   at most half as many as SMs: the wide forward (bf16 8 x 16411 8.9 -> 7.9, 18 x 25734 10.9 ->
+ *   9.1, 45 x 25734 11.4 -> 9.9, fused 8 x 24576 10.1 -> 8.6; at 90 rows 0.8-1.0x). Where the
+ *   lean kernel runs, it stays (bf16 8 x 16384 6.1 vs wide 7.6). */
+#define FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS 65536
+#define FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS 2048
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
 #define FN_DW_SMEM_MAX (96 * 1024)
@@ -798,8 +815,13 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
       return FUSEDNORM_OK;
   }
-  if (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS && c->p->rows < c->d->sm_count && fwd_wide(c, l))
-    return FUSEDNORM_OK; /* fewer rows than SMs (FN_AUTO_FWD_WIDE_MIN_SLOTS) */
+  /* Fewer rows than SMs (FN_AUTO_FWD_WIDE_*). */
+  if (c->p->rows < c->d->sm_count &&
+      (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS
+           ? 2 * c->p->rows < c->d->sm_count || slots >= FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
+           : slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count && !fwd_row(c, l)) &&
+      fwd_wide(c, l))
+    return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;
   if (slots <= (c->fused ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))

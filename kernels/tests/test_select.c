@@ -565,7 +565,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H100-SXM auto bwd congruent 4000x2881 bf16 */
@@ -602,7 +602,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H200 auto bwd congruent 4000x2881 bf16 */
@@ -639,7 +639,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2881 sm25992 st0/0 w1 dw1 P740 ws8527776 u1", /* B200 auto bwd congruent 4000x2881 bf16 */
@@ -676,7 +676,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g524 s2 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
+    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2881 sm11552 st0/0 w1 dw1 P850 ws9795416", /* RTX5090 auto bwd congruent 4000x2881 bf16 */
@@ -761,7 +761,7 @@ static const struct {
     {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
     {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
-    {131, 32768, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g262 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {131, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g131 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs / 2 */
     {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
     {1, 1048576, F32, 0, 1, "fwd_wide/wide t512 r1 c16 k16 g16 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
@@ -1345,6 +1345,34 @@ static void test_tiny_picks(void) {
     }
 }
 
+/* The wide forward's rows (select.c FN_AUTO_FWD_WIDE_*), each pair measured on an H100 SXM
+ * (2026-11-27 17:44 UTC): taken where it was faster than the generic or lean forward, not where
+ * it was slower; and both sides of the half-the-SMs cut. */
+static void test_wide_fwd_picks(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused, wide;
+  } k[] = {
+      {8, 16411, FUSEDNORM_BF16, 0, 1},   {18, 25734, FUSEDNORM_BF16, 0, 1},  {45, 25734, FUSEDNORM_BF16, 0, 1},
+      {8, 24576, FUSEDNORM_BF16, 1, 1},   {45, 40003, FUSEDNORM_BF16, 0, 1},  {45, 369199, FUSEDNORM_BF16, 0, 1},
+      {90, 369199, FUSEDNORM_F32, 0, 1},  {8, 16384, FUSEDNORM_BF16, 0, 0},   {90, 24576, FUSEDNORM_BF16, 1, 0},
+      {90, 40003, FUSEDNORM_BF16, 0, 0},  {90, 109347, FUSEDNORM_BF16, 0, 0}, {90, 369199, FUSEDNORM_BF16, 0, 0},
+      {90, 16411, FUSEDNORM_F32, 0, 0},   {90, 40003, FUSEDNORM_F32, 0, 0},   {65, 25734, FUSEDNORM_BF16, 0, 1},
+      {66, 25734, FUSEDNORM_BF16, 0, 0},  {65, 65536, FUSEDNORM_BF16, 0, 1},  {66, 65536, FUSEDNORM_BF16, 0, 0},
+      {66, 524288, FUSEDNORM_BF16, 0, 1},
+  };
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    bench_case c;
+    if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+    CHECK((c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == k[i].wide, "%s: %s; measured %s", c.what, c.s,
+          k[i].wide ? "faster wide" : "slower wide");
+    check_plan(&c.p, 0, c.lay, &c.l, &h100->d, c.what);
+  }
+}
+
 /* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named: one
  * CTA always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid,
  * not 2 x 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100,
@@ -1720,6 +1748,7 @@ int main(int argc, char **argv) {
   test_lanes_forward();
   test_tiny_picks();
   test_dw_in_kernel_picks();
+  test_wide_fwd_picks();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
