@@ -172,8 +172,8 @@ static int close_elems(const unsigned char *a, const unsigned char *b, fusednorm
 /* Compare an output's storage with the dense contiguous result (bitwise, or within tol ulp);
  * every byte outside the rows must still be the sentinel. Returns 1 on a match. */
 static int same_output(const fusednorm_problem *p, const layout *l, const unsigned char *got,
-                       const unsigned char *want, fusednorm_dtype d, int64_t tol, const char *what, char *why,
-                       size_t wl) {
+                       const unsigned char *want, fusednorm_dtype d, int64_t tol, const double *scale,
+                       const char *what, char *why, size_t wl) {
   const size_t es = fusednorm_dtype_size(d);
   unsigned char *mask = (unsigned char *)calloc((size_t)l->elems, 1);
   if (!mask) return snprintf(why, wl, "out of memory"), 0;
@@ -183,8 +183,10 @@ static int same_output(const fusednorm_problem *p, const layout *l, const unsign
     memset(mask + o, 1, (size_t)p->n);
     /* Another summation order moves rstd and mean(g*h) by ~sqrt(n) fp32 ulp, and dx's
      * g - h*mean(g*h) can cancel: beyond `tol` ulp of the element, allow that much of the row's
-     * largest |value| (2^-16 in f32, one ulp of it in 16 bits). An addressing error is O(1). */
-    double rowmax = 0;
+     * largest |value| (2^-16 in f32, one ulp of it in 16 bits), or of its terms' magnitude
+     * (`scale`, per row, where given: a row whose dx cancels to far below its terms, e.g. 3
+     * columns, still moves by the terms' ulp). An addressing error is O(1) of the terms. */
+    double rowmax = scale ? scale[i] : 0;
     if (tol)
       for (int64_t j = 0; j < p->n; ++j) {
         const float v = as_float(want + (size_t)(i * p->n + j) * es, d);
@@ -375,11 +377,29 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
             same_plan = 0;
         }
       }
+      /* dx's terms per row: rstd * max|g| * (1 + max|h|^2) bounds both g and h * mean(g*h), with
+       * |s| <= |x| + |r| and g = dy * w_eff (the contiguous run's inputs and rstd) */
+      double *dxs = (double *)calloc((size_t)(rows > 0 ? rows : 1), sizeof(double));
+      for (int64_t i = 0; dxs && i < rows; ++i) {
+        const double rstd = fabs((double)as_float(rs[0] + i * 4, FUSEDNORM_F32));
+        double gmax = 0, smax = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const size_t e = (size_t)(i * n + j) * es;
+          const double w = pc.has_weight ? fabs((double)as_float(hw + j * wes, wd) + pc.offset) : 1.0;
+          const double g = fabs((double)as_float(hdy + e, xd)) * w;
+          const double sv = fabs((double)as_float(hx + e, xd)) + (pc.has_residual ? fabs((double)as_float(hr + e, xd)) : 0.0);
+          if (g == g && g > gmax) gmax = g;
+          if (sv == sv && sv > smax) smax = sv;
+        }
+        dxs[i] = rstd * gmax * (1.0 + (smax * rstd) * (smax * rstd));
+        if (!(dxs[i] < INFINITY)) dxs[i] = 0; /* non-finite rows: the bitwise / ulp checks only */
+      }
       for (int o = 0; o < 3 && ok; ++o) {
         if (outs[o] == RO && !pc.has_residual) continue;
         ok = same_output(&pn, &L[outs[o]], host[outs[o]], res[0][o] + misalign * es, xd,
-                         same_plan || outs[o] == RO ? 0 : 2, names[outs[o]], why, wl);
+                         same_plan || outs[o] == RO ? 0 : 2, outs[o] == DX ? dxs : NULL, names[outs[o]], why, wl);
       }
+      free(dxs);
       for (int64_t i = 0; i < rows && ok; ++i) {
         const float a = as_float(rs[0] + i * 4, FUSEDNORM_F32), c = as_float(rs[1] + i * 4, FUSEDNORM_F32);
         if (!close_elems(rs[0] + i * 4, rs[1] + i * 4, FUSEDNORM_F32, same_plan ? 0 : 4) &&
