@@ -243,7 +243,7 @@
  * 32390 76 vs 78). Fewer rows than SMs still go wide (f32 2 x 736015 35 vs 261, f16 20 x 1025354
  * 141 vs 457). */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
-/* Re-measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
+/* Measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
  * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
  * AUTO and both forced; tools/bench/results/fwd_wide_rows_h100_2026-11-27):
  * - From half as many rows as SMs, the wide forward only from FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
