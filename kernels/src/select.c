@@ -253,11 +253,13 @@
  *   vs 58.3), the wide one at 92300 (f32 90 x 369199 173.8 vs 177.2; fused 270.9 vs 263.6). At
  *   45 rows the wide forward kept most cases (bf16 45 x 40003 10.9 vs 13.6, 45 x 369199 60.6 vs
  *   76.4) and lost some (f32 45 x 40003 23.0 vs 18.0, bf16 45 x 109347 31.3 vs 27.0): not moved.
- * - Rows of FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS up to FN_AUTO_FWD_WIDE_MIN_SLOTS slots that the lean
- *   kernel cannot take (not whole aligned vectors past its 16384 columns, the 16-bit fused add),
- *   at most half as many as SMs: the wide forward (bf16 8 x 16411 8.9 -> 7.9, 18 x 25734 10.9 ->
- *   9.1, 45 x 25734 11.4 -> 9.9, fused 8 x 24576 10.1 -> 8.6; at 90 rows 0.8-1.0x). Where the
- *   lean kernel runs, it stays (bf16 8 x 16384 6.1 vs wide 7.6). */
+ * - 16-bit rows of FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS up to FN_AUTO_FWD_WIDE_MIN_SLOTS slots that the
+ *   lean kernel cannot take (not whole aligned vectors past its 16384 columns, the fused add),
+ *   fewer than half as many as SMs: the wide forward (bf16 8 x 16411 8.9 -> 7.9, 18 x 25734 10.9
+ *   -> 9.1, 45 x 25734 11.4 -> 9.9, fused 8 x 24576 10.1 -> 8.6; at 90 rows 0.8-1.0x). Where the
+ *   lean kernel runs, it stays (bf16 8 x 16384 6.1 vs wide 7.6). Not f32 rows of that width
+ *   (n 8192-16383), which the grid did not have: the 200-case sweep's f32 65 x 14223 fused ran
+ *   16.2 us wide against 13.4 generic (H100, 17:27 UTC). */
 #define FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS 65536
 #define FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS 2048
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
@@ -819,7 +821,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   if (c->p->rows < c->d->sm_count &&
       (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS
            ? 2 * c->p->rows < c->d->sm_count || slots >= FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
-           : slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count && !fwd_row(c, l)) &&
+           : c->xs == 2 && slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count &&
+                 !fwd_row(c, l)) &&
       fwd_wide(c, l))
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))

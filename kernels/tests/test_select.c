@@ -1360,7 +1360,7 @@ static void test_wide_fwd_picks(void) {
       {90, 40003, FUSEDNORM_BF16, 0, 0},  {90, 109347, FUSEDNORM_BF16, 0, 0}, {90, 369199, FUSEDNORM_BF16, 0, 0},
       {90, 16411, FUSEDNORM_F32, 0, 0},   {90, 40003, FUSEDNORM_F32, 0, 0},   {65, 25734, FUSEDNORM_BF16, 0, 1},
       {66, 25734, FUSEDNORM_BF16, 0, 0},  {65, 65536, FUSEDNORM_BF16, 0, 1},  {66, 65536, FUSEDNORM_BF16, 0, 0},
-      {66, 524288, FUSEDNORM_BF16, 0, 1},
+      {66, 524288, FUSEDNORM_BF16, 0, 1},   {65, 14223, FUSEDNORM_F32, 1, 0}, /* (the sweep, 17:27 UTC) */
   };
   const device *h100 = &kDevices[4];
   size_t i;
