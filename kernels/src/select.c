@@ -505,19 +505,23 @@ static int64_t grid_of(int64_t units, int64_t cap) {
 /* Forward, row-packed: teams of <= 32 lanes (one slot per lane up to 32 slots, then up to 4),
  * FN_ROW_PACKED_THREADS per CTA, the row-pipelined kernel. Congruent rows that are not whole
  * aligned vectors, at least two vectors wide and in at most 2 slots a lane: its head-split
- * instance (plan `unaligned`; teams of at least fn_fwd_pipe_u_min_team lanes), where the rows
- * went element by element: faster at every measured point (H200, 2026-11-27, cold, us: bf16 4096
- * x 53 fused 7.8 -> 6.3, 4096 x 89 7.4 -> 6.2; f32 4096 x 53 fused 6.8 -> 6.5, 32768 x 139 20.9
- * -> 19.9, 200000 x 191 115.6 -> 100.5, 200000 x 223 127.7 -> 107.4;
+ * instance (plan `unaligned`; teams of at least fn_fwd_pipe_u_min_team lanes; pipe_u_rows), in
+ * place of element-wise reads: faster at every measured point (H200, 2026-11-27, cold, us: bf16
+ * 4096 x 53 fused 7.8 -> 6.3, 4096 x 89 7.4 -> 6.2; f32 4096 x 53 fused 6.8 -> 6.5, 32768 x 139
+ * 20.9 -> 19.9, 200000 x 191 115.6 -> 100.5, 200000 x 223 127.7 -> 107.4;
  * tools/bench/results/fwd_pipe_u_h200_2026-11-27). Narrower rows keep the element-wise reads:
  * with no interior, every element is an edge, and the sum's order would move with each row's
  * address for nothing. */
+static int pipe_u_rows(const ctx *c) {
+  return c->congruent && !(c->aligned && c->p->n % c->vec == 0) && c->p->n >= 2 * c->vec;
+}
+
 static int fwd_packed(const ctx *c, fusednorm_launch *l) {
   int team = pow2_ceil(c->slots) > 32 ? 32 : pow2_ceil(c->slots);
   int cache = (int)ceil_div(c->slots, team), s;
   /* The head-split instance: congruent rows that are not whole aligned vectors, up to 2 slots a
    * lane, in teams with a lane for every head and tail element. */
-  const int u = c->congruent && !(c->aligned && c->p->n % c->vec == 0) && cache <= 2 && c->p->n >= 2 * c->vec;
+  const int u = pipe_u_rows(c) && cache <= 2;
   int64_t smem = fn_fwd_pipe_smem(c->p->n, c->vec);
   if (u) {
     team = team < fn_fwd_pipe_u_min_team(c->vec) ? fn_fwd_pipe_u_min_team(c->vec) : team;
@@ -808,9 +812,10 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
-  if (!c->fused && c->p->rows >= (int64_t)FN_AUTO_FWD_PIPE_U_ROWS_PER_SM * c->d->sm_count && fwd_packed(c, l)) {
-    if (l->unaligned) return FUSEDNORM_OK; /* FN_AUTO_FWD_PIPE_U_ROWS_PER_SM */
-  }
+  /* FN_AUTO_FWD_PIPE_U_ROWS_PER_SM (64 slots: 2 a lane of a 32-lane team, the instance's most) */
+  if (!c->fused && slots <= 64 && pipe_u_rows(c) &&
+      c->p->rows >= (int64_t)FN_AUTO_FWD_PIPE_U_ROWS_PER_SM * c->d->sm_count && fwd_packed(c, l))
+    return FUSEDNORM_OK;
   if (slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS && fwd_unaligned_row(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
   if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && (c->congruent || (c->aligned && c->p->n % c->vec == 0))) {
