@@ -436,15 +436,18 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
   }
 }
 
+/* The instance of `kernel` for cache size S, plain or fused. */
+#define FN_PIPE_CASE(kernel, S)                                                  \
+  case S:                                                                        \
+    return fused ? reinterpret_cast<const void *>(&kernel<T, S, true>)           \
+                 : reinterpret_cast<const void *>(&kernel<T, S, false>);
+
 template <typename T>
 static const void *fwd_pipe_kernel_for(int cache, bool fused) {
   switch (cache) {
-    case 1: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, true>)
-                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 1, false>);
-    case 2: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, true>)
-                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 2, false>);
-    case 4: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, true>)
-                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe<T, 4, false>);
+    FN_PIPE_CASE(rms_norm_fwd_pipe, 1)
+    FN_PIPE_CASE(rms_norm_fwd_pipe, 2)
+    FN_PIPE_CASE(rms_norm_fwd_pipe, 4)
   }
   return nullptr;
 }
@@ -452,13 +455,12 @@ static const void *fwd_pipe_kernel_for(int cache, bool fused) {
 template <typename T>
 static const void *fwd_pipe_u_kernel_for(int cache, bool fused) {
   switch (cache) {
-    case 1: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 1, true>)
-                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 1, false>);
-    case 2: return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 2, true>)
-                         : reinterpret_cast<const void *>(&rms_norm_fwd_pipe_u<T, 2, false>);
+    FN_PIPE_CASE(rms_norm_fwd_pipe_u, 1)
+    FN_PIPE_CASE(rms_norm_fwd_pipe_u, 2)
   }
   return nullptr;
 }
+#undef FN_PIPE_CASE
 
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unaligned) {
   switch (x) {
