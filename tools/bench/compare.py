@@ -3,6 +3,7 @@
 
     python3 tools/bench/compare.py BEFORE.json AFTER.json [--provider fusednorm:auto]
                                    [--labels before,after] [--out compare.md]
+    python3 tools/bench/compare.py B1.json,B2.json A1.json,A2.json ...   (paired runs)
 
 Matches the two runs' results case by case (dtype, M, N, op, input mode) for one fusednorm
 provider and prints, per case: the median us of each run, the speed-up (before / after) and the
@@ -11,6 +12,14 @@ taken from the after run, else from the before run). Then, per input mode and di
 fwd and add_fwd; backward: bwd and add_bwd), the geomean speed-up over the common cases and each
 run's geomean against the best peer over the same cases, so that two sweeps of one seed compare
 like for like. Times are compared only where both runs' outputs passed their checks.
+
+Paired runs: BEFORE and AFTER may each be a comma-separated list of the same length, measured
+interleaved on one machine (B1, A1, B2, A2, ...: a GPU's speed drifts by a few percent over
+minutes, and a gain of that size needs the drift to fall on both builds alike). Per case the us
+columns are then the means over the runs, the speed-up the geomean over the pairs of
+B_i / A_i, and a case counts only where every run has it; the summary adds the drift, the geomean
+of B_1 / B_last over the same cases (the same build measured twice: read speed-ups within it as
+noise).
 
 The runs should come from one machine (the device and date of each are printed). Exit 0 with the
 table on stdout (and in --out), 2 with the reason on stderr: a file missing or not a bench.json,
@@ -78,24 +87,47 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
+def merged(runs, provider):
+    """The runs' times, each run checked for the provider: {key: {provider: mean us}} over the
+    keys every run has for `provider` (other providers: the last run's), and the list of the
+    runs' own {key: us} for `provider`."""
+    per = []
+    for data, path in runs:
+        t = times(data, path)
+        if not any(provider in v for v in t.values()):
+            fail(f"{path}: provider {provider} not in the run")
+        per.append(t)
+    own = [{k: v[provider] for k, v in t.items() if provider in v} for t in per]
+    keys = set(own[0]).intersection(*own[1:])
+    out = {}
+    for k in keys:
+        out[k] = dict(per[-1].get(k, {}))
+        out[k][provider] = sum(o[k] for o in own) / len(own)
+    return out, own
+
+
 def compare(before, after, provider, labels):
-    a, b = times(before[0], before[1]), times(after[0], after[1])
-    if not any(provider in v for v in a.values()):
-        fail(f"{before[1]}: provider {provider} not in the run")
-    if not any(provider in v for v in b.values()):
-        fail(f"{after[1]}: provider {provider} not in the run")
-    keys = sorted((k for k in a if provider in a[k] and k in b and provider in b[k]),
-                  key=lambda k: (k[4], k[1] * k[2], k[0], k[3]))
+    """before, after: lists of (bench.json data, path), paired in order (one run each: a plain
+    before/after)."""
+    if len(before) != len(after):
+        fail(f"{len(before)} before run(s) against {len(after)} after run(s): paired runs need as many of each")
+    a, own_a = merged(before, provider)
+    b, own_b = merged(after, provider)
+    keys = sorted((k for k in a if k in b), key=lambda k: (k[4], k[1] * k[2], k[0], k[3]))
     if not keys:
         fail("no case measured in both runs")
     la, lb = labels
     meta = lambda d: f"{d.get('meta', {}).get('device', '?')}, {d.get('meta', {}).get('date', '?')}"
-    kernels = [kernel_library(d) for d in (before[0], after[0])]
-    same = kernels[0] and kernels[0] == kernels[1]
+    kernels = [kernel_library(d) for d, _ in before + after]
+    same = kernels[0] and all(x == kernels[0] for x in kernels[len(before):])
     if same:
         print(f"compare: both runs loaded the same libfusednorm.so ({', '.join(sorted(kernels[0]))})", file=sys.stderr)
-    lines = [f"# {provider}: {la} vs {lb}", "",
-             f"- {la}: {before[1]} ({meta(before[0])})", f"- {lb}: {after[1]} ({meta(after[0])})"]
+    names = lambda runs: " + ".join(f"{p} ({meta(d)})" for d, p in runs)
+    lines = [f"# {provider}: {la} vs {lb}", "", f"- {la}: {names(before)}", f"- {lb}: {names(after)}"]
+    if len(before) > 1:
+        lines.append(f"- {len(before)} interleaved pairs: us = mean over the runs, speed-up = geomean over the "
+                     f"pairs of {la}_i / {lb}_i")
+    speedup = {k: geomean([oa[k] / ob[k] for oa, ob in zip(own_a, own_b)]) for k in keys}
     if same:
         lines.append(f"- **Both runs loaded the same libfusednorm.so (sha256 {', '.join(sorted(kernels[0]))}): "
                      "this compares a build with itself.**")
@@ -113,20 +145,25 @@ def compare(before, after, provider, labels):
             peer, tp = best_peer(a[k])
         _, tpa = best_peer(a[k])
         vs = f"{tp / tb:.2f}x" if tp else "-"
-        lines.append(f"| {k[0]} {k[1]} x {k[2]} {k[3]} | {k[4]} | {ta:.2f} | {tb:.2f} | {ta / tb:.2f}x | "
+        lines.append(f"| {k[0]} {k[1]} x {k[2]} {k[3]} | {k[4]} | {ta:.2f} | {tb:.2f} | {speedup[k]:.2f}x | "
                      f"{peer or '-'} | {f'{tp:.2f}' if tp else '-'} | {vs} |")
-        g = groups.setdefault((k[4], "backward" if k[3].endswith("bwd") else "forward"), [[], [], []])
-        g[0].append(ta / tb)
+        g = groups.setdefault((k[4], "backward" if k[3].endswith("bwd") else "forward"), [[], [], [], []])
+        g[0].append(speedup[k])
+        if len(own_a) > 1:
+            g[3].append(own_a[0][k] / own_a[-1][k])
         if tpa and tp:
             g[1].append(tpa / ta)
             g[2].append(tp / tb)
-    lines += ["", f"| inputs | direction | cases | geomean speed-up | {la} vs best peer | {lb} vs best peer |",
-              "|---|---|---:|---:|---:|---:|"]
-    for (inp, d), (sp, pa, pb) in sorted(groups.items()):
+    drift = len(own_a) > 1
+    lines += ["", f"| inputs | direction | cases | geomean speed-up | {la} vs best peer | {lb} vs best peer |"
+                  + (f" drift ({la}_1 / {la}_{len(own_a)}) |" if drift else ""),
+              "|---|---|---:|---:|---:|---:|" + ("---:|" if drift else "")]
+    for (inp, d), (sp, pa, pb, dr) in sorted(groups.items()):
         peer_cols = f"{geomean(pa):.3f}x | {geomean(pb):.3f}x" if pa else "- | -"
-        lines.append(f"| {inp} | {d} | {len(sp)} | {geomean(sp):.3f}x | {peer_cols} |")
-    only_a = sum(1 for k in a if provider in a[k] and (k not in b or provider not in b[k]))
-    only_b = sum(1 for k in b if provider in b[k] and (k not in a or provider not in a[k]))
+        lines.append(f"| {inp} | {d} | {len(sp)} | {geomean(sp):.3f}x | {peer_cols} |"
+                     + (f" {geomean(dr):.3f}x |" if drift else ""))
+    only_a = sum(1 for k in a if k not in b)
+    only_b = sum(1 for k in b if k not in a)
     if only_a or only_b:
         lines += ["", f"Not compared (not run, or not passing its check, in the other run): {only_a} case(s) "
                       f"only in {la}, {only_b} only in {lb}."]
@@ -136,8 +173,8 @@ def compare(before, after, provider, labels):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("before")
-    ap.add_argument("after")
+    ap.add_argument("before", help="a bench.json, or several (comma-separated) paired with AFTER's")
+    ap.add_argument("after", help="a bench.json, or as many as BEFORE (comma-separated)")
     ap.add_argument("--provider", default="fusednorm:auto", help="the fusednorm provider compared")
     ap.add_argument("--labels", default="before,after", help="two comma-separated column labels")
     ap.add_argument("--out", help="also write the table to this file")
@@ -145,7 +182,8 @@ def main(argv=None):
     labels = a.labels.split(",")
     if len(labels) != 2 or not all(labels):
         ap.error(f"--labels needs two names, got {a.labels!r}")
-    text = compare((load(a.before), a.before), (load(a.after), a.after), a.provider, labels)
+    runs = lambda arg: [(load(p), p) for p in arg.split(",") if p]
+    text = compare(runs(a.before), runs(a.after), a.provider, labels)
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)

@@ -112,6 +112,31 @@ class CompareTest(unittest.TestCase):
         code, out, err = run([self.a, self.b])  # nothing recorded
         self.assertEqual((code, "same libfusednorm.so" in out + err), (0, False))
 
+    def test_paired_runs(self):
+        """B1,B2 against A1,A2: us = means, speed-up = geomean of B_i / A_i, drift = B_1 / B_2, only
+        the cases every run has; unequal lists exit 2."""
+        def write(name, rows):
+            path = os.path.join(self.tmp.name, name)
+            with open(path, "w") as f:
+                json.dump({"meta": {"device": "GPU A", "date": name}, "results": [result(*r) for r in rows]}, f)
+            return path
+        c1, c2 = ("bf16", 4, 8, "fwd", "cold"), ("bf16", 2, 2, "bwd", "cold")
+        b1 = write("b1.json", [c1 + ("fusednorm:auto", 10.0), c2 + ("fusednorm:auto", 3.0)])
+        a1 = write("a1.json", [c1 + ("fusednorm:auto", 5.0), c2 + ("fusednorm:auto", 3.0),
+                               c1 + ("compile", 4.0)])
+        b2 = write("b2.json", [c1 + ("fusednorm:auto", 12.0)])  # c2 missing: not compared
+        a2 = write("a2.json", [c1 + ("fusednorm:auto", 4.0), c2 + ("fusednorm:auto", 1.0),
+                               c1 + ("compile", 4.4)])
+        code, out, err = run([f"{b1},{b2}", f"{a1},{a2}"])
+        self.assertEqual(code, 0, err)
+        # sqrt(10/5 * 12/4) = 2.449; means 11 and 4.5; the peer from the last after run (4.4)
+        self.assertIn("| bf16 4 x 8 fwd | cold | 11.00 | 4.50 | 2.45x | compile | 4.40 | 0.98x |", out)
+        self.assertIn("| cold | forward | 1 | 2.449x | - | - | 0.833x |", out)  # no peer in the befores
+        self.assertNotIn("bf16 2 x 2 bwd |", out)
+        self.assertIn("2 interleaved pairs", out)
+        code, _, err = run([f"{b1},{b2}", a1])
+        self.assertEqual((code, "paired runs need as many of each" in err), (2, True))
+
     def test_bad_inputs(self):
         missing = os.path.join(self.tmp.name, "missing.json")
         code, _, err = run([missing, self.b])
