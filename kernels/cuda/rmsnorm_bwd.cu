@@ -69,17 +69,12 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
   /* p.w_smem (one row per CTA, every column of the chunk cached, no streamed dw in shared
    * memory): the effective weight w + offset of this thread's cached columns, converted to fp32
    * once per CTA instead of loaded and converted twice per row. Each thread stages and later
-   * reads only its own columns, so no barrier is needed. */
-  const float *wsm = nullptr;
-  if (CACHE > 0 && p.w_smem) {
-    float *const wst = dyn_smem;
-#pragma unroll
-    for (int k = 0; k < CACHE; ++k) {
-      const int col = col0 + k * step;
-      if (col < pl.c1) stage_weight<N>(wst + (col - pl.c0), p.w, p.w_dtype, p.offset, col, pl.c1, al);
-    }
-    wsm = wst;
-  }
+   * reads only its own columns, so no barrier is needed. It is staged in the thread's first row,
+   * after that row's loads are issued: staged before the row loop, the CTA waited for the weight
+   * before its first row's loads went out (two memory round trips where the few-row backward
+   * has time for one). */
+  float *const wsm = CACHE > 0 && p.w_smem ? dyn_smem : nullptr;
+  bool staged = wsm == nullptr;
 
   float dwc[C][N];
 #pragma unroll
@@ -107,6 +102,14 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
           load_slot(cdy[k], dyr, col, pl.c1, al);
           load_slot(cs[k], sr, col, pl.c1, al);
         }
+      }
+      if (!staged) {
+#pragma unroll
+        for (int k = 0; k < CACHE; ++k) {
+          const int col = col0 + k * step;
+          if (col < pl.c1) stage_weight<N>(wsm + (col - pl.c0), p.w, p.w_dtype, p.offset, col, pl.c1, al);
+        }
+        staged = true;
       }
 #pragma unroll
       for (int k = 0; k < CACHE; ++k) {
@@ -220,7 +223,6 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
   const bool mine = col0 < p.n; /* this lane holds a slot of the row */
   const int64_t rstep = pl.units * pl.teams;
   float wv[N]; /* a lane owns the same slot for every row: its effective weight, loaded once */
-  if (mine) load_weight<N>(wv, p.w, p.w_dtype, p.offset, col0, p.n, al);
 
   struct Row {
     V dy, s, ds;
@@ -250,13 +252,17 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
 
   Row a, b;
   int64_t row = pl.unit * pl.teams + pl.team_idx;
+  /* The weight after the first two rows' loads are issued (loaded and converted before them, it
+   * made the CTA wait for it first: two memory round trips, not one). */
   fetch(a, row);
+  fetch(b, row + rstep);
+  if (mine) load_weight<N>(wv, p.w, p.w_dtype, p.offset, col0, p.n, al);
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
-    fetch(b, row + rstep);
     process(a, row, 0);
     if (base + rstep >= p.rows) break;
     fetch(a, row + 2 * rstep);
     process(b, row + rstep, 1);
+    fetch(b, row + 3 * rstep);
   }
   if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);

@@ -133,7 +133,8 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
   V cdy[S], cs[S], cds[S];
-  float edy = 0.0f, es = 0.0f, eds = 0.0f, rs = 0.0f;
+  T edy, es, eds; /* this thread's head or tail element, as loaded (converted where used) */
+  float rs = 0.0f;
   RowSplit sp;
   auto fetch = [&](int64_t row) {
     const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
@@ -151,34 +152,20 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
         if (HAS_DS) ld16(cds[k].w, dsr + col);
       }
     }
-    if (sp.ecol >= 0) {
-      edy = ld_elem(dyr, sp.ecol);
-      es = ld_elem(sr, sp.ecol);
-      if (HAS_DS) eds = ld_elem(dsr, sp.ecol);
-    }
+    /* Loaded whether or not the thread has one (column 0 then, unused), and not converted here:
+     * a branch around the loads, or a use of them before the weight's staging loop, had the
+     * thread wait for this row before loading the weight (two memory round trips, not one). */
+    const int ec = sp.ecol >= 0 ? sp.ecol : 0;
+    edy = dyr[ec];
+    es = sr[ec];
+    if (HAS_DS) eds = dsr[ec];
   };
   int64_t row = blockIdx.x; /* the first row's loads before the staging, as in rms_norm_bwd_row */
   if (row < p.rows) fetch(row);
-  /* Element-wise weight loads, kStage in flight per thread: one at a time, a row of 1750 columns
-   * over 64 threads waited ~28 memory round trips here (f16 43 x 1750: 10.9 us a launch). */
-  constexpr int kStage = 8;
-  const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16;
-  for (int c0 = threadIdx.x; c0 < p.n; c0 += kStage * blockDim.x) {
-    uint32_t b[kStage];
-#pragma unroll
-    for (int i = 0; i < kStage; ++i) {
-      const int c = c0 + i * (int)blockDim.x;
-      b[i] = c >= p.n ? 0u : w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(p.w, c);
-    }
-#pragma unroll
-    for (int i = 0; i < kStage; ++i) {
-      const int c = c0 + i * (int)blockDim.x;
-      if (c < p.n) {
-        wsm[at(c)] = w32 ? wbits_eff<true>(b[i], true, false, p.offset) : wbits_eff<false>(b[i], true, wbf16, p.offset);
-        dwsm[at(c)] = 0.0f;
-      }
-    }
-  }
+  stage_weight_elems<8>(p.w, p.w_dtype, p.offset, p.n, [&](int c, float v) {
+    wsm[at(c)] = v;
+    dwsm[at(c)] = 0.0f;
+  });
   __syncthreads();
 
   for (int parity = 0; row < p.rows; parity ^= 1) {
@@ -195,7 +182,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
         dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
       }
     }
-    if (sp.ecol >= 0) dot = elem_dot(edy, es, wsm[at(sp.ecol)], rs, dot);
+    if (sp.ecol >= 0) dot = elem_dot(to_f(edy), to_f(es), wsm[at(sp.ecol)], rs, dot);
     const float mean_gn = red.sum(dot, parity) / (float)p.n;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -216,7 +203,8 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
     }
     if (sp.ecol >= 0) {
       float dw = dwsm[at(sp.ecol)];
-      st_elem(dxr, sp.ecol, elem_dx<T>(edy, es, eds, HAS_DS, wsm[at(sp.ecol)], rs, mean_gn, p.llama, dw));
+      st_elem(dxr, sp.ecol,
+              elem_dx<T>(to_f(edy), to_f(es), HAS_DS ? to_f(eds) : 0.0f, HAS_DS, wsm[at(sp.ecol)], rs, mean_gn, p.llama, dw));
       dwsm[at(sp.ecol)] = dw;
     }
     row += gridDim.x;

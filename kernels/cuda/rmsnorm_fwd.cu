@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
 
   struct Buf {
     V x[S], r[S];
-    float ex, er; /* the edge element's x and r */
+    T ex, er;     /* the edge element's x and r, as loaded */
     int h, ecol;  /* the row's head, this lane's edge column (or -1) */
   };
   auto fetch = [&](Buf &b, int64_t row) {
@@ -290,10 +290,12 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
         if (FUSED) ld16(b.r[k].w, rr + col);
       }
     }
-    if (b.ecol >= 0) {
-      b.ex = ld_elem(xr, b.ecol);
-      if (FUSED) b.er = ld_elem(rr, b.ecol);
-    }
+    /* Loaded by every lane (column 0 where it has none, unused) and converted where used: a
+     * branch around these loads, or converting them here, made the first row's loads wait before
+     * the weight's staging issued its own (two memory round trips, not one). */
+    const int ec = b.ecol >= 0 ? b.ecol : 0;
+    b.ex = xr[ec];
+    if (FUSED) b.er = rr[ec];
   };
   auto process = [&](Buf &b, int64_t row, int parity) {
     const bool active = row < p.rows;
@@ -313,9 +315,9 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
         }
       }
       if (b.ecol >= 0) { /* after the slots */
-        es = b.ex;
+        es = to_f(b.ex);
         if (FUSED) {
-          es = round_to<T>(es + b.er);
+          es = round_to<T>(es + to_f(b.er));
           st_elem(ror, b.ecol, es);
         }
         ss = fmaf(es, es, ss);
@@ -347,11 +349,7 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   int64_t row = pl.unit * pl.teams + pl.team_idx;
   fetch(ba, row);
   /* Staged after the first row's loads are issued (as in rms_norm_fwd_pipe). */
-  for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) {
-    float we[1];
-    load_weight<1>(we, p.w, p.w_dtype, p.offset, c, n, false);
-    wsm[at(c)] = we[0];
-  }
+  stage_weight_elems<2>(p.w, p.w_dtype, p.offset, n, [&](int c, float v) { wsm[at(c)] = v; });
   __syncthreads();
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
     fetch(bb, row + rstep);
@@ -382,8 +380,6 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
   const int teams = (int)blockDim.x >> lg;
   const int col = lane * N;
   const bool has = col < p.n; /* lanes past the row's vectors hold zeros and store nothing */
-  float wv[N];
-  load_weight<N>(wv, p.w, p.w_dtype, p.offset, has ? col : 0, p.n, true);
   const int64_t step = (int64_t)teams * R;
   for (int64_t base = (int64_t)blockIdx.x * step; base < p.rows; base += (int64_t)gridDim.x * step) {
     V sv[R], rv[R];
@@ -399,6 +395,10 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
         if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer) + col);
       }
     }
+    /* The weight after the rows' loads are issued, in each step (the grid is one pass): loaded
+     * and converted before them, it made a CTA wait two memory round trips instead of one. */
+    float wv[N];
+    load_weight<N>(wv, p.w, p.w_dtype, p.offset, has ? col : 0, p.n, true);
     if (FUSED) {
 #pragma unroll
       for (int r = 0; r < R; ++r) {

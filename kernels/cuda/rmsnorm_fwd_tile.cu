@@ -25,6 +25,7 @@
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -54,13 +55,13 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
   const int h0 = (int)(((16u - ((unsigned)reinterpret_cast<uintptr_t>(x) & 15u)) & 15u) / sizeof(T));
 
   /* The effective weight in fp32, after the tile (registers ran out with a lane's weights kept in
-   * them: ptxas spilled from 5 columns per lane on). */
+   * them: ptxas spilled from 5 columns per lane on). Staged with the first tile: column tid's
+   * bits loaded right after the tile's loads are issued and stored after them (loaded and
+   * converted before the tile, the weight cost a CTA a memory round trip of its own); columns
+   * past the CTA's threads (n > nt, forced plans only) after that. */
   float *const wsm = reinterpret_cast<float *>(ts + ((R * n + N - 1) / N + 2) * N); /* fn_fwd_tile_smem */
-  for (int c = tid; c < n; c += nt) {
-    float w1[1];
-    load_weight<1>(w1, p.w, p.w_dtype, p.offset, c, n, false);
-    wsm[c] = w1[0];
-  }
+  const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16, has_w = p.w != nullptr;
+  bool staged = false;
 
   for (int64_t r0 = (int64_t)blockIdx.x * R; r0 < p.rows; r0 += (int64_t)gridDim.x * R) {
     const int rows = (int)min((int64_t)R, p.rows - r0);
@@ -75,6 +76,7 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
     const int edges = head + (len - a1);
     const int eq = tid < head ? tid : a1 + (tid - head); /* this thread's edge element (edges < 2N <= nt) */
     T *const tsq = ts + (N - a0);                         /* tsq[q]: element q of the tile */
+    uint32_t wb; /* the bits of weight column tid */
 
     {
       V sv[FN_FWD_TILE_SLOTS], rv[FN_FWD_TILE_SLOTS];
@@ -86,6 +88,9 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
           if (FUSED) ld16(rv[j].w, r + f0 + a0 + (int64_t)k * N);
         }
       }
+      /* (without a weight, the bits of x's first element, ignored: no branch around the load) */
+      const int wc = has_w ? min(tid, n - 1) : 0;
+      wb = has_w && w32 ? ld_wbits<true>(p.w, wc) : ld_wbits<false>(has_w ? p.w : p.x, wc);
 #pragma unroll
       for (int j = 0; j < FN_FWD_TILE_SLOTS; ++j) {
         const int k = tid + j * nt;
@@ -105,6 +110,18 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
         ro[f0 + eq] = s;
       }
       tsq[eq] = s;
+    }
+    /* The weight's bits are loaded with every tile (an L1 hit after the first): loaded once
+     * ahead of the loop, or behind a branch, they ended up waited for before the tile's loads
+     * went out. They are converted and stored with the first tile only. */
+    if (!staged) {
+      if (tid < n) wsm[tid] = w32 ? wbits_eff<true>(wb, has_w, false, p.offset) : wbits_eff<false>(wb, has_w, wbf16, p.offset);
+      for (int c = tid + nt; c < n; c += nt) {
+        float w1[1];
+        load_weight<1>(w1, p.w, p.w_dtype, p.offset, c, n, false);
+        wsm[c] = w1[0];
+      }
+      staged = true;
     }
     __syncthreads();
 

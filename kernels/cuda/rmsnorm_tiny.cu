@@ -38,17 +38,30 @@ namespace fn {
  * branch is reached, which puts a row's loads one after another instead of all in flight. */
 __device__ __forceinline__ int tiny_col(int c, int n) { return c < n ? c : n - 1; }
 
-/* The effective weights of a lane's J columns (0 past the row; 1 without a weight). */
+/* A lane's weight bits for its J columns, loaded and not yet used; without a weight, bits of
+ * `any` (a row of the problem, at a column that exists), ignored. Branch-free, so that the
+ * compiler issues these loads together with the rows' and converts them (tiny_weff) after: a
+ * value converted before a branch is waited for there, and loading the weight behind one after
+ * the rows' loads (or converting it before issuing them) put two memory latencies in a row on a
+ * kernel whose time is one latency. */
 template <int J>
-__device__ __forceinline__ void tiny_weights(float (&w)[J], const void *wp, int w_dtype, float offset, int lane,
-                                             int lanes, int n) {
-  const bool has_w = wp != nullptr, w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;
-  uint32_t b[J];
+__device__ __forceinline__ void tiny_wbits(uint32_t (&b)[J], const void *wp, int w_dtype, const void *any, int lane,
+                                           int lanes, int n) {
+  const void *src = wp != nullptr ? wp : any;
+  const bool w32 = wp != nullptr && w_dtype == FUSEDNORM_F32;
 #pragma unroll
   for (int j = 0; j < J; ++j) {
     const int c = tiny_col(lane + j * lanes, n);
-    b[j] = !has_w ? 0u : w32 ? ld_wbits<true>(wp, c) : ld_wbits<false>(wp, c);
+    b[j] = w32 ? ld_wbits<true>(src, c) : ld_wbits<false>(src, c);
   }
+}
+
+/* The effective weights of a lane's J columns from their bits (0 past the row; 1 without a
+ * weight). */
+template <int J>
+__device__ __forceinline__ void tiny_weff(float (&w)[J], const uint32_t (&b)[J], bool has_w, int w_dtype,
+                                          float offset, int lane, int lanes, int n) {
+  const bool w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;
 #pragma unroll
   for (int j = 0; j < J; ++j) {
     const float v = w32 ? wbits_eff<true>(b[j], has_w, false, offset) : wbits_eff<false>(b[j], has_w, wbf16, offset);
@@ -62,9 +75,8 @@ __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const F
   const int lg = __ffs(lanes) - 1; /* lanes is a power of two: shifts, not a division */
   const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
   const int teams = (int)blockDim.x >> lg;
-  float w[J];
-  /* Rows in steps uniform over the CTA (the team's shuffles need every lane of the warp); the
-   * weights are loaded with the first step's row. */
+  /* Rows in steps uniform over the CTA (the team's shuffles need every lane of the warp; the
+   * plan's grid gives each CTA one step). The weight is loaded in each step with the row. */
   for (int64_t base = (int64_t)blockIdx.x * teams; base < p.rows; base += (int64_t)gridDim.x * teams) {
     const int64_t row = base + team;
     const bool on = row < p.rows;
@@ -77,14 +89,19 @@ __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const F
       const float v = ld_elem(xr, tiny_col(lane + j * lanes, n));
       s[j] = lane + j * lanes < n ? v : 0.0f;
     }
-    if (base == (int64_t)blockIdx.x * teams) tiny_weights<J>(w, p.w, p.w_dtype, p.offset, lane, lanes, n);
+    float r[J];
     if (FUSED) {
-      float r[J];
 #pragma unroll
       for (int j = 0; j < J; ++j) {
         const float v = ld_elem(rr, tiny_col(lane + j * lanes, n));
         r[j] = lane + j * lanes < n ? v : 0.0f;
       }
+    }
+    uint32_t wb[J];
+    float w[J];
+    tiny_wbits<J>(wb, p.w, p.w_dtype, xr, lane, lanes, n);
+    tiny_weff<J>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, lanes, n);
+    if (FUSED) {
       T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, rl, p.ro_stride, p.ro_outer);
 #pragma unroll
       for (int j = 0; j < J; ++j) {
@@ -121,8 +138,7 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
   const int lg = __ffs(lanes) - 1;
   const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
   const int teams = (int)blockDim.x >> lg;
-  float w[J], dw[J];
-  tiny_weights<J>(w, p.w, p.w_dtype, p.offset, lane, lanes, n);
+  float dw[J];
 #pragma unroll
   for (int j = 0; j < J; ++j) dw[j] = 0.0f;
   /* R rows per team at a time, every load of them issued before any is used (the plan gives a
@@ -130,22 +146,33 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
    * uniform over the CTA, and each lane's dw chain visits its rows in order). */
   for (int64_t base = 0; base < p.rows; base += (int64_t)R * teams) {
     float dy[R][J], s[R][J], ds[R][J], rs[R];
+    /* Every row's addresses first: row_offset branches on the layout, and a value used before a
+     * branch is waited for there, which put the rows' loads one round trip after another. */
+    const T *dyr[R], *sr[R], *dsr[R];
+    int64_t rl[R];
 #pragma unroll
     for (int u = 0; u < R; ++u) {
       const int64_t row = base + team + (int64_t)u * teams;
-      const int64_t rl = row < p.rows ? row : p.rows - 1; /* the row loaded: one that exists */
-      const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, rl, p.dy_stride, p.dy_outer);
-      const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, rl, p.s_stride, p.s_outer);
-      const T *dsr = static_cast<const T *>(p.ds) + (HAS_DS ? row_offset(p.nd, rl, p.ds_stride, p.ds_outer) : 0);
-      rs[u] = p.rstd[rl];
+      rl[u] = row < p.rows ? row : p.rows - 1; /* the row loaded: one that exists */
+      dyr[u] = static_cast<const T *>(p.dy) + row_offset(p.nd, rl[u], p.dy_stride, p.dy_outer);
+      sr[u] = static_cast<const T *>(p.s) + row_offset(p.nd, rl[u], p.s_stride, p.s_outer);
+      dsr[u] = static_cast<const T *>(p.ds) + (HAS_DS ? row_offset(p.nd, rl[u], p.ds_stride, p.ds_outer) : 0);
+    }
+#pragma unroll
+    for (int u = 0; u < R; ++u) {
+      rs[u] = p.rstd[rl[u]];
 #pragma unroll
       for (int j = 0; j < J; ++j) {
         const int c = tiny_col(lane + j * lanes, n);
-        dy[u][j] = ld_elem(dyr, c);
-        s[u][j] = ld_elem(sr, c);
-        ds[u][j] = HAS_DS ? ld_elem(dsr, c) : 0.0f;
+        dy[u][j] = ld_elem(dyr[u], c);
+        s[u][j] = ld_elem(sr[u], c);
+        ds[u][j] = HAS_DS ? ld_elem(dsr[u], c) : 0.0f;
       }
     }
+    uint32_t wb[J];
+    float w[J]; /* loaded in each round with its rows (one or two rounds) */
+    tiny_wbits<J>(wb, p.w, p.w_dtype, p.dy, lane, lanes, n);
+    tiny_weff<J>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, lanes, n);
 #pragma unroll
     for (int u = 0; u < R; ++u) {
       const int64_t row = base + team + (int64_t)u * teams;

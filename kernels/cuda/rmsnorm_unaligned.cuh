@@ -65,6 +65,37 @@ template <bool W32> __device__ __forceinline__ float wbits_eff(uint32_t b, bool 
   return v + offset;
 }
 
+/* The CTA's effective weight, element by element: put(c, w_eff) for every column c < n, K loads
+ * of a thread in flight at once (one at a time, a row of 1750 columns over 64 threads waited ~28
+ * memory round trips; f16 43 x 1750: 10.9 us a launch). Without a weight, 1. The first K columns
+ * of a thread are straight-line code ahead of the loop for the rest: ptxas waits for every load
+ * in flight on entering a loop that issues loads, so a loop here made the caller's row loads,
+ * issued just before, land before the weight's went out (two memory round trips, not one). */
+template <int K, typename Put>
+__device__ __forceinline__ void stage_weight_elems(const void *w, int w_dtype, float offset, int n, Put put) {
+  const bool w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;
+  if (w == nullptr) {
+    for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) put(c, 1.0f);
+    return;
+  }
+  auto batch = [&](int c0) {
+    uint32_t b[K];
+    /* Columns past the row load the last one (unused): no select on a loaded value. */
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const int c = min(c0 + i * (int)blockDim.x, n - 1);
+      b[i] = w32 ? ld_wbits<true>(w, c) : ld_wbits<false>(w, c);
+    }
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const int c = c0 + i * (int)blockDim.x;
+      if (c < n) put(c, w32 ? wbits_eff<true>(b[i], true, false, offset) : wbits_eff<false>(b[i], true, wbf16, offset));
+    }
+  };
+  batch((int)threadIdx.x);
+  for (int c0 = (int)threadIdx.x + K * (int)blockDim.x; c0 < n; c0 += K * (int)blockDim.x) batch(c0);
+}
+
 /* The forward's y of one element (normalize_slot's formula). */
 template <typename T, bool LLAMA> __device__ __forceinline__ float normalize_elem(float s, float w, float rstd) {
   const float nrm = s * rstd;
