@@ -140,7 +140,6 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
     const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
     const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
     const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
-    rs = p.rstd[row];
     sp = row_split<T>(dyr, p.n);
     const int c0 = sp.h + col0;
 #pragma unroll
@@ -160,12 +159,16 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
     es = sr[ec];
     if (HAS_DS) eds = dsr[ec];
   };
-  int64_t row = blockIdx.x; /* the first row's loads before the staging, as in rms_norm_bwd_row */
+  /* The first row's loads before the staging, as in rms_norm_bwd_row, and its rstd after it: the
+   * compiler moves rstd (the same for the whole CTA) into a uniform register as soon as it is
+   * loaded, which waits for it, and ahead of the staging that held the weight's loads back. */
+  int64_t row = blockIdx.x;
   if (row < p.rows) fetch(row);
   stage_weight_elems<8>(p.w, p.w_dtype, p.offset, p.n, [&](int c, float v) {
     wsm[at(c)] = v;
     dwsm[at(c)] = 0.0f;
   });
+  if (row < p.rows) rs = p.rstd[row];
   __syncthreads();
 
   for (int parity = 0; row < p.rows; parity ^= 1) {
@@ -208,7 +211,10 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
       dwsm[at(sp.ecol)] = dw;
     }
     row += gridDim.x;
-    if (row < p.rows) fetch(row);
+    if (row < p.rows) {
+      fetch(row);
+      rs = p.rstd[row];
+    }
   }
   __syncthreads(); /* the last row's dw updates, made by whichever threads owned the columns */
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The first loads of the latency-bound kernels go out in one memory round trip (sm_90a SASS).
+
+A kernel whose time is a few memory latencies loses one whenever it waits for a load before the
+next load is issued. ptxas waits for a loaded value where the value is first used ahead of a
+branch, and for every load in flight on entering a loop that issues loads; kernels/RESULTS.md
+("First loads in one round trip") lists what that did to these kernels. The check reads the
+scoreboard fields of each instruction's control word (cuobjdump -sass; the wait mask, and the
+write barrier a load sets) and, up to the first instruction that waits for a global load, counts
+the loads issued: weight loads (__ldg: LDG.*.CONSTANT) and row loads (plain LDG). Each checked
+kernel must have issued its weight load and its first row's (for the tiny backward: every row
+its team holds at once) before that first wait. In straight-line order only: the kernels checked
+are those whose first loads have no alternative code paths ahead of them.
+
+usage: test_load_order.py LIBFUSEDNORM_SO   (needs cuobjdump: the CUDA toolkit's, or the
+                                             nvidia-cuda-cuobjdump wheel of tools/requirements.txt)
+"""
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# (kernel name pattern, minimum row loads before the first wait (a callable of the match), text)
+TINY_BWD_ROWS = {1: 4, 2: 2, 4: 1, 8: 1}  # FN_TINY_BWD_ROWS(J), kernels/cuda/launch_config.h
+CHECKS = [
+    (re.compile(r"rms_norm_fwd_tinyI.*Li1ELb([01])E"), lambda m: 1 + int(m.group(1)), "x (and r)"),
+    # J <= 4: at J = 8 (rows of 129-256 columns) a thread's 25-33 loads under the 512-thread
+    # launch bound (128 registers) share scoreboards with their address registers' reuse, and
+    # ptxas waits for some of the rows' loads before the rest: not met there (kernels/RESULTS.md).
+    (re.compile(r"rms_norm_bwd_tinyI.*Li([124])ELb([01])E"),
+     lambda m: TINY_BWD_ROWS[int(m.group(1))] * (1 + int(m.group(1)) * (2 + int(m.group(2)))),
+     "every row the team holds: rstd, dy, s (and ds) of each column"),
+    (re.compile(r"rms_norm_fwd_tileI"), lambda m: 1, "the tile"),
+    (re.compile(r"rms_norm_fwd_pipe_uI"), lambda m: 1, "the first row"),
+    (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
+]
+
+
+def cuobjdump():
+    for cand in (os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "cuobjdump"),
+                 shutil.which("cuobjdump")):
+        if cand and os.access(cand, os.X_OK):
+            return cand
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations if spec else []) or []:
+        for sub in ("cu13", "cuda_cuobjdump", "cu12"):
+            cand = os.path.join(root, sub, "bin", "cuobjdump")
+            if os.access(cand, os.X_OK):
+                return cand
+    sys.exit("test_load_order: no cuobjdump (CUDA toolkit, or pip install nvidia-cuda-cuobjdump: tools/setup.sh)")
+
+
+def functions(sass):
+    """{name: [(address, text, write barrier, wait mask)]} from cuobjdump -sass output."""
+    out = {}
+    for chunk in re.split(r"\n\s+Function : ", sass)[1:]:
+        name = chunk.split("\n", 1)[0].strip()
+        lines, ins = chunk.split("\n"), []
+        for i, line in enumerate(lines[:-1]):
+            m = re.match(r"\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*/\* 0x[0-9a-f]{16} \*/", line)
+            n = re.match(r"\s+/\* 0x([0-9a-f]{16}) \*/", lines[i + 1]) if m else None
+            if m and n:
+                ctrl = int(n.group(1), 16) >> 41  # stall 4, yield 1, write bar 3, read bar 3, wait 6
+                ins.append((int(m.group(1), 16), m.group(2), (ctrl >> 5) & 7, (ctrl >> 11) & 63))
+        out[name] = ins
+    return out
+
+
+def first_round(ins):
+    """(row loads, weight loads) issued before the first wait for a global load, and that wait."""
+    pending, rows, weights = set(), 0, 0
+    for addr, text, wbar, wait in ins:
+        if any(wait >> b & 1 for b in pending):
+            return rows, weights, f"{addr:04x} {text}"
+        pending -= {b for b in range(6) if wait >> b & 1}
+        if re.search(r"\bLDG\b|\bLDG\.", text) and wbar != 7:
+            pending.add(wbar)
+            if ".CONSTANT" in text:
+                weights += 1
+            else:
+                rows += 1
+    return rows, weights, "none"
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.exit(__doc__.split("usage: ")[1])
+    res = subprocess.run([cuobjdump(), "-sass", "-arch", "sm_90a", argv[1]], capture_output=True, text=True)
+    if res.returncode != 0 or "Function :" not in res.stdout:
+        sys.exit(f"test_load_order: cuobjdump -sass -arch sm_90a {argv[1]} failed: {res.stderr.strip()[:300]}")
+    funcs = functions(res.stdout)
+    checked, failed = 0, 0
+    for pat, need, what in CHECKS:
+        hits = [(name, m) for name in sorted(funcs) for m in [pat.search(name)] if m]
+        if not hits:
+            print(f"FAIL no kernel matches {pat.pattern}")
+            failed += 1
+        for name, m in hits:
+            rows, weights, at = first_round(funcs[name])
+            want = need(m)
+            ok = rows >= want and weights >= 1
+            checked += 1
+            if not ok:
+                failed += 1
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {rows} row / {weights} weight loads before the first "
+                  f"wait ({at[:60]}); needs {want} ({what}) and the weight")
+    print(f"test_load_order: {checked} kernels checked, {failed} failed: {'FAILED' if failed else 'OK'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
