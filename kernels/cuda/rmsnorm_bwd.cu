@@ -70,9 +70,9 @@ __device__ __forceinline__ void bwd_body(const BwdParams &p) {
    * memory): the effective weight w + offset of this thread's cached columns, converted to fp32
    * once per CTA instead of loaded and converted twice per row. Each thread stages and later
    * reads only its own columns, so no barrier is needed. It is staged in the thread's first row,
-   * after that row's loads are issued: staged before the row loop, the CTA waited for the weight
-   * before its first row's loads went out (two memory round trips where the few-row backward
-   * has time for one). */
+   * after that row's loads are issued: staged before the row loop, the CTA would wait for the
+   * weight before its first row's loads go out (two memory round trips where the few-row
+   * backward has time for one). */
   float *const wsm = CACHE > 0 && p.w_smem ? dyn_smem : nullptr;
   bool staged = wsm == nullptr;
 
@@ -252,8 +252,8 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
 
   Row a, b;
   int64_t row = pl.unit * pl.teams + pl.team_idx;
-  /* The weight after the first two rows' loads are issued (loaded and converted before them, it
-   * made the CTA wait for it first: two memory round trips, not one). */
+  /* The weight after the first two rows' loads are issued (converting it before them would make
+   * the CTA wait for it first: two memory round trips, not one). */
   fetch(a, row);
   fetch(b, row + rstep);
   if (mine) load_weight<N>(wv, p.w, p.w_dtype, p.offset, col0, p.n, al);

@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
       }
     }
     /* Loaded whether or not the thread has one (column 0 then, unused), and not converted here:
-     * a branch around the loads, or a use of them before the weight's staging loop, had the
+     * a branch around the loads, or a use of them before the weight's staging loop, makes the
      * thread wait for this row before loading the weight (two memory round trips, not one). */
     const int ec = sp.ecol >= 0 ? sp.ecol : 0;
     edy = dyr[ec];
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   };
   /* The first row's loads before the staging, as in rms_norm_bwd_row, and its rstd after it: the
    * compiler moves rstd (the same for the whole CTA) into a uniform register as soon as it is
-   * loaded, which waits for it, and ahead of the staging that held the weight's loads back. */
+   * loaded, which waits for it; ahead of the staging, that would hold the weight's loads back. */
   int64_t row = blockIdx.x;
   if (row < p.rows) fetch(row);
   stage_weight_elems<8>(p.w, p.w_dtype, p.offset, p.n, [&](int c, float v) {

@@ -291,8 +291,8 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
       }
     }
     /* Loaded by every lane (column 0 where it has none, unused) and converted where used: a
-     * branch around these loads, or converting them here, made the first row's loads wait before
-     * the weight's staging issued its own (two memory round trips, not one). */
+     * branch around these loads, or converting them here, makes the first row's loads wait before
+     * the weight's staging issues its own (two memory round trips, not one). */
     const int ec = b.ecol >= 0 ? b.ecol : 0;
     b.ex = xr[ec];
     if (FUSED) b.er = rr[ec];
@@ -395,8 +395,8 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
         if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer) + col);
       }
     }
-    /* The weight after the rows' loads are issued, in each step (the grid is one pass): loaded
-     * and converted before them, it made a CTA wait two memory round trips instead of one. */
+    /* The weight after the rows' loads are issued, in each step (the grid is one pass): converted
+     * before them, it would make a CTA wait two memory round trips instead of one. */
     float wv[N];
     load_weight<N>(wv, p.w, p.w_dtype, p.offset, has ? col : 0, p.n, true);
     if (FUSED) {

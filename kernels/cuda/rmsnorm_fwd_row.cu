@@ -145,9 +145,9 @@ __global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof
     /* Every load of the row (x, r, the weight) is issued before the first use. A U row with a
      * 16-bit weight issues every slot's x and r before any weight: its element-wise weight reads
      * (a 2-byte aligned weight) pack their halves as they come, which waits for them, and between
-     * two slots' x loads that put one memory latency per slot in a row (bf16 100 x 6733 and 200 x
-     * 4095 fused forwards 1.08x on an H100 with the split). The others keep a slot's loads
-     * together (split, the f32 rows came out 3-4% slower: more registers, nothing to gain). */
+     * two slots' x loads that would put one memory latency per slot in a row (kernels/RESULTS.md,
+     * "First loads in one round trip"). The others keep a slot's loads together (split, they
+     * only hold more registers: f32-weight rows measured 3-4% slower). */
     constexpr bool kSplitW = U && !W32;
 #pragma unroll
     for (int k = 0; k < S; ++k) {

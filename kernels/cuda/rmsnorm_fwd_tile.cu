@@ -56,9 +56,9 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
 
   /* The effective weight in fp32, after the tile (registers ran out with a lane's weights kept in
    * them: ptxas spilled from 5 columns per lane on). Staged with the first tile: column tid's
-   * bits loaded right after the tile's loads are issued and stored after them (loaded and
-   * converted before the tile, the weight cost a CTA a memory round trip of its own); columns
-   * past the CTA's threads (n > nt, forced plans only) after that. */
+   * bits loaded right after the tile's loads are issued and stored after them (converted before
+   * the tile, the weight would cost a CTA a memory round trip of its own); columns past the CTA's
+   * threads (n > nt, forced plans only) after that. */
   float *const wsm = reinterpret_cast<float *>(ts + ((R * n + N - 1) / N + 2) * N); /* fn_fwd_tile_smem */
   const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16, has_w = p.w != nullptr;
   bool staged = false;
@@ -111,9 +111,9 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
       }
       tsq[eq] = s;
     }
-    /* The weight's bits are loaded with every tile (an L1 hit after the first): loaded once
-     * ahead of the loop, or behind a branch, they ended up waited for before the tile's loads
-     * went out. They are converted and stored with the first tile only. */
+    /* The weight's bits are loaded with every tile (an L1 hit after the first): loaded once ahead
+     * of the loop, or behind a branch, the compiler waits for them before the tile's loads go
+     * out. They are converted and stored with the first tile only. */
     if (!staged) {
       if (tid < n) wsm[tid] = w32 ? wbits_eff<true>(wb, has_w, false, p.offset) : wbits_eff<false>(wb, has_w, wbf16, p.offset);
       for (int c = tid + nt; c < n; c += nt) {

@@ -42,7 +42,7 @@ __device__ __forceinline__ int tiny_col(int c, int n) { return c < n ? c : n - 1
  * `any` (a row of the problem, at a column that exists), ignored. Branch-free, so that the
  * compiler issues these loads together with the rows' and converts them (tiny_weff) after: a
  * value converted before a branch is waited for there, and loading the weight behind one after
- * the rows' loads (or converting it before issuing them) put two memory latencies in a row on a
+ * the rows' loads (or converting it before issuing them) puts two memory latencies in a row on a
  * kernel whose time is one latency. */
 template <int J>
 __device__ __forceinline__ void tiny_wbits(uint32_t (&b)[J], const void *wp, int w_dtype, const void *any, int lane,
@@ -147,7 +147,7 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
   for (int64_t base = 0; base < p.rows; base += (int64_t)R * teams) {
     float dy[R][J], s[R][J], ds[R][J], rs[R];
     /* Every row's addresses first: row_offset branches on the layout, and a value used before a
-     * branch is waited for there, which put the rows' loads one round trip after another. */
+     * branch is waited for there, which would put the rows' loads one round trip after another. */
     const T *dyr[R], *sr[R], *dsr[R];
     int64_t rl[R];
 #pragma unroll

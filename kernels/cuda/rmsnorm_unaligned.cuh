@@ -66,11 +66,11 @@ template <bool W32> __device__ __forceinline__ float wbits_eff(uint32_t b, bool 
 }
 
 /* The CTA's effective weight, element by element: put(c, w_eff) for every column c < n, K loads
- * of a thread in flight at once (one at a time, a row of 1750 columns over 64 threads waited ~28
- * memory round trips; f16 43 x 1750: 10.9 us a launch). Without a weight, 1. The first K columns
- * of a thread are straight-line code ahead of the loop for the rest: ptxas waits for every load
- * in flight on entering a loop that issues loads, so a loop here made the caller's row loads,
- * issued just before, land before the weight's went out (two memory round trips, not one). */
+ * of a thread in flight at once (one at a time, a row of 1750 columns over 64 threads waits ~28
+ * memory round trips). Without a weight, 1. The first K columns of a thread are straight-line
+ * code ahead of the loop for the rest: ptxas waits for every load in flight on entering a loop
+ * that issues loads, so a loop here would make the caller's row loads, issued just before, land
+ * before the weight's go out (two memory round trips, not one). */
 template <int K, typename Put>
 __device__ __forceinline__ void stage_weight_elems(const void *w, int w_dtype, float offset, int n, Put put) {
   const bool w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;

@@ -52,7 +52,7 @@ def _worker(rank, scenario, device, init_file, seed, errfile):
         raise
     # A rank that passed leaves without the interpreter's teardown: at exit, torch's gloo threads
     # can abort the process ("terminate called without an active exception", SIGABRT, after the
-    # scenario had passed: once in 6 runs on 2 cores), which would fail a test that passed.
+    # scenario has passed; intermittent on 2 cores), which would fail a test that passed.
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
