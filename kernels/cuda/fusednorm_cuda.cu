@@ -327,6 +327,8 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     fn::FwdWideParams k = {};
     fwd_params(k, p, a, layout);
     k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
+    /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add) */
+    k.staged = (int)(plan.smem_bytes / ((size_t)plan.block_threads * 16 * (fused ? 2 : 1)));
     return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0), plan, &k, stream,
                   "rms_norm_fwd_wide launch");
   }

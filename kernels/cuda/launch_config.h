@@ -263,6 +263,15 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
 /* Fewest slots per CTA when a cluster is widened to spread few rows over more SMs (128 threads x
  * 4 slots; below it the per-row cluster barrier dominates a CTA's time). A model, not measured. */
 #define FN_FWD_WIDE_MIN_SPREAD_SLOTS 512
+/* Slots per thread (of `threads`) that a wide-forward CTA may stage in shared memory beyond its
+ * registers, `per_slot` bytes each (16; 32 with the fused add's r): half the SM's shared memory
+ * less the per-CTA reserve, so that the launch bound's two CTAs per SM stay resident (a 16-CTA
+ * cluster must fit a GPC of 8 SMs), within the opt-in limit. */
+static inline int64_t fn_fwd_wide_stage_per_thread(const fusednorm_device_info *d, int threads, int per_slot) {
+  int64_t b = (int64_t)d->smem_per_sm / FN_FWD_WIDE_MIN_CTAS - FN_SMEM_RESERVE_PER_CTA;
+  if (b > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX) b = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  return b <= 0 ? 0 : b / ((int64_t)threads * per_slot);
+}
 /* Largest cluster of the wide forward on a device: 16 (non-portable, opted into per kernel with
  * cudaFuncAttributeNonPortableClusterSizeAllowed) on compute capability 9.x and 10.x, whose GPCs
  * hold 16 of these CTAs (two per SM); 8 (the portable maximum) on other cc >= 9 devices; 0 (no

@@ -279,7 +279,14 @@ __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
 }
+/* The first `bytes` (<= 16) of a 16-byte slot, the rest of it zero-filled (a row's partial last
+ * slot reads as load_slot's zeros past the end). */
+__device__ __forceinline__ void cp_async16_part(void *dst, const void *src, int bytes) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(bytes) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
 /* Shared memory of the reductions: warp partials and the CTA's value for the cluster exchange,
  * double-buffered by row parity so that one barrier per row suffices (a CTA writing the buffer of

@@ -72,6 +72,17 @@ __device__ __forceinline__ void st_slot(T *row, const Vec<T> &v, int col, int li
   else store_slot(row, v, col, lim, al);
 }
 
+/* A staged slot (16 bytes of shared memory) as a slot / back. */
+template <typename T> __device__ __forceinline__ Vec<T> stage_get(const uint4 *q) {
+  const uint4 u = *q;
+  Vec<T> v;
+  v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
+  return v;
+}
+template <typename T> __device__ __forceinline__ void stage_put(uint4 *q, const Vec<T> &v) {
+  *q = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+}
+
 /* CTA rank within the cluster (cluster code exists from sm_90 only). */
 __device__ __forceinline__ int cluster_rank() {
 #if FN_HAS_CLUSTERS
@@ -99,6 +110,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   constexpr bool AL = S == 4;
   constexpr int SW = PRE_W ? S : 1;
   __shared__ ReduceSmem red;
+  extern __shared__ uint4 stage[];
   const int cl = p.cluster;
   const int crank = cluster_rank();
   const int64_t units = gridDim.x / cl;
@@ -107,6 +119,11 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   const bool al = p.aligned != 0 || U;      /* the row tensors' slots (head-split: the interior's) */
   const bool alw = AL || p.aligned != 0;    /* the weight's */
   const int step = blockDim.x * N;          /* columns between one thread's consecutive slots */
+  /* Staged slots: thread t's j-th at stage[j*T + t] (x, or s after the fused add), the fused
+   * add's r slots after them; 16-byte copies, so only where the slots are whole vectors. */
+  const int sj = al ? p.staged : 0;
+  uint4 *const stx = stage + threadIdx.x;
+  uint4 *const str = stx + (size_t)sj * blockDim.x;
   int parity = 0;
   for (int64_t row = blockIdx.x / cl; row < p.rows; row += units, parity ^= 1) {
     const WideRow<T> rp = wide_row<T>(p, row);
@@ -118,6 +135,10 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       if (crank == 0) ecol = sp.ecol;
     }
     const int col0 = c0 + threadIdx.x * N;  /* this thread's first slot */
+    /* This thread's staged slots S .. S+jn-1: those that start below c1 (the division only where
+     * the plan stages: it would delay every launch's first loads). */
+    const int cs = col0 + S * step;
+    const int jn = sj > 0 && cs < c1 ? min(sj, (c1 - cs + step - 1) / step) : 0;
     V xv[S];
     float wv[SW][N];
     /* Every load of the cached slots (x, r, the weight) issued before the first use. */
@@ -132,6 +153,15 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
           if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
         }
       }
+      /* The staged slots' copies, right behind the registers' loads: the whole chunk in flight at
+       * once, where streaming them waits a round trip per slot. */
+      for (int j = 0; j < jn; ++j) {
+        const int col = cs + j * step;
+        const int bytes = min(N, c1 - col) * (int)sizeof(T);
+        cp_async16_part(stx + (size_t)j * blockDim.x, rp.x + col, bytes);
+        if (FUSED) cp_async16_part(str + (size_t)j * blockDim.x, rp.r + col, bytes);
+      }
+      cp_async_commit();
       if (FUSED) {
 #pragma unroll
         for (int k = 0; k < S; ++k) {
@@ -147,7 +177,18 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
 #pragma unroll
     for (int k = 0; k < S; ++k)
       if (col0 + k * step < c1) ss = add_squares(xv[k], ss); /* columns past the end were loaded as 0 */
-    for (int col = col0 + S * step; col < c1; col += step) {
+    if (jn > 0) cp_async_wait_all();
+    for (int j = 0; j < jn; ++j) {
+      uint4 *const q = stx + (size_t)j * blockDim.x;
+      V sv = stage_get<T>(q);
+      if (FUSED) {
+        add_residual(sv, stage_get<T>(str + (size_t)j * blockDim.x));
+        stage_put(q, sv);
+        st_slot<AL>(rp.ro, sv, cs + j * step, c1, al);
+      }
+      ss = add_squares(sv, ss);
+    }
+    for (int col = cs + jn * step; col < c1; col += step) {
       V sv;
       ld_slot<AL>(sv, rp.x, col, c1, al);
       if (FUSED) {
@@ -178,7 +219,26 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
           st_slot<AL>(rp.y, yv, col, c1, al);
         }
       }
-      for (int col = col0 + S * step; col < c1; col += step) {
+      /* The staged slots B at a time, their weights loaded first (an L2 round trip per batch, not
+       * per slot: the loads may not pass the stores of y, which the compiler cannot tell apart).
+       * One at a time in the fused and head-split instances of 16-bit rows: a batch of two spilled
+       * 16-132 bytes there at the launch bound's 64 registers (ptxas, nvcc 13.0, sm_90a). */
+      constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
+      for (int j = 0; j < jn; j += B) {
+        float w[B][N];
+#pragma unroll
+        for (int b = 0; b < B; ++b)
+          if (j + b < jn) load_weight<N>(w[b], p.w, p.w_dtype, p.offset, cs + (j + b) * step, c1, alw);
+#pragma unroll
+        for (int b = 0; b < B; ++b) {
+          if (j + b < jn) {
+            V yv;
+            normalize_slot<T, L>(yv, stage_get<T>(stx + (size_t)(j + b) * blockDim.x), w[b], rstd);
+            st_slot<AL>(rp.y, yv, cs + (j + b) * step, c1, al);
+          }
+        }
+      }
+      for (int col = cs + jn * step; col < c1; col += step) {
         V sv, yv;
         float w[N];
         ld_slot<AL>(sv, FUSED ? static_cast<const T *>(rp.ro) : rp.x, col, c1, al);

@@ -97,6 +97,7 @@ struct FwdWideParams {
   int n, w_dtype;
   float offset, eps;
   int cluster, chunk;
+  int staged;                  /* slots per thread past the registers staged in shared memory */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama;
   fn_row_dims nd;              /* as in FwdParams */

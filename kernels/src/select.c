@@ -749,21 +749,27 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
 /* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
  * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs), each CTA's chunk in registers at up to
  * 4 slots per thread (plain aligned rows with n a multiple of the vector width; else 2: the
- * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads. The cluster
- * is the smallest that holds the row in registers; then, with `resident` the CTAs the device holds
- * at once (two per SM, the launch bound):
+ * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads, and where
+ * the slots are whole vectors (aligned or congruent rows) as many more as the shared memory of two
+ * CTAs per SM stages (fn_fwd_wide_stage_per_thread). The cluster is the smallest that holds the row
+ * in both; then, with `resident` the CTAs the device holds at once (two per SM, the launch bound):
  *   - if the rows' CTAs fit one wave, it is widened while they still do and every CTA keeps
  *     FN_FWD_WIDE_MIN_SPREAD_SLOTS (few rows spread over the SMs: 17 x 32768 bf16, 8 CTAs a row);
  *   - if they overflow one wave by less than a third (a second wave nearly empty: 17 x 262144 bf16
  *     at 16 CTAs a row is 272 CTAs for 264 places on 132 SMs), it is narrowed to one wave and the
- *     chunk's remainder beyond the registers is streamed (read again from L2);
+ *     chunk's remainder beyond the registers and the stage is streamed (read again from L2);
  *   - otherwise (many waves) it stays.
  * A model of waves and registers, not a measured choice; the bench commands that check it are in
  * kernels/cuda/README.md. Every CTA gets a non-empty chunk. */
 static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
-  const int64_t per_cta = (int64_t)FN_FWD_WIDE_MAX_THREADS * spt_max;
+  /* whole-vector slots (aligned rows, or the head-split interior) can be staged by 16-byte copies */
+  const int stage = c->aligned || c->congruent;
+  const int slot_bytes = c->fused ? 32 : 16;
+  const int64_t per_cta =
+      (int64_t)FN_FWD_WIDE_MAX_THREADS *
+      (spt_max + (stage ? fn_fwd_wide_stage_per_thread(c->d, FN_FWD_WIDE_MAX_THREADS, slot_bytes) : 0));
   const int64_t resident =
       (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_REGS, 0);
   const int64_t rows = c->p->rows;
@@ -792,6 +798,13 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   l->cluster = cl;
   l->chunk = chunk;
   l->slots_per_thread = s;
+  if (stage && chunk_slots > (int64_t)s * threads) {
+    const int64_t want = ceil_div(chunk_slots - (int64_t)s * threads, threads);
+    const int64_t cap = fn_fwd_wide_stage_per_thread(c->d, threads, slot_bytes);
+    /* The fused add stages only a chunk it holds whole: a stage with streamed slots behind it
+     * measured 0.99x over 44 cases, down to 0.89x (FN_AUTO evidence below). */
+    if (!c->fused || want <= cap) l->smem_bytes = (size_t)(min64(want, cap) * threads * slot_bytes);
+  }
   l->unaligned = c->congruent && !c->aligned && s <= 2; /* the S = 4 instance is aligned-only */
   l->grid = min64(rows, INT_MAX / cl) * cl;
   return 1;

@@ -561,12 +561,12 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
-    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H100-SXM auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fused fwd congruent 32768x2887 bf16 */
@@ -598,12 +598,12 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
-    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g660 s4 ch2881 sm25992 st0/0 w1 dw1 P660 ws7605856 u1", /* H200 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fused fwd congruent 32768x2887 bf16 */
@@ -636,11 +636,11 @@ static const char *const kPins[] = {
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
-    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g740 s4 ch2881 sm25992 st0/0 w1 dw1 P740 ws8527776 u1", /* B200 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fused fwd congruent 32768x2887 bf16 */
@@ -671,13 +671,13 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/1 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2881 sm11552 st0/0 w1 dw1 P850 ws9795416", /* RTX5090 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fused fwd congruent 32768x2887 bf16 */
@@ -757,9 +757,9 @@ static const struct {
      * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
      * (272 CTAs would leave a second wave of one cluster), half of each chunk streamed */
     {1, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {17, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
-    {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
-    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g512 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {17, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
+    {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm98304 st0/0 w0 dw0 P0 ws0"},
+    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
     {131, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g131 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs / 2 */
     {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
@@ -1373,6 +1373,83 @@ static void test_wide_fwd_picks(void) {
   }
 }
 
+/* The wide forward's shared-memory stage (select.c fwd_wide), on every device with clusters, WIDE
+ * forced over few rows of 16K-1M columns, odd widths, both dtypes, plain and fused, each layout:
+ *   - only whole-vector slots are staged (aligned or congruent rows), never beyond what the
+ *     registers leave of the chunk (less than one more slot a thread), and within half the SM's
+ *     shared memory (two CTAs per SM, the launch bound);
+ *   - the fused add stages a chunk only whole (with streamed slots behind it, 0.99x over 44
+ *     cases, down to 0.89x: H200 and H100, 2026-11-27);
+ * and, on the H100's figures, the picks measured there (paired runs, 2026-11-27): 45 x 109347
+ * staged on clusters of 4 (one wave: f32 1.67x, bf16 1.72x against clusters of 16 streaming), the
+ * fused 20 x 1025354 not staged (0.90x staged). */
+static void test_wide_fwd_stage(void) {
+  static const int64_t kRows[] = {1, 2, 8, 17, 45, 64, 90, 131};
+  static const int64_t kN[] = {16384, 25734, 65536, 109347, 131072, 215342, 262144, 736015, 1025354, 1048576};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  int d, li, ri, ni, xi, fused, checked = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    if (dev->cc_major < 9) continue;
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (fused = 0; fused < 2; ++fused) {
+              const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+              fusednorm_problem p = fusednorm_problem_init(kRows[ri], kN[ni], x, x);
+              fusednorm_launch l;
+              p.has_residual = fused;
+              p.mode = FUSEDNORM_MODE_WIDE;
+              if (fusednorm_select_launch(&p, 0, dev, lays[li], &l) != FUSEDNORM_OK) continue;
+              {
+                const int64_t vec = fn_vec_elems(x), slot = fused ? 32 : 16;
+                const int64_t chunk_slots = (l.chunk + vec - 1) / vec;
+                const int64_t regs = (int64_t)l.slots_per_thread * l.block_threads;
+                const int64_t staged = (int64_t)l.smem_bytes / slot; /* slots per CTA */
+                const int64_t half = (int64_t)dev->smem_per_sm / 2 - FN_SMEM_RESERVE_PER_CTA;
+                ++checked;
+                CHECK(l.smem_bytes % ((size_t)slot * l.block_threads) == 0, "%s %lldx%lld %s%s layout %d: smem %zu",
+                      kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
+                      li, l.smem_bytes);
+                CHECK(li < 2 || l.smem_bytes == 0, "%s %lldx%lld: misaligned rows staged (%zu bytes)", kDevices[d].name,
+                      (long long)p.rows, (long long)p.n, l.smem_bytes);
+                CHECK(staged == 0 || staged < chunk_slots - regs + l.block_threads,
+                      "%s %lldx%lld %s%s: %lld slots staged for %lld past the registers", kDevices[d].name,
+                      (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
+                      (long long)staged, (long long)(chunk_slots - regs));
+                CHECK((int64_t)l.smem_bytes <= half && l.smem_bytes + FN_STATIC_SMEM_MAX <= dev->smem_per_block_optin,
+                      "%s %lldx%lld: stage of %zu bytes beyond half the SM", kDevices[d].name, (long long)p.rows,
+                      (long long)p.n, l.smem_bytes);
+                CHECK(!fused || staged == 0 || regs + staged >= chunk_slots,
+                      "%s %lldx%lld %s fused: a stage with streamed slots behind it (%lld + %lld of %lld)",
+                      kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), (long long)regs,
+                      (long long)staged, (long long)chunk_slots);
+              }
+            }
+  }
+  CHECK(checked > 1000, "only %d wide plans checked", checked);
+  {
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int fused, cluster, staged;
+    } k[] = {
+        {45, 109347, FUSEDNORM_F32, 0, 4, 1},
+        {45, 109347, FUSEDNORM_BF16, 0, 4, 1},
+        {20, 1025354, FUSEDNORM_BF16, 1, 8, 0},
+    };
+    const device *h100 = &kDevices[4];
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      bench_case c;
+      if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+      CHECK(c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.cluster == k[i].cluster && (c.l.smem_bytes > 0) == k[i].staged,
+            "%s: %s; measured cluster %d, %s", c.what, c.s, k[i].cluster, k[i].staged ? "staged" : "not staged");
+    }
+  }
+}
+
 /* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named: one
  * CTA always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid,
  * not 2 x 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100,
@@ -1749,6 +1826,7 @@ int main(int argc, char **argv) {
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_wide_fwd_picks();
+  test_wide_fwd_stage();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
