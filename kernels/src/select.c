@@ -802,7 +802,8 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
     const int64_t want = ceil_div(chunk_slots - (int64_t)s * threads, threads);
     const int64_t cap = fn_fwd_wide_stage_per_thread(c->d, threads, slot_bytes);
     /* The fused add stages only a chunk it holds whole: a stage with streamed slots behind it
-     * measured 0.99x over 44 cases, down to 0.89x (FN_AUTO evidence below). */
+     * measured 0.99x over 44 cases, down to 0.89x (H200 and H100, kernels/RESULTS.md "The wide
+     * forward's stage"); without the fused add such stages measured 1.07-1.11x (geomean). */
     if (!c->fused || want <= cap) l->smem_bytes = (size_t)(min64(want, cap) * threads * slot_bytes);
   }
   l->unaligned = c->congruent && !c->aligned && s <= 2; /* the S = 4 instance is aligned-only */
