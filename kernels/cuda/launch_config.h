@@ -292,7 +292,19 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * `lookahead` rows before the row's dx pass needs the total (the cross-CTA latency hides behind
  * the other rows' loads). Workspace (after the gr x n fp32 partial dw): rows x gc fp32 partial
  * dots, reset to an "unpublished" bit pattern by a cudaMemsetAsync before every launch. */
-#define FN_SPLIT_SLOTS_PER_CTA 512 /* target vector slots per CTA (4096 columns bf16) */
+/* Target vector slots per CTA: a CTA's time per row is mostly the exchange's latency chain, so
+ * larger chunks move more bytes per exchange, while smaller ones use more SMs and give each CTA
+ * more rows to pipeline. fn_split_bwd takes FN_SPLIT_SLOTS_PER_CTA_LARGE (8192 columns bf16) where
+ * it uses at least as many CTAs as FN_SPLIT_SLOTS_PER_CTA, leaves every CTA two rows or more and
+ * keeps a ring of 4 rows or more (the fewest measured: the fused add on 228 KB of shared memory;
+ * devices of 100 KB would get 2); else FN_SPLIT_SLOTS_PER_CTA. H200, 2026-11-27 22:29-22:31 UTC, paired runs (bench.py, AUTO,
+ * bf16 and fp32, plain and fused, cold and hot): the large target everywhere gave 1.25x over 80
+ * measurements (bf16 1024 x 65536 bwd 287.9 -> 212.6 us, f32 1844 x 69916 1215.6 -> 719.3, bf16 36
+ * x 296932 123.0 -> 73.3), but 0.78x at bf16 8 x 131072 (one row a CTA), 0.93x at f32 36 x 296932
+ * (73 CTAs instead of 132) and 0.96-0.98x at bf16 16 x 1048576 (128 instead of 132): the cases
+ * the rule keeps on the smaller target. */
+#define FN_SPLIT_SLOTS_PER_CTA 512
+#define FN_SPLIT_SLOTS_PER_CTA_LARGE 1024
 /* Target threads per CTA (more slots per thread beyond it). 512 rather than 256: H200,
  * 2026-11-22 03:31 UTC, bench_modes --bwd, same run: bf16 1024x65536 1217 -> 1417 GB/s,
  * 512x262144 1219 -> 1412, 256x1048576 1379 -> 1693; fused add 1620 -> 1873, 1626 -> 1876,
@@ -340,9 +352,9 @@ typedef struct {
  * aligned, staged as whole 16-byte vectors from each row's head, one vector more per chunk
  * (rmsnorm_bwd_wide.cu). The ring takes what one CTA may have: the SM's shared memory less the
  * driver's reserve, within the per-block opt-in limit less the static shared memory. */
-static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
-                               int has_residual, int auto_mode, int head_split, const fusednorm_device_info *d,
-                               fn_split_geom *g) {
+static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
+                                      int has_residual, int auto_mode, int head_split,
+                                      const fusednorm_device_info *d, int64_t target, fn_split_geom *g) {
   const int sm_count = d->sm_count;
   const int vec = fn_vec_elems(x);
   const int64_t xs = x == FUSEDNORM_F32 ? 4 : 2;
@@ -351,7 +363,7 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   int spt;
   if (!has_weight || rows < 1 || sm_count < 1) return 0; /* no workspace without a weight */
   if (auto_mode && slots <= FN_SPLIT_AUTO_MIN_SLOTS) return 0;
-  gc = (slots + FN_SPLIT_SLOTS_PER_CTA - 1) / FN_SPLIT_SLOTS_PER_CTA;
+  gc = (slots + target - 1) / target;
   if (gc > sm_count) gc = sm_count;
   if (gc > FN_SPLIT_MAX_CTAS_PER_ROW) gc = FN_SPLIT_MAX_CTAS_PER_ROW;
   if (gc < 1) gc = 1;
@@ -380,6 +392,22 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   g->lookahead = g->stages / 2;
   g->smem = (size_t)g->stages * (size_t)stage;
   return 1;
+}
+
+static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
+                               int has_residual, int auto_mode, int head_split, const fusednorm_device_info *d,
+                               fn_split_geom *g) {
+  fn_split_geom large;
+  const int ok = fn_split_bwd_target(rows, n, x, has_weight, has_residual, auto_mode, head_split, d,
+                                     FN_SPLIT_SLOTS_PER_CTA, g);
+  if (fn_split_bwd_target(rows, n, x, has_weight, has_residual, auto_mode, head_split, d,
+                          FN_SPLIT_SLOTS_PER_CTA_LARGE, &large) &&
+      (!ok || (int64_t)large.gc * large.gr >= (int64_t)g->gc * g->gr) && rows >= 2 * (int64_t)large.gr &&
+      large.stages >= 4) {
+    *g = large;
+    return 1;
+  }
+  return ok;
 }
 
 /* Workspace bytes of the split-row backward beyond the partial dw: the partial dots. */

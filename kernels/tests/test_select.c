@@ -556,7 +556,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704", /* H100-SXM auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
@@ -593,7 +593,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704", /* H200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
@@ -630,7 +630,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g144 s1 ch4096 sm196608 st8/4 w0 dw0 P9 ws2424848", /* B200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
@@ -770,17 +770,17 @@ static const struct {
      * the cluster column, 512 threads (FN_SPLIT_THREADS), one CTA per SM). Evidence:
      * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
     {2048, 32768, BF, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768"},
-    {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P8 ws2162704"}, /* 8192 slots: split */
-    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P8 ws2162704"},
-    {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s1 ch2048 sm131072 st8/4 w0 dw0 P8 ws1310736"},
+    {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
+    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088"},
+    {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     {4096, 16384, F32, 1, 0, "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s1 ch16384 sm49152 st0/0 w0 dw1 P132 ws8650768"}, /* f32, many rows: FN_AUTO_BWD_F32_RELOAD_* */
-    {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P4 ws2162704"},
-    {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm131072 st8/4 w0 dw0 P2 ws2228240"}, /* 32768 slots: split */
-    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch4096 sm196608 st8/4 w0 dw0 P2 ws2228240"},
+    {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227088"},
+    {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856"}, /* 32768 slots: split */
+    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P4 ws4259856"},
     {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488"}, /* 993 slots per CTA: 512 x 2 */
     {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm190656 st4/2 w0 dw0 P1 ws4329488"},
     {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/1 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4 */
-    {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c64 k1 g128 s1 ch2048 sm131072 st8/4 w0 dw0 P2 ws1179664"}, /* f32: 32768 slots, split */
+    {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
 static void test_h200(int print) {
@@ -1450,6 +1450,60 @@ static void test_wide_fwd_stage(void) {
   }
 }
 
+/* The split-row backward's chunk (launch_config.h fn_split_bwd) on the H200's figures, AUTO, where
+ * the two targets were measured against each other (2026-11-27 22:29-22:31 UTC): the larger
+ * chunks where they were faster (bf16 1024 x 65536 1.35x, f32 1844 x 69916 1.69x, bf16 36 x
+ * 296932 1.69x, f32 8 x 131072 1.10x, bf16 45 x 109347 1.23x), the smaller where they were
+ * slower (bf16 8 x 131072 0.78x: one row a CTA; f32 36 x 296932 0.93x: 73 CTAs instead of 132;
+ * bf16 16 x 1048576 0.97x: 128 instead of 132); and every split plan on every device keeps a ring
+ * of at least 2 rows (the larger target only with 4). */
+static void test_split_chunk(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int large;
+  } k[] = {
+      {1024, 65536, FUSEDNORM_BF16, 1}, {1844, 69916, FUSEDNORM_F32, 1}, {36, 296932, FUSEDNORM_BF16, 1},
+      {8, 131072, FUSEDNORM_F32, 1},    {45, 109347, FUSEDNORM_BF16, 1}, {8, 131072, FUSEDNORM_BF16, 0},
+      {36, 296932, FUSEDNORM_F32, 0},   {16, 1048576, FUSEDNORM_BF16, 0},
+  };
+  const device *h200 = &kDevices[5];
+  size_t i;
+  int d;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    int fused;
+    for (fused = 0; fused < 2; ++fused) {
+      bench_case c;
+      fn_split_geom g;
+      if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 1, fused, 1, &c)) continue;
+      CHECK(fn_split_bwd_target(k[i].rows, k[i].n, k[i].x, 1, fused, 1, c.l.unaligned, &h200->d,
+                                k[i].large ? FN_SPLIT_SLOTS_PER_CTA_LARGE : FN_SPLIT_SLOTS_PER_CTA, &g) &&
+                c.l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && c.l.chunk == g.chunk && c.l.ctas_per_row == g.gc,
+            "%s: %s; measured faster with the %s chunks", c.what, c.s, k[i].large ? "larger" : "smaller");
+    }
+  }
+  for (d = 0; d < NDEV; ++d) {
+    static const int64_t kN[] = {40836, 65536, 131072, 296932, 1048576};
+    static const int64_t kR[] = {1, 8, 45, 1024};
+    size_t a, b;
+    for (a = 0; a < sizeof kN / sizeof kN[0]; ++a)
+      for (b = 0; b < sizeof kR / sizeof kR[0]; ++b) {
+        fusednorm_problem p = fusednorm_problem_init(kR[b], kN[a], FUSEDNORM_BF16, FUSEDNORM_BF16);
+        fusednorm_launch l;
+        p.mode = FUSEDNORM_MODE_WIDE;
+        p.has_residual = 1;
+        if (fusednorm_select_launch(&p, 1, &kDevices[d].d, &kAligned, &l) != FUSEDNORM_OK ||
+            l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT)
+          continue;
+        fn_split_geom g;
+        CHECK(fn_split_bwd_target(p.rows, p.n, p.x_dtype, 1, 1, 0, 0, &kDevices[d].d, FN_SPLIT_SLOTS_PER_CTA, &g) &&
+                  l.stages >= 2 && (l.chunk == g.chunk || l.stages >= 4),
+              "%s fused bwd %lldx%lld: chunk %lld with a ring of %d", kDevices[d].name, (long long)p.rows,
+              (long long)p.n, (long long)l.chunk, l.stages);
+      }
+  }
+}
+
 /* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named: one
  * CTA always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid,
  * not 2 x 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100,
@@ -1827,6 +1881,7 @@ int main(int argc, char **argv) {
   test_dw_in_kernel_picks();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
+  test_split_chunk();
   test_all_valid();
   test_forced();
   test_wide_no_weight();
