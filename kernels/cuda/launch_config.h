@@ -297,12 +297,13 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * more rows to pipeline. fn_split_bwd takes FN_SPLIT_SLOTS_PER_CTA_LARGE (8192 columns bf16) where
  * it uses at least as many CTAs as FN_SPLIT_SLOTS_PER_CTA, leaves every CTA two rows or more and
  * keeps a ring of 4 rows or more (the fewest measured: the fused add on 228 KB of shared memory;
- * devices of 100 KB would get 2); else FN_SPLIT_SLOTS_PER_CTA. H200, 2026-11-27 22:29-22:31 UTC, paired runs (bench.py, AUTO,
- * bf16 and fp32, plain and fused, cold and hot): the large target everywhere gave 1.25x over 80
- * measurements (bf16 1024 x 65536 bwd 287.9 -> 212.6 us, f32 1844 x 69916 1215.6 -> 719.3, bf16 36
- * x 296932 123.0 -> 73.3), but 0.78x at bf16 8 x 131072 (one row a CTA), 0.93x at f32 36 x 296932
- * (73 CTAs instead of 132) and 0.96-0.98x at bf16 16 x 1048576 (128 instead of 132): the cases
- * the rule keeps on the smaller target. */
+ * devices of 100 KB would get 2); else FN_SPLIT_SLOTS_PER_CTA. Measured on an H200
+ * (kernels/RESULTS.md, "The split-row backward's larger chunks"; AUTO, bf16 and fp32, plain and
+ * fused, cold and hot): the large target everywhere gave 1.25x over 80 measurements (bf16 1024 x
+ * 65536 bwd 287.9 -> 212.6 us, f32 1844 x 69916 1215.6 -> 719.3, bf16 36 x 296932 123.0 -> 73.3),
+ * but 0.78x at bf16 8 x 131072 (one row a CTA), 0.93x at f32 36 x 296932 (73 CTAs instead of 132)
+ * and 0.96-0.98x at bf16 16 x 1048576 (128 instead of 132): the cases the rule keeps on the
+ * smaller target. */
 #define FN_SPLIT_SLOTS_PER_CTA 512
 #define FN_SPLIT_SLOTS_PER_CTA_LARGE 1024
 /* Target threads per CTA (more slots per thread beyond it). 512 rather than 256: H200,

@@ -1379,10 +1379,10 @@ static void test_wide_fwd_picks(void) {
  *     registers leave of the chunk (less than one more slot a thread), and within half the SM's
  *     shared memory (two CTAs per SM, the launch bound);
  *   - the fused add stages a chunk only whole (with streamed slots behind it, 0.99x over 44
- *     cases, down to 0.89x: H200 and H100, 2026-11-27);
- * and, on the H100's figures, the picks measured there (paired runs, 2026-11-27): 45 x 109347
- * staged on clusters of 4 (one wave: f32 1.67x, bf16 1.72x against clusters of 16 streaming), the
- * fused 20 x 1025354 not staged (0.90x staged). */
+ *     cases, down to 0.89x on an H200 and an H100);
+ * and, on the H100's figures, the picks measured there (kernels/RESULTS.md, "The wide forward's
+ * stage in shared memory"): 45 x 109347 staged on clusters of 4 (one wave: f32 1.67x, bf16 1.72x
+ * against clusters of 16 streaming), the fused 20 x 1025354 not staged (0.90x staged). */
 static void test_wide_fwd_stage(void) {
   static const int64_t kRows[] = {1, 2, 8, 17, 45, 64, 90, 131};
   static const int64_t kN[] = {16384, 25734, 65536, 109347, 131072, 215342, 262144, 736015, 1025354, 1048576};
@@ -1451,7 +1451,8 @@ static void test_wide_fwd_stage(void) {
 }
 
 /* The split-row backward's chunk (launch_config.h fn_split_bwd) on the H200's figures, AUTO, where
- * the two targets were measured against each other (2026-11-27 22:29-22:31 UTC): the larger
+ * the two targets were measured against each other (kernels/RESULTS.md, "The split-row
+ * backward's larger chunks"): the larger
  * chunks where they were faster (bf16 1024 x 65536 1.35x, f32 1844 x 69916 1.69x, bf16 36 x
  * 296932 1.69x, f32 8 x 131072 1.10x, bf16 45 x 109347 1.23x), the smaller where they were
  * slower (bf16 8 x 131072 0.78x: one row a CTA; f32 36 x 296932 0.93x: 73 CTAs instead of 132;
