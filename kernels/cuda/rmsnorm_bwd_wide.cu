@@ -74,13 +74,6 @@ __device__ __forceinline__ void cp_async_wait_pending(int n) {
   }
 }
 
-template <typename T> __device__ __forceinline__ Vec<T> ring_get(const uint4 *q) {
-  const uint4 u = *q;
-  Vec<T> v;
-  v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
-  return v;
-}
-
 /* Head-split ring (the HS instances): the 16 bytes at `byte_off` (0..16) of the 32 bytes of
  * ring vectors q[0] and q[1]: a thread's slot of absolute columns, which straddles two of the
  * ring's vectors when they are the row's own 16-byte vectors from its head. */
@@ -190,7 +183,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   };
   auto rget = [&](int st, int t, int sl, int boff) {
     const uint4 *q = ring + (st * tensors + t) * rslots + sl;
-    return hs ? ring_get_shifted<T>(q, boff) : ring_get<T>(q);
+    return hs ? ring_get_shifted<T>(q, boff) : smem_get<T>(q);
   };
   const int64_t mg = (p.rows - g + p.gr - 1) / p.gr; /* g < gr <= rows: at least one */
   const int D = p.stages, L = p.lookahead;
@@ -276,7 +269,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
             } else { /* misaligned rows or the partial last slot: element-wise, synchronous */
               V v;
               load_slot(v, base, col, c1, al);
-              *dst = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+              smem_put(dst, v);
             }
           }
         }

@@ -279,6 +279,18 @@ __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
 }
+/* A slot held in 16 bytes of shared memory (the split-row backward's ring, the wide forward's
+ * stage) as a slot, and back. */
+template <typename T> __device__ __forceinline__ Vec<T> smem_get(const uint4 *q) {
+  const uint4 u = *q;
+  Vec<T> v;
+  v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
+  return v;
+}
+template <typename T> __device__ __forceinline__ void smem_put(uint4 *q, const Vec<T> &v) {
+  *q = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
+}
+
 /* The first `bytes` (<= 16) of a 16-byte slot, the rest of it zero-filled (a row's partial last
  * slot reads as load_slot's zeros past the end). */
 __device__ __forceinline__ void cp_async16_part(void *dst, const void *src, int bytes) {

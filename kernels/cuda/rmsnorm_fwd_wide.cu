@@ -72,17 +72,6 @@ __device__ __forceinline__ void st_slot(T *row, const Vec<T> &v, int col, int li
   else store_slot(row, v, col, lim, al);
 }
 
-/* A staged slot (16 bytes of shared memory) as a slot / back. */
-template <typename T> __device__ __forceinline__ Vec<T> stage_get(const uint4 *q) {
-  const uint4 u = *q;
-  Vec<T> v;
-  v.w[0] = u.x; v.w[1] = u.y; v.w[2] = u.z; v.w[3] = u.w;
-  return v;
-}
-template <typename T> __device__ __forceinline__ void stage_put(uint4 *q, const Vec<T> &v) {
-  *q = make_uint4(v.w[0], v.w[1], v.w[2], v.w[3]);
-}
-
 /* CTA rank within the cluster (cluster code exists from sm_90 only). */
 __device__ __forceinline__ int cluster_rank() {
 #if FN_HAS_CLUSTERS
@@ -180,10 +169,10 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
     if (jn > 0) cp_async_wait_all();
     for (int j = 0; j < jn; ++j) {
       uint4 *const q = stx + (size_t)j * blockDim.x;
-      V sv = stage_get<T>(q);
+      V sv = smem_get<T>(q);
       if (FUSED) {
-        add_residual(sv, stage_get<T>(str + (size_t)j * blockDim.x));
-        stage_put(q, sv);
+        add_residual(sv, smem_get<T>(str + (size_t)j * blockDim.x));
+        smem_put(q, sv);
         st_slot<AL>(rp.ro, sv, cs + j * step, c1, al);
       }
       ss = add_squares(sv, ss);
@@ -233,7 +222,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
         for (int b = 0; b < B; ++b) {
           if (j + b < jn) {
             V yv;
-            normalize_slot<T, L>(yv, stage_get<T>(stx + (size_t)(j + b) * blockDim.x), w[b], rstd);
+            normalize_slot<T, L>(yv, smem_get<T>(stx + (size_t)(j + b) * blockDim.x), w[b], rstd);
             st_slot<AL>(rp.y, yv, cs + (j + b) * step, c1, al);
           }
         }
