@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       if (U && ecol >= 0) edge_y<T, L>(rp.y, ecol, es, rstd, p.w, p.w_dtype, p.offset, p.n);
     });
   }
-  cluster_sync(); /* no CTA exits while a peer may still read its shared memory */
+  cluster_exit_sync(); /* no CTA exits while a peer may still read its shared memory */
 }
 
 template <typename T, int S, bool U>
