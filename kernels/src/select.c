@@ -233,16 +233,27 @@
  * there are fewer rows than SMs (one CTA per row would leave SMs idle). Why (H200 bf16 forward):
  * tens of rows of >= 256K columns ran 1542 GB/s with one CTA per row against Quack's cluster
  * kernel's 3409. The threshold (>= 32K columns) is not a measured crossover.
- * With as many rows as SMs or more, the wide forward is not taken: the generic forward (a
- * persistent grid, the columns beyond its registers streamed) was as fast or faster on every
- * such case measured (H100 SXM, 2026-11-26, tools/bench full run and sweep, us, wide vs generic,
- * cold; hot within 3% of the same ratios): f32 285 x 48879 141 vs 79, f32 fused 687 x 25445 189
- * vs 136, f16 fused 265 x 48540 169 vs 132, f16 fused 3167 x 62359 2117 vs 1640, bf16 fused
- * 1024 x 65536 249 vs 211, bf16 fused 4096 x 32768 454 vs 390, bf16 1024 x 65536 130 vs 124,
- * bf16 512 x 262144 315 vs 302, bf16 201 x 34306 61 vs 61; one case 2% the other way (f16 288 x
- * 32390 76 vs 78). Fewer rows than SMs still go wide (f32 2 x 736015 35 vs 261, f16 20 x 1025354
- * 141 vs 457). */
+ * With as many rows as SMs or more, see FN_AUTO_FWD_WIDE_MANY_*. */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
+/* AUTO forward with at least 1.5 times as many rows as SMs: the wide forward (its chunks staged in
+ * shared memory, kernels/RESULTS.md "The wide forward's stage in shared memory") for plain rows of
+ * at least FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS slots, or FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS with at
+ * least FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM rows a SM, whose slots it can stage (aligned or
+ * congruent rows); else the generic forward (a persistent grid, the columns beyond its registers
+ * read again). Measured on grids of both (tools/bench/results/wide_many_rows_2026-11-28: H100 SXM,
+ * rows 132-4096 x n 12288-577174, bf16 and f32, plain and fused, cold; H200, rows 132-400 x n
+ * 49152-577174; kernels/RESULTS.md "The wide forward for many rows"): at >= 12288 slots and >= 200
+ * rows every plain case 0.99-1.33x generic's time in the wide kernel's favour (H100 bf16 400 x
+ * 262144 1.33x, f32 400 x 98303 1.32x; H200 bf16 400 x 215342 1.32x, f32 400 x 109347 1.30x),
+ * taken where the wide plan holds its whole chunk on chip (fwd_wide_holds); at
+ * exactly as many rows as SMs (one wave of the generic kernel's CTAs) H200 0.89-1.08x, so not
+ * there; at 8192 slots 0.95-1.08x up to 528 rows, 1.08-1.18x from 1024 (7.75 a SM); at 6144 slots
+ * and 1024 rows 0.96-1.06x. The fused add stays generic (0.71-1.15x, most near 1.0). The wide
+ * kernel without its stage lost to the generic one on such rows (f32 285 x 48879 141 vs 79 us,
+ * bf16 512 x 262144 315 vs 302; kernels/RESULTS.md, the table of AUTO's thresholds). */
+#define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 12288
+#define FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS 8192
+#define FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM 7
 /* Measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
  * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
  * AUTO and both forced; tools/bench/results/fwd_wide_rows_h100_2026-11-27):
@@ -811,6 +822,15 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* A wide forward plan whose CTAs hold their whole chunk (registers and stage): nothing is read
+ * twice. The many-rows rule was measured on such plans (and on H100 f32 577174 columns, 3% of a
+ * chunk streamed); a device of less shared memory streams more, which is what the unstaged kernel
+ * lost with. */
+static int fwd_wide_holds(const ctx *c, const fusednorm_launch *l) {
+  const int64_t staged = (int64_t)(l->smem_bytes / 16 / (c->fused ? 2 : 1));
+  return ((int64_t)l->slots_per_thread * l->block_threads + staged) * c->vec >= l->chunk;
+}
+
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
@@ -843,6 +863,13 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
            : c->xs == 2 && slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count &&
                  !fwd_row(c, l)) &&
       fwd_wide(c, l))
+    return FUSEDNORM_OK;
+  /* Many rows (FN_AUTO_FWD_WIDE_MANY_*). */
+  if (!c->fused && c->congruent && 2 * c->p->rows >= 3 * (int64_t)c->d->sm_count &&
+      (slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS ||
+       (slots >= FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS &&
+        c->p->rows >= (int64_t)FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM * c->d->sm_count)) &&
+      fwd_wide(c, l) && fwd_wide_holds(c, l))
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;

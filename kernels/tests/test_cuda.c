@@ -616,7 +616,8 @@ static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, ui
  * Every variant of the engine (dtype pairs, castings, offsets, no weight, fused add, strides,
  * planted NaN/Inf; forward and backward, run twice for determinism) over 1..200 rows of 32K..1M
  * columns, odd widths included, in forced WIDE with aligned and with misaligned pointers (the
- * 16-byte and the element-wise instances), then AUTO. Shapes of one or two vector slots, which no
+ * 16-byte and the element-wise instances), then AUTO (200 x 98312: AUTO's wide forward for many
+ * rows, select.c FN_AUTO_FWD_WIDE_MANY_*). Shapes of one or two vector slots, which no
  * cluster can split, check that the forced mode answers FUSEDNORM_ERR_MODE_UNSUPPORTED (counted by
  * run_launch). --quick: fewer variants, rows x n <= 2^22. Returns the failed runs. */
 static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
@@ -626,7 +627,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
       {1, 32768, 0},     {17, 32768, 6},   {131, 32768, 2},  {200, 32776, 1},   {3, 32771, 12},
       {1, 65537, 12},    {160, 65536, 1},  {33, 98303, 2},   {64, 131072, 1},   {1, 262144, 12},
       {17, 262144, 2},   {5, 262147, 3},   {2, 1048576, 2},  {1, 1048573, 3},   {7, 1048576, 1},
-      {199, 40000, 1},   {4, 16, 6},       {2, 9, 4},        {5, 8, 6},         {3, 1, 4},
+      {199, 40000, 1},   {200, 98312, 2},  {4, 16, 6},       {2, 9, 4},        {5, 8, 6},         {3, 1, 4},
       /* 16 and 9 columns: two 16-bit slots, the smallest cluster; 8 (16-bit) and 1: one slot, which
        * no cluster splits: MODE_UNSUPPORTED */
   };

@@ -558,12 +558,12 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
@@ -595,12 +595,12 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
@@ -632,7 +632,7 @@ static const char *const kPins[] = {
     "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g148 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
+    "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
@@ -733,14 +733,14 @@ static const struct {
     {8, 8192, BF, 0, 0, "fwd_row/multi_wave_cached t256 r1 c1 k1 g8 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     /* Wider: forward one CTA per row (lean cached to 2048 slots, 4096 plain with a 16-bit
-     * weight), beyond that with as many rows as SMs the generic forward (cached + streamed: faster
-     * than the wide one there, select.c FN_AUTO_FWD_WIDE_MIN_SLOTS); backward clusters. */
+     * weight), beyond that the generic forward (cached + streamed), or the wide one for plain rows
+     * it holds on chip from 1.5 rows a SM (select.c FN_AUTO_FWD_WIDE_MANY_*); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {4096, 32768, BF, 0, 1, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {2048, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g4096 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -750,9 +750,9 @@ static const struct {
     {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
-    {1024, 65536, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
-    /* many rows, however wide: the persistent generic forward, as measured */
-    {256, 1048576, BF, 0, 0, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0"},
+    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
+    /* many rows of 8192 slots or more: the wide forward, its chunk on chip (FN_AUTO_FWD_WIDE_MANY_*) */
+    {256, 1048576, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
     /* few wide rows: the wide forward. One wave where the rows' clusters fit 264 CTAs
      * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
      * (272 CTAs would leave a second wave of one cluster), half of each chunk streamed */
@@ -957,8 +957,10 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   19:05 UTC (bwd and fused bwd; 4096 x 128 bf16, a tie within 2%, left out); the rows marked
  *   "17:01" are the earlier full run and sweep, where row-packed won before its dw combine got
  *   faster. Without a weight the row-packed backward has no dw to combine and stays row-packed.
- *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) only with fewer rows than
- *   SMs, else the generic one (17:01-17:18 UTC). */
+ *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) against the generic one
+ *   (17:01-17:18 UTC), then with the wide kernel's stage: bf16 1024 x 65536 and 512 x 262144
+ *   plain, re-measured (kernels/RESULTS.md "The wide forward for many rows": 1024 x 65536 1.11x,
+ *   528 x 262144 1.19x the wide kernel's way), moved to it by FN_AUTO_FWD_WIDE_MANY_*. */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -986,7 +988,7 @@ static const struct {
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 0},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
     {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 0},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 0},
     {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 0}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
-    {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 0}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 0},
+    {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
     {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
     {1, 127109, FUSEDNORM_F16, 0, 0, 1, WD, 1},    {1, 209928, FUSEDNORM_F32, 0, 1, 1, WD, 1},
@@ -1383,6 +1385,79 @@ static void test_wide_fwd_picks(void) {
  * and, on the H100's figures, the picks measured there (kernels/RESULTS.md, "The wide forward's
  * stage in shared memory"): 45 x 109347 staged on clusters of 4 (one wave: f32 1.67x, bf16 1.72x
  * against clusters of 16 streaming), the fused 20 x 1025354 not staged (0.90x staged). */
+/* AUTO's wide forward for many rows (select.c FN_AUTO_FWD_WIDE_MANY_*), on every device of the
+ * table and both row layouts it can stage: with at least as many rows as SMs, AUTO's forward is
+ * the wide kernel exactly where the rule says (plain, >= 1.5 rows a SM, >= 12288 slots or >= 8192
+ * from 7 rows a SM, the forced wide plan holding its whole chunk in registers and stage), and every
+ * such plan reads nothing twice. Then the H100 cases of the grid that set it, each measured. */
+static void test_wide_many_rows(void) {
+  static const int64_t kN[] = {32768, 49152, 65536, 98303, 131072, 262144, 577174, 1048576};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent};
+  int d, li, ri, ni, xi, fused, wide = 0, other = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    const int64_t sm = dev->sm_count;
+    const int64_t rows[] = {sm, 3 * sm / 2 - 1, (3 * sm + 1) / 2, 4 * sm, 7 * sm - 1, 7 * sm, 4096};
+    for (li = 0; li < 2; ++li)
+      for (ri = 0; ri < (int)(sizeof rows / sizeof rows[0]); ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (fused = 0; fused < 2; ++fused) {
+              const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+              const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
+              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              fusednorm_launch a, w;
+              int holds = 0, want;
+              p.has_residual = fused;
+              if (fusednorm_select_launch(&p, 0, dev, lays[li], &a) != FUSEDNORM_OK) {
+                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
+                continue;
+              }
+              p.mode = FUSEDNORM_MODE_WIDE;
+              if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
+                holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
+                            vec >= w.chunk;
+              want = !fused && holds && 2 * p.rows >= 3 * sm && (slots >= 12288 || (slots >= 8192 && p.rows >= 7 * sm));
+              CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
+                    kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
+                    li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
+              if (a.kernel == FUSEDNORM_KERNEL_FWD_WIDE)
+                CHECK(a.smem_bytes == w.smem_bytes && a.chunk == w.chunk, "%s %lldx%lld: AUTO's wide plan is not the forced one",
+                      kDevices[d].name, (long long)p.rows, (long long)p.n);
+              wide += want, other += !want;
+            }
+  }
+  CHECK(wide > 100 && other > 100, "%d wide and %d other plans checked", wide, other);
+  {
+    /* H100 SXM, cold, us ratio generic / wide (kernels/RESULTS.md "The wide forward for many
+     * rows"): taken where >= 1.05, kept generic below 1.0 */
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int fused, wide;
+    } k[] = {
+        {200, 98303, FUSEDNORM_BF16, 0, 1},  /* 1.06 */
+        {400, 262144, FUSEDNORM_BF16, 0, 1}, /* 1.33 */
+        {200, 49152, FUSEDNORM_F32, 0, 1},   /* 1.05 */
+        {2048, 65536, FUSEDNORM_BF16, 0, 1}, /* 1.17 */
+        {1024, 32768, FUSEDNORM_F32, 0, 1},  /* 1.08 */
+        {528, 65536, FUSEDNORM_BF16, 0, 0},  /* 0.99 */
+        {264, 32768, FUSEDNORM_F32, 0, 0},   /* 0.95 */
+        {1024, 24577, FUSEDNORM_F32, 0, 0},  /* 0.96 */
+        {200, 12288, FUSEDNORM_BF16, 0, 0},  /* 0.80 */
+        {264, 98303, FUSEDNORM_BF16, 1, 0},  /* 0.97 fused */
+    };
+    const device *h100 = &kDevices[4];
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      bench_case c;
+      if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+      CHECK((c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == k[i].wide, "%s: %s; measured faster: %s", c.what, c.s,
+            k[i].wide ? "wide" : "not wide");
+    }
+  }
+}
+
 static void test_wide_fwd_stage(void) {
   static const int64_t kRows[] = {1, 2, 8, 17, 45, 64, 90, 131};
   static const int64_t kN[] = {16384, 25734, 65536, 109347, 131072, 215342, 262144, 736015, 1025354, 1048576};
@@ -1882,6 +1957,7 @@ int main(int argc, char **argv) {
   test_dw_in_kernel_picks();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
+  test_wide_many_rows();
   test_split_chunk();
   test_all_valid();
   test_forced();
