@@ -50,17 +50,6 @@ __device__ __forceinline__ void cluster_sync() {
   __trap();
 #endif
 }
-/* The cluster barrier before a CTA exits, so that no peer still reads its shared memory: relaxed
- * (no memory ordering), because every peer read before it arrived was consumed by then; the
- * default release arrive would hold each thread until its global stores were acknowledged. */
-__device__ __forceinline__ void cluster_exit_sync() {
-#if FN_HAS_CLUSTERS
-  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
-  asm volatile("barrier.cluster.wait.aligned;\n" ::: "memory");
-#else
-  __trap();
-#endif
-}
 
 /* The element offset of row `row` of one tensor: `stride` for its innermost leading dim, `outer`
  * its other strides (fn_row_outer_make order). Every kernel addresses every row through this one

@@ -16,8 +16,8 @@
  * Per row, exactly the contract (kernels/README.md): s = RN(x + r) (fused add: written to
  * residual_out by the CTA owning the column), ss = the fp32 sum of s^2 in a fixed order: each
  * thread over its slots in order (cached, then streamed; elements in order), the warp's xor tree,
- * the CTA's warps in order, the cluster's CTAs in rank order (team_sum, through distributed shared
- * memory); rstd = 1/sqrt(ss/n + eps) (true division and sqrtf), written once per row by rank 0;
+ * the CTA's warps in order, the cluster's CTAs in rank order (cluster_push_sum: each CTA's
+ * partial stored into every CTA's shared memory); rstd = 1/sqrt(ss/n + eps) (true division and sqrtf), written once per row by rank 0;
  * y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff). The order depends on the plan (cluster
  * size, threads, slots per thread), i.e. on the shape, dtype and device figures only: bitwise
  * deterministic run to run, but not bitwise equal to another mode or cluster size (the contract
@@ -82,6 +82,81 @@ __device__ __forceinline__ int cluster_rank() {
 #endif
 }
 
+/* The cluster's sum of one row, pushed: each CTA's thread 0 stores its partial into slot [rank]
+ * of every CTA's `all` (its own included) by st.async, which counts the bytes on the receiver's
+ * mbarrier; each CTA waits on its own mbarrier for the cluster's 4 * cluster bytes, then every
+ * thread sums `all` in rank order. No cluster barrier per row (one round trip of remote stores in
+ * place of a barrier and a round of remote loads), and none at exit: a CTA's shared memory is
+ * written only with partials it waits for. Slots and mbarriers by row parity: a peer is at most
+ * one row ahead (it cannot finish a row without this CTA's partial of it). The same order as
+ * team_sum's cluster sum, so the same bits. */
+struct WideRed {
+  float warp[2][32];
+  float all[2][16];
+  unsigned long long bar[2];
+};
+
+__device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+/* Before the first row: the mbarriers initialized (one arrival a phase: the local expect_tx) and
+ * made visible to the cluster; the wait (cluster_push_ready) before the first remote store. */
+__device__ __forceinline__ void cluster_push_init(WideRed &r) {
+#if FN_HAS_CLUSTERS
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(&r.bar[0])) : "memory");
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(&r.bar[1])) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void cluster_push_ready() {
+#if FN_HAS_CLUSTERS
+  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+/* Every thread of the CTA calls it; `use` counts this CTA's rows (the mbarrier phase). */
+__device__ __forceinline__ float cluster_push_sum(float v, int cl, int crank, int parity, unsigned use, WideRed &r) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  if ((threadIdx.x & 31) == 0) r.warp[parity][threadIdx.x >> 5] = v;
+  __syncthreads();
+#if FN_HAS_CLUSTERS
+  if (threadIdx.x == 0) {
+    float s = 0.0f;
+    for (int i = 0; i < (int)(blockDim.x >> 5); ++i) s += r.warp[parity][i];
+    const unsigned bar = smem_u32(&r.bar[parity]), slot = smem_u32(&r.all[parity][crank]);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(4 * cl) : "memory");
+    for (int k = 0; k < cl; ++k) {
+      unsigned rs, rb;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rs) : "r"(slot), "r"(k));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(rb) : "r"(bar), "r"(k));
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];\n" ::"r"(rs),
+                   "r"(__float_as_uint(s)), "r"(rb)
+                   : "memory");
+    }
+  }
+  {
+    const unsigned bar = smem_u32(&r.bar[parity]), phase = (use >> 1) & 1u;
+    asm volatile(
+        "{\n .reg .pred p;\n WAIT_%=:\n mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n @!p bra WAIT_%=;\n}\n" ::"r"(bar),
+        "r"(phase)
+        : "memory");
+  }
+  float t = 0.0f;
+  for (int k = 0; k < cl; ++k) t += r.all[parity][k];
+  return t;
+#else
+  __trap();
+  return v;
+#endif
+}
+
 }  // namespace
 
 template <typename T, int S, bool FUSED, bool U>
@@ -98,10 +173,11 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
    * 28-100 bytes at 64 registers, and with the fused add's r slots 28-32 bytes. */
   constexpr bool AL = S == 4;
   constexpr int SW = PRE_W ? S : 1;
-  __shared__ ReduceSmem red;
+  __shared__ WideRed red;
   extern __shared__ uint4 stage[];
   const int cl = p.cluster;
   const int crank = cluster_rank();
+  cluster_push_init(red);
   const int64_t units = gridDim.x / cl;
   static_assert(!(AL && U), "the 4-slot instance is aligned-only");
   const int cc0 = crank * p.chunk, cc1 = min(p.n, cc0 + p.chunk);
@@ -114,7 +190,8 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   uint4 *const stx = stage + threadIdx.x;
   uint4 *const str = stx + (size_t)sj * blockDim.x;
   int parity = 0;
-  for (int64_t row = blockIdx.x / cl; row < p.rows; row += units, parity ^= 1) {
+  unsigned use = 0;
+  for (int64_t row = blockIdx.x / cl; row < p.rows; row += units, parity ^= 1, ++use) {
     const WideRow<T> rp = wide_row<T>(p, row);
     int c0 = cc0, c1 = cc1, ecol = -1;
     if constexpr (U) {
@@ -194,7 +271,8 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       ss = fmaf(es, es, ss);
     }
     /* The cluster's sum (every CTA gets the same value: the same order in every CTA). */
-    const float rstd = rstd_of(team_sum(ss, blockDim.x, cl, parity, red), p.n, p.eps);
+    if (use == 0) cluster_push_ready(); /* the peers' mbarriers initialized */
+    const float rstd = rstd_of(cluster_push_sum(ss, cl, crank, parity, use, red), p.n, p.eps);
     if (p.rstd != nullptr && crank == 0 && threadIdx.x == 0) p.rstd[row] = rstd;
     with_llama(p.llama, [&](auto llama_c) {
       constexpr bool L = decltype(llama_c)::value;
@@ -238,7 +316,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       if (U && ecol >= 0) edge_y<T, L>(rp.y, ecol, es, rstd, p.w, p.w_dtype, p.offset, p.n);
     });
   }
-  cluster_exit_sync(); /* no CTA exits while a peer may still read its shared memory */
+  if (use == 0) cluster_push_ready(); /* a CTA without rows still waits once, as it arrived once */
 }
 
 template <typename T, int S, bool U>

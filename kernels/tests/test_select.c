@@ -1350,12 +1350,28 @@ static void test_tiny_picks(void) {
 /* The wide forward's rows (select.c FN_AUTO_FWD_WIDE_*), each pair measured on an H100 SXM
  * (2026-11-27 17:44 UTC): taken where it was faster than the generic or lean forward, not where
  * it was slower; and both sides of the half-the-SMs cut. */
+/* A forward measured with and without the wide kernel on the H100 SXM: `wide` 1 where the wide
+ * kernel was faster (AUTO must take it), 0 where it was not. */
+typedef struct {
+  int64_t rows, n;
+  fusednorm_dtype x;
+  int fused, wide;
+} wide_pick;
+
+static void check_wide_picks(const wide_pick *k, size_t count) {
+  const device *h100 = &kDevices[4];
+  size_t i;
+  for (i = 0; i < count; ++i) {
+    bench_case c;
+    if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+    CHECK((c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == k[i].wide, "%s: %s; measured %s", c.what, c.s,
+          k[i].wide ? "faster wide" : "slower wide");
+    check_plan(&c.p, 0, c.lay, &c.l, &h100->d, c.what);
+  }
+}
+
 static void test_wide_fwd_picks(void) {
-  static const struct {
-    int64_t rows, n;
-    fusednorm_dtype x;
-    int fused, wide;
-  } k[] = {
+  static const wide_pick k[] = {
       {8, 16411, FUSEDNORM_BF16, 0, 1},   {18, 25734, FUSEDNORM_BF16, 0, 1},  {45, 25734, FUSEDNORM_BF16, 0, 1},
       {8, 24576, FUSEDNORM_BF16, 1, 1},   {45, 40003, FUSEDNORM_BF16, 0, 1},  {45, 369199, FUSEDNORM_BF16, 0, 1},
       {90, 369199, FUSEDNORM_F32, 0, 1},  {8, 16384, FUSEDNORM_BF16, 0, 0},   {90, 24576, FUSEDNORM_BF16, 1, 0},
@@ -1364,15 +1380,7 @@ static void test_wide_fwd_picks(void) {
       {66, 25734, FUSEDNORM_BF16, 0, 0},  {65, 65536, FUSEDNORM_BF16, 0, 1},  {66, 65536, FUSEDNORM_BF16, 0, 0},
       {66, 524288, FUSEDNORM_BF16, 0, 1},   {65, 14223, FUSEDNORM_F32, 1, 0}, /* (the sweep, 17:27 UTC) */
   };
-  const device *h100 = &kDevices[4];
-  size_t i;
-  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-    bench_case c;
-    if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
-    CHECK((c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == k[i].wide, "%s: %s; measured %s", c.what, c.s,
-          k[i].wide ? "faster wide" : "slower wide");
-    check_plan(&c.p, 0, c.lay, &c.l, &h100->d, c.what);
-  }
+  check_wide_picks(k, sizeof k / sizeof k[0]);
 }
 
 /* The wide forward's shared-memory stage (select.c fwd_wide), on every device with clusters, WIDE
@@ -1431,11 +1439,7 @@ static void test_wide_many_rows(void) {
   {
     /* H100 SXM, cold, us ratio generic / wide (kernels/RESULTS.md "The wide forward for many
      * rows"): taken where >= 1.05, kept generic below 1.0 */
-    static const struct {
-      int64_t rows, n;
-      fusednorm_dtype x;
-      int fused, wide;
-    } k[] = {
+    static const wide_pick k[] = {
         {200, 98303, FUSEDNORM_BF16, 0, 1},  /* 1.06 */
         {400, 262144, FUSEDNORM_BF16, 0, 1}, /* 1.33 */
         {200, 49152, FUSEDNORM_F32, 0, 1},   /* 1.05 */
@@ -1447,14 +1451,7 @@ static void test_wide_many_rows(void) {
         {200, 12288, FUSEDNORM_BF16, 0, 0},  /* 0.80 */
         {264, 98303, FUSEDNORM_BF16, 1, 0},  /* 0.97 fused */
     };
-    const device *h100 = &kDevices[4];
-    size_t i;
-    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-      bench_case c;
-      if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
-      CHECK((c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == k[i].wide, "%s: %s; measured faster: %s", c.what, c.s,
-            k[i].wide ? "wide" : "not wide");
-    }
+    check_wide_picks(k, sizeof k / sizeof k[0]);
   }
 }
 
