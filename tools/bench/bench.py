@@ -1327,12 +1327,16 @@ def report(results, copy_list, meta, prov_names, out_dir):
             f.write("\n## Declined\n\n" + "\n".join(f"- {d}" for d in declined) + "\n")
         if meta["notes"]:
             f.write("\nNotes: " + "; ".join(f"{k}: {v}" for k, v in meta["notes"].items()) + "\n")
+        if meta.get("skipped_oom"):
+            f.write(f"\nNot measured (out of device memory): {'; '.join(meta['skipped_oom'])}\n")
         if meta.get("skipped_for_time"):
             f.write(f"\nNot measured (time budget): {', '.join(meta['skipped_for_time'])}"
                     + (f" ({skipped_hint(meta)})" if skipped_hint(meta) else "") + "\n")
     log("")
     for d in declined:
         log(f"[bench] {d}")
+    for o in meta.get("skipped_oom", []):
+        log(f"[bench] out of device memory, not measured: {o}")
     if meta.get("skipped_for_time"):
         log(f"[bench] time budget reached; not measured: {', '.join(meta['skipped_for_time'][:20])}"
             + (" ..." if len(meta["skipped_for_time"]) > 20 else ""))
@@ -1419,6 +1423,7 @@ def merge_main(a):
         meta["skipped_for_time"] = [f"case {i}" for i in meta["skipped_cases"]]
     else:
         meta["skipped_for_time"] = sorted({s for d in docs for s in d["meta"].get("skipped_for_time", [])})
+    meta["skipped_oom"] = sorted({s for d in docs for s in d["meta"].get("skipped_oom", [])})
     meta["merged_from"] = paths
     meta["libraries"] = list({(x["path"], x["sha256"]): x for d in docs for x in d["meta"].get("libraries", [])}.values())
     meta["providers"] = list(dict.fromkeys(p for d in docs for p in d["meta"]["providers"]))
@@ -1478,7 +1483,7 @@ def main(argv=None):
             "median per-iteration CUDA-event time, GPU parked on a spin while iterations are enqueued; "
             "cold: rotating input sets (>= 4x L2 between reuses); hot: inputs rewritten by a kernel before "
             "each call, outside the window; backward = autograd.grad on saved forwards",
-            "copy_peak_gbps": None, "skipped_for_time": [], "skipped_cases": [],
+            "copy_peak_gbps": None, "skipped_for_time": [], "skipped_cases": [], "skipped_oom": [],
             "libraries": loaded_libraries()}
     for lib in meta["libraries"]:
         log(f"[bench] loaded {lib['path']} (sha256 {lib['sha256']})")
@@ -1527,24 +1532,40 @@ def main(argv=None):
         if compile_prov is not None:
             compile_prov.reset()
         case_seed = seed + 7919 * ci
-        for mode in modes:
-            copy_cfg = dict(cfg, inputs=mode, nsets=n_sets("copy", m, n, esize, l2, max_sets))
-            copy_rows[(mode, dt, m, n)] = copy_case(dt, m, n, dev, copy_cfg, timer)
-        declined = {}  # a shape a provider declined cold is declined hot too: not compiled twice
-        for op in case["ops"]:
-            ref = reference(op, make_set(op, m, n, DTYPES[dt], dev, case_seed))
+        n_before = len(results)
+        try:
             for mode in modes:
-                case_cfg = dict(cfg, inputs=mode, case=ci, nsets=n_sets(op, m, n, esize, l2, max_sets))
-                cp = copy_rows[(mode, dt, m, n)]
-                for prov in providers:
-                    if (prov.name, op) in declined:
-                        results.append(dict(declined[(prov.name, op)], inputs=mode))
-                        continue
-                    row = provider_case(prov, op, dt, m, n, dev, case_cfg, ref, case_seed, timer, cp.get("gbps"))
-                    if row["status"] == "unsupported":
-                        declined[(prov.name, op)] = row
-                    results.append(row)
-            del ref
+                copy_cfg = dict(cfg, inputs=mode, nsets=n_sets("copy", m, n, esize, l2, max_sets))
+                copy_rows[(mode, dt, m, n)] = copy_case(dt, m, n, dev, copy_cfg, timer)
+            declined = {}  # a shape a provider declined cold is declined hot too: not compiled twice
+            for op in case["ops"]:
+                ref = reference(op, make_set(op, m, n, DTYPES[dt], dev, case_seed))
+                for mode in modes:
+                    case_cfg = dict(cfg, inputs=mode, case=ci, nsets=n_sets(op, m, n, esize, l2, max_sets))
+                    cp = copy_rows[(mode, dt, m, n)]
+                    for prov in providers:
+                        if (prov.name, op) in declined:
+                            results.append(dict(declined[(prov.name, op)], inputs=mode))
+                            continue
+                        row = provider_case(prov, op, dt, m, n, dev, case_cfg, ref, case_seed, timer,
+                                            cp.get("gbps"))
+                        if row["status"] == "unsupported":
+                            declined[(prov.name, op)] = row
+                        results.append(row)
+                del ref
+        except torch.cuda.OutOfMemoryError as e:
+            # The inputs, the float64 reference or a copy's buffers do not fit the device: the case
+            # is dropped whole (no half-measured row) and named in the report, the rest still run.
+            ref = None
+            del results[n_before:]
+            for mode in modes:
+                copy_rows.pop((mode, dt, m, n), None)
+            meta["skipped_oom"].append(f"{label}: {decline_reason(e)}")
+            log(f"[bench] {label}: out of device memory, not measured ({decline_reason(e)})")
+            if dev.type == "cuda":
+                torch.cuda.empty_cache()
+            dump()
+            continue
         if dev.type == "cuda":
             torch.cuda.empty_cache()
         for mode in modes:

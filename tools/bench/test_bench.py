@@ -198,6 +198,28 @@ class BenchHarness(unittest.TestCase):
         self.assertIn("## hot inputs", md)
         self.assertNotIn("## cold inputs", md)
 
+    def test_out_of_memory_case_is_named_not_fatal(self):
+        """A case whose inputs or float64 reference do not fit the device is dropped whole and named;
+        the other cases still run and the exit code stays 0."""
+        sys.modules["fusednorm"] = fake_fusednorm()
+        real = bench.reference
+
+        def reference(op, sets):
+            if sets["x"].shape[0] == 8:
+                raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 17.62 GiB.")
+            return real(op, sets)
+        bench.reference = reference
+        self.addCleanup(setattr, bench, "reference", real)
+        rc, js = self.run_bench("--shapes", "6x40,8x40", "--dtypes", "fp32", "--ops", "fwd,bwd",
+                                "--providers", "fusednorm:auto,torch")
+        self.assertEqual(rc, 0)
+        self.assertEqual({(r["M"], r["N"]) for r in js["results"] + js["copy"]}, {(6, 40)})
+        self.assertEqual(len(js["meta"]["skipped_oom"]), 1)
+        self.assertIn("8x40", js["meta"]["skipped_oom"][0])
+        self.assertIn("OutOfMemoryError: CUDA out of memory", js["meta"]["skipped_oom"][0])
+        with open(os.path.join(self.tmp, "bench.md")) as f:
+            self.assertIn("Not measured (out of device memory): fp32 8x40", f.read())
+
     # ---- latency column ------------------------------------------------------------------------
     def test_latency_column_under_1mb(self):
         def row(m, n, prov, us):
