@@ -17,8 +17,8 @@
  * residual_out by the CTA owning the column), ss = the fp32 sum of s^2 in a fixed order: each
  * thread over its slots in order (cached, then streamed; elements in order), the warp's xor tree,
  * the CTA's warps in order, the cluster's CTAs in rank order (cluster_push_sum: each CTA's
- * partial stored into every CTA's shared memory); rstd = 1/sqrt(ss/n + eps) (true division and sqrtf), written once per row by rank 0;
- * y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff). The order depends on the plan (cluster
+ * partial stored into every CTA's shared memory); rstd = 1/sqrt(ss/n + eps) (true division and
+ * sqrtf), written once per row by rank 0; y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff). The order depends on the plan (cluster
  * size, threads, slots per thread), i.e. on the shape, dtype and device figures only: bitwise
  * deterministic run to run, but not bitwise equal to another mode or cluster size (the contract
  * allows that; every plan meets the accuracy rules).

@@ -823,9 +823,9 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
 }
 
 /* A wide forward plan whose CTAs hold their whole chunk (registers and stage): nothing is read
- * twice. The many-rows rule was measured on such plans (and on H100 f32 577174 columns, 3% of a
- * chunk streamed); a device of less shared memory streams more, which is what the unstaged kernel
- * lost with. */
+ * twice. The many-rows rule takes only such plans: on a device of less shared memory than the
+ * H100's or H200's the chunk's rest would be read again from L2, which is how the unstaged wide
+ * kernel lost to the generic one. */
 static int fwd_wide_holds(const ctx *c, const fusednorm_launch *l) {
   const int64_t staged = (int64_t)(l->smem_bytes / 16 / (c->fused ? 2 : 1));
   return ((int64_t)l->slots_per_thread * l->block_threads + staged) * c->vec >= l->chunk;
