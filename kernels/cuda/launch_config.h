@@ -269,7 +269,8 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
  * cluster must fit a GPC of 8 SMs), within the opt-in limit. */
 static inline int64_t fn_fwd_wide_stage_per_thread(const fusednorm_device_info *d, int threads, int per_slot) {
   int64_t b = (int64_t)d->smem_per_sm / FN_FWD_WIDE_MIN_CTAS - FN_SMEM_RESERVE_PER_CTA;
-  if (b > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX) b = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  const int64_t optin = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  if (b > optin) b = optin;
   return b <= 0 ? 0 : b / ((int64_t)threads * per_slot);
 }
 /* Largest cluster of the wide forward on a device: 16 (non-portable, opted into per kernel with

@@ -18,10 +18,10 @@
  * thread over its slots in order (cached, then streamed; elements in order), the warp's xor tree,
  * the CTA's warps in order, the cluster's CTAs in rank order (cluster_push_sum: each CTA's
  * partial stored into every CTA's shared memory); rstd = 1/sqrt(ss/n + eps) (true division and
- * sqrtf), written once per row by rank 0; y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff). The order depends on the plan (cluster
- * size, threads, slots per thread), i.e. on the shape, dtype and device figures only: bitwise
- * deterministic run to run, but not bitwise equal to another mode or cluster size (the contract
- * allows that; every plan meets the accuracy rules).
+ * sqrtf), written once per row by rank 0; y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff).
+ * The order depends on the plan (cluster size, threads, slots per thread), i.e. on the shape,
+ * dtype and device figures only: bitwise deterministic run to run, but not bitwise equal to
+ * another mode or cluster size (the contract allows that; every plan meets the accuracy rules).
  *
  * Head-split (U, the plan's `unaligned`: rows congruent modulo 16 bytes but not aligned, or n not a
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
