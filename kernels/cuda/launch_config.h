@@ -127,14 +127,15 @@ static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, 
  * padding), each slots x (vec + 1) floats. */
 static inline int64_t fn_u_bwd_smem(int64_t n, int vec) { return 2 * ((n + vec - 1) / vec) * (vec + 1) * 4; }
 
-/* The row-pipelined row-packed backward's resident CTAs asked of ptxas (its launch bound): 4
- * (<= 64 registers, no spills; unbounded, the bf16 instance without ds needs 72: 3 CTAs per SM),
- * but 3 for the 16-bit instances with ds (at 64, bf16 spills 44 bytes; with no CTA count given,
- * ptxas gives them 91-95). And its registers (ptxas, nvcc 13.0, sm_90a), with and without the
- * fused add's ds. */
-#define FN_BWD_PIPE_MIN_CTAS(has_ds, x_size) ((has_ds) && (x_size) == 2 ? 3 : 4)
-static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused) {
-  return x_size == 4 ? (fused ? 64 : 64) : (fused ? 78 : 64);
+/* The row-pipelined row-packed backward's resident CTAs asked of ptxas (its launch bound): at one
+ * slot a lane 4 (<= 64 registers, no spills; unbounded, the bf16 instance without ds needs 72: 3
+ * CTAs per SM), but 3 for the 16-bit instances with ds (at 64, bf16 spills 44 bytes; with no CTA
+ * count given, ptxas gives them 91-95); at two slots a lane (f32 only) 2 (<= 128). And its
+ * registers (ptxas, nvcc 13.0, sm_90a) by slots a lane, with and without the fused add's ds. */
+#define FN_BWD_PIPE_MIN_CTAS(s, has_ds, x_size) ((s) > 1 ? 2 : (has_ds) && (x_size) == 2 ? 3 : 4)
+static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
+  if (spt > 1) return fused ? 118 : 94;
+  return x_size == 4 ? 64 : (fused ? 78 : 64);
 }
 
 /* The most partial-dw rows (CTAs) a backward sums in the kernel itself (plan dw_in_kernel,

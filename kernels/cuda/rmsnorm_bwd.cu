@@ -203,14 +203,20 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
   bwd_body<T, 2>(p);
 }
 
-/* Row-pipelined row-packed backward (teams of <= 32 lanes, one slot per lane: 16-bit n <= 256,
- * f32 n <= 128): the loads of a team's next row (dy, s, ds and rstd) are issued before the
+/* Row-pipelined row-packed backward (teams of <= 32 lanes, S slots per lane: 16-bit n <= 256,
+ * f32 n <= 128 * S; lane l holds the slots l, l + team, ..., so each of a warp's loads is one
+ * contiguous run): the loads of a team's next row (dy, s, ds and rstd) are issued before the
  * current row's reduction and dx pass, in a second register set, as in the forward's
- * rms_norm_fwd_pipe (rmsnorm_fwd.cu, which says why); a lane's effective weight is loaded once.
- * Per row and per column the same operations in the same order as bwd_body with CACHE = 1, and the
- * same team-order combine of dw: bitwise the same results. */
-template <typename T, bool HAS_DS>
-__global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HAS_DS, (int)sizeof(T)))
+ * rms_norm_fwd_pipe (rmsnorm_fwd.cu, which says why); a lane's effective weights are loaded once.
+ * Per row and per column the same operations as bwd_body with CACHE = S (a lane's dot over its
+ * slots in slot order, then the team's xor tree), and the same team-order combine of dw. S = 2
+ * (f32 only) serves rows of 129-256 columns that are not whole aligned vectors, where the
+ * persistent backward's head-split instance moves ~1.8 TB/s against ~2.6 for aligned rows; the
+ * 16-bit instances, at 126-128 registers (two CTAs a SM), measured slower than the persistent
+ * backward everywhere and are not built (kernels/RESULTS.md, "Two slots a lane in the
+ * row-pipelined backward"). */
+template <typename T, int S, bool HAS_DS>
+__global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S, HAS_DS, (int)sizeof(T)))
     rms_norm_bwd_pipe(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -219,35 +225,54 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
   const Place pl = make_place(p.team, 1, p.n, p.n);
   const bool al = p.aligned != 0;
   const bool has_w = p.ws != nullptr;
+  const int step = pl.team * N;
   const int col0 = pl.lane * N;
-  const bool mine = col0 < p.n; /* this lane holds a slot of the row */
+  const bool mine = col0 < p.n; /* this lane holds a slot of the row (its first) */
   const int64_t rstep = pl.units * pl.teams;
-  float wv[N]; /* a lane owns the same slot for every row: its effective weight, loaded once */
+  float wv[S][N]; /* a lane owns the same slots for every row: their effective weights, loaded once */
 
   struct Row {
-    V dy, s, ds;
+    V dy[S], s[S], ds[S];
     float rs;
   };
   auto fetch = [&](Row &r, int64_t row) {
     if (row >= p.rows || !mine) return;
     r.rs = p.rstd[row];
-    load_slot(r.dy, static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer), col0, p.n, al);
-    load_slot(r.s, static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer), col0, p.n, al);
-    if (HAS_DS) load_slot(r.ds, static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer), col0, p.n, al);
-  };
-  float dwc[1][N];
 #pragma unroll
-  for (int e = 0; e < N; ++e) dwc[0][e] = 0.0f;
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (k > 0 && col >= p.n) break;
+      load_slot(r.dy[k], static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer), col, p.n, al);
+      load_slot(r.s[k], static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer), col, p.n, al);
+      if (HAS_DS)
+        load_slot(r.ds[k], static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer), col, p.n, al);
+    }
+  };
+  float dwc[S][N];
+#pragma unroll
+  for (int k = 0; k < S; ++k)
+#pragma unroll
+    for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
   auto process = [&](Row &r, int64_t row, int parity) {
     const bool active = row < p.rows && mine;
     float dot = 0.0f;
-    if (active) dot = slot_dot(r.dy, r.s, wv, r.rs, p.llama, 0.0f);
+    if (active) {
+      dot = slot_dot(r.dy[0], r.s[0], wv[0], r.rs, p.llama, 0.0f);
+#pragma unroll
+      for (int k = 1; k < S; ++k)
+        if (col0 + k * step < p.n) dot = slot_dot(r.dy[k], r.s[k], wv[k], r.rs, p.llama, dot);
+    }
     dot = team_sum(dot, pl.team, 1, parity, red);
     const float mean_gn = dot / (float)p.n;
     if (!active) return;
-    V dxv;
-    slot_dx(dxv, r.dy, r.s, r.ds, HAS_DS, wv, r.rs, mean_gn, p.llama, dwc[0]);
-    store_slot(static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer), dxv, col0, p.n, al);
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = col0 + k * step;
+      if (k > 0 && col >= p.n) break;
+      V dxv;
+      slot_dx(dxv, r.dy[k], r.s[k], r.ds[k], HAS_DS, wv[k], r.rs, mean_gn, p.llama, dwc[k]);
+      store_slot(static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer), dxv, col, p.n, al);
+    }
   };
 
   Row a, b;
@@ -256,7 +281,11 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
    * the CTA wait for it first: two memory round trips, not one). */
   fetch(a, row);
   fetch(b, row + rstep);
-  if (mine) load_weight<N>(wv, p.w, p.w_dtype, p.offset, col0, p.n, al);
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int col = col0 + k * step;
+    if (mine && (k == 0 || col < p.n)) load_weight<N>(wv[k], p.w, p.w_dtype, p.offset, col, p.n, al);
+  }
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += 2 * rstep, row += 2 * rstep) {
     process(a, row, 0);
     if (base + rstep >= p.rows) break;
@@ -264,7 +293,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(HA
     process(b, row + rstep, 1);
     fetch(b, row + 3 * rstep);
   }
-  if (has_w) combine_team_dw<N, 1>(dwc, pl, col0, pl.team * N, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
+  if (has_w) combine_team_dw<N, S>(dwc, pl, col0, step, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
@@ -329,14 +358,25 @@ const void *bwd_kernel(fusednorm_dtype x, int cache) {
   return nullptr;
 }
 
-const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds) {
+template <typename T>
+static const void *bwd_pipe_kernel_for(int slots, bool has_ds) {
+  switch (slots) {
+    case 1: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, true>)
+                          : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, false>);
+    case 2: /* f32 only: the 16-bit instances measured 0.57-0.95x the persistent backward (RESULTS) */
+      if constexpr (sizeof(T) == 4)
+        return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, true>)
+                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, false>);
+      break;
+  }
+  return nullptr;
+}
+
+const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds) {
   switch (x) {
-    case FUSEDNORM_F32: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<float, true>)
-                                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<float, false>);
-    case FUSEDNORM_F16: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__half, true>)
-                                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__half, false>);
-    case FUSEDNORM_BF16: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__nv_bfloat16, true>)
-                                       : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<__nv_bfloat16, false>);
+    case FUSEDNORM_F32: return bwd_pipe_kernel_for<float>(slots, has_ds);
+    case FUSEDNORM_F16: return bwd_pipe_kernel_for<__half>(slots, has_ds);
+    case FUSEDNORM_BF16: return bwd_pipe_kernel_for<__nv_bfloat16>(slots, has_ds);
   }
   return nullptr;
 }

@@ -135,7 +135,7 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
  * head-split (`unaligned`); NULL otherwise. */
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
-const void *bwd_pipe_kernel(fusednorm_dtype x, bool has_ds);
+const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
  * FN_DW_IN_KERNEL_MAX_PARTIALS rows, dw_reduce_chain (kDwChainThreads per CTA) for at most that. */
 const void *dw_reduce_kernel();

@@ -98,7 +98,7 @@ typedef enum {
                                             and tail per row: fusednorm_layout) */
   FUSEDNORM_MODE_ROW_PACKED = 4,         /* several rows per CTA, <= 32 lanes per row, row-pipelined:
                                             forward 16-bit n <= 1024 / f32 n <= 512, backward
-                                            16-bit n <= 256 / f32 n <= 128; the forward of dense,
+                                            16-bit n <= 256 / f32 n <= 256; the forward of dense,
                                             congruent rows of <= 32 vector slots that are not whole
                                             aligned vectors runs the flat-tile kernel instead, and
                                             tiny problems (n <= 1024, a few thousand elements: see

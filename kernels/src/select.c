@@ -105,6 +105,16 @@
  * taken to behave as bf16 (not timed here). Without a weight there is no dw to combine. */
 #define FN_AUTO_PACKED_BWD_ROWS_PER_SM16 20
 #define FN_AUTO_PACKED_BWD_ROWS_PER_SM32 12
+/* AUTO backward of f32 rows of 33-64 slots (129-256 columns) that are not whole aligned vectors:
+ * the row-packed kernel at two slots a lane from this many rows per SM, else the persistent
+ * backward's head-split instance (or its generic kernel). H200, 2026-11-28, both forced in one run
+ * (bench.py, us, 129-256 columns, 1000-643392 rows, plain and fused, cold and hot; row-packed
+ * over persistent): odd widths 139 and 178 at 1000 rows 0.84-0.88x, 4096 rows (31 a SM)
+ * 0.96-1.03x, 16384 (124 a SM) 0.96-1.14x, 65536 1.03-1.18x, 262144 1.08-1.27x (643392 x 139
+ * 559.5 -> 437 us); aligned whole-vector rows (136, 200, 256 columns) 0.80-0.98x at every row
+ * count, so they keep the persistent backward, as every 16-bit width does (0.57-0.95x there)
+ * (tools/bench/results/bwd_two_slot_h200_2026-11-28). */
+#define FN_AUTO_PACKED_BWD2_ROWS_PER_SM 96
 /* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
  * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
  * 65536 x 1024 bf16 3127 vs 2967, fp16 3155 vs 2988 GB/s (same run), while at 360 slots
@@ -911,18 +921,20 @@ static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
-/* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots), the
- * row-pipelined kernel; each CTA sums its teams' dw in shared memory (sums + compensations). */
+/* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots) or, f32 only,
+ * two (33-64 slots), the row-pipelined kernel; each CTA sums its teams' dw in shared memory
+ * (sums + compensations). */
 static int bwd_packed(const ctx *c, fusednorm_launch *l) {
-  const int team = pow2_ceil(c->slots);
-  if (c->slots > 32) return 0;
+  const int spt = c->slots > 32 ? 2 : 1;
+  const int team = pow2_ceil(ceil_div(c->slots, spt));
+  if (c->slots > 32 * (c->xs == 4 ? 2 : 1)) return 0;
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_PIPE, FN_ROW_PACKED_THREADS);
   l->rows_per_cta = FN_ROW_PACKED_THREADS / team;
-  l->slots_per_thread = 1;
+  l->slots_per_thread = spt;
   l->smem_bytes = c->p->has_weight ? 2 * (size_t)c->p->n * sizeof(float) : 0;
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
                     (int64_t)c->d->sm_count *
-                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_bwd_pipe(c->xs, c->fused), 0));
+                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_bwd_pipe(c->xs, c->fused, spt), 0));
   set_workspace(c, l, l->grid, 0);
   return 1;
 }
@@ -1093,6 +1105,9 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   /* AUTO. */
   if (bwd_tiny(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
+  if (c->xs == 4 && !(c->aligned && c->p->n % c->vec == 0) &&
+      c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD2_ROWS_PER_SM * c->d->sm_count && bwd_packed(c, l))
+    return with_dw_in_kernel(c, l);
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS)
     return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? with_dw_in_kernel(c, l) : FUSEDNORM_ERR_MODE_UNSUPPORTED;
   /* Wider than one CTA's registers: f32 aligned rows, many of them, the persistent generic kernel

@@ -20,7 +20,9 @@ int main(void) {
       for (int f = 0; f < 2; ++f)
         printf("fwd_pipe_u %s %d %d %d\n", dt[d].name, pipe_caches[c], f,
                fn_regs_estimate_fwd_pipe_u(pipe_caches[c], dt[d].size, f));
-    for (int f = 0; f < 2; ++f) printf("bwd_pipe %s - %d %d\n", dt[d].name, f, fn_regs_estimate_bwd_pipe(dt[d].size, f));
+    for (int spt = 1; spt <= (dt[d].size == 4 ? 2 : 1); ++spt) /* two slots a lane: f32 only */
+      for (int f = 0; f < 2; ++f)
+        printf("bwd_pipe %s %d %d %d\n", dt[d].name, spt, f, fn_regs_estimate_bwd_pipe(dt[d].size, f, spt));
     /* The generic kernels: the forward's reload instance (cache 0) and the backward's caches. */
     printf("fwd %s 0 - %d\n", dt[d].name, fn_regs_estimate(0, 0, dt[d].size));
     printf("bwd %s 1 - %d\n", dt[d].name, fn_regs_estimate(1, 1, dt[d].size));

@@ -59,6 +59,7 @@ typedef struct {
   int bad_status;       /* such cases where the entry point did not say MODE_UNSUPPORTED */
   int ran[FUSEDNORM_KERNEL_COUNT_]; /* launches by the family their plan named (a section that is
                                        there to test a family checks that it ran) */
+  int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -173,8 +174,10 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
     fusednorm_device_info dev;
     fusednorm_launch l;
     if (fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK &&
-        fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK)
+        fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK) {
       c->ran[l.kernel]++;
+      c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
+    }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
   if (st == FUSEDNORM_ERR_CUDA) fprintf(stderr, "test_cuda: %s\n", fusednorm_cuda_error_string());
@@ -862,6 +865,13 @@ int main(int argc, char **argv) {
     static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256};
     static const int64_t kLanesMq[] = {20001};
     static const int64_t kLanesNq[] = {24, 120, 128, 256}; /* 24, 120: lanes past the row */
+    /* Rows of 33-64 slots (the row-pipelined backward's two slots a lane): the first slot of
+     * every lane and the second of some, one row to many, odd widths (element-wise slots) and
+     * whole vectors, both dtype widths (f32 from 129 columns, 16-bit from 257). */
+    static const int64_t kTwoSlotM[] = {1, 5, 257, 4099};
+    static const int64_t kTwoSlotN[] = {136, 139, 250, 256, 264, 300, 511, 512};
+    static const int64_t kTwoSlotMq[] = {5, 4099};
+    static const int64_t kTwoSlotNq[] = {139, 256, 300, 512};
     static const int64_t kTinyM[] = {1, 2, 4, 7, 8, 9};
     static const int64_t kTinyN[] = {136, 264, 1000, 2880, 4096, 4104, 12288, 12290, 24576, 65536};
     static const int64_t kTinyMq[] = {1, 8};
@@ -886,6 +896,7 @@ int main(int argc, char **argv) {
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
     const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
     const unsigned kTiny = 1u << FUSEDNORM_KERNEL_FWD_TINY | 1u << FUSEDNORM_KERNEL_BWD_TINY;
+    const unsigned kPipeBwd = 1u << FUSEDNORM_KERNEL_BWD_PIPE;
     const struct {
       const char *name;
       fusednorm_mode mode;
@@ -900,6 +911,11 @@ int main(int argc, char **argv) {
         {"cuda/auto/lanes", FUSEDNORM_MODE_AUTO, 0, o.quick ? kLanesMq : kLanesM, o.quick ? kLanesNq : kLanesN,
          o.quick ? NEL(kLanesMq) : NEL(kLanesM), o.quick ? NEL(kLanesNq) : NEL(kLanesN), kLanes},
         {"cuda/row_packed/lanes", FUSEDNORM_MODE_ROW_PACKED, 0, kLanesMq, kLanesNq, NEL(kLanesMq), NEL(kLanesNq), kLanes},
+        {"cuda/row_packed/two-slot", FUSEDNORM_MODE_ROW_PACKED, 0, o.quick ? kTwoSlotMq : kTwoSlotM,
+         o.quick ? kTwoSlotNq : kTwoSlotN, o.quick ? NEL(kTwoSlotMq) : NEL(kTwoSlotM),
+         o.quick ? NEL(kTwoSlotNq) : NEL(kTwoSlotN), kPipeBwd},
+        {"cuda/row_packed/two-slot/misaligned", FUSEDNORM_MODE_ROW_PACKED, OFFS_ONE, kTwoSlotMq, kTwoSlotNq,
+         NEL(kTwoSlotMq), NEL(kTwoSlotNq), kPipeBwd},
         {"cuda/auto/narrow/misaligned", FUSEDNORM_MODE_AUTO, 1, kNarrowMq, kNarrowNq, NEL(kNarrowMq), NEL(kNarrowNq), 0},
         {"cuda/auto/few-rows", FUSEDNORM_MODE_AUTO, 0, o.quick ? kTinyMq : kTinyM, o.quick ? kTinyNq : kTinyN,
          o.quick ? NEL(kTinyMq) : NEL(kTinyM), o.quick ? NEL(kTinyNq) : NEL(kTinyN), 0},
@@ -926,6 +942,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
+      c.ran_bwd_pipe2 = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -933,6 +950,13 @@ int main(int argc, char **argv) {
         printf("[%s] %d launches ran %s\n", b.name, c.ran[k], fusednorm_kernel_name((fusednorm_kernel)k));
         if (c.ran[k] == 0) {
           printf("FAIL [%s] no launch ran %s\n", b.name, fusednorm_kernel_name((fusednorm_kernel)k));
+          ++failed;
+        }
+      }
+      if ((sections[i].want & kPipeBwd) && o.filter == NULL && o.case_index < 0) {
+        printf("[%s] %d of them at two slots a lane\n", b.name, c.ran_bwd_pipe2);
+        if (c.ran_bwd_pipe2 == 0) {
+          printf("FAIL [%s] no launch ran bwd_pipe at two slots a lane\n", b.name);
           ++failed;
         }
       }

@@ -137,10 +137,19 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD, "%s: %s", what, s);
       inst = in_set(l->slots_per_thread, kfwdgen, FN_NUM_GENERIC_CACHES);
       break;
-    case FUSEDNORM_KERNEL_BWD_PIPE:
+    case FUSEDNORM_KERNEL_BWD_PIPE: {
+      /* one slot a lane up to 32 slots, two (f32 only) up to 64; a team of the fewest lanes, a
+       * power of two, that holds the row */
+      const int64_t slots = (p->n + vec - 1) / vec;
+      const int team = l->block_threads / l->rows_per_cta;
       CHECK(bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED, "%s: %s", what, s);
-      inst = l->slots_per_thread == 1;
+      CHECK(l->rows_per_cta * team == l->block_threads && team <= 32 && (int64_t)team * l->slots_per_thread >= slots &&
+                (team == 1 || (int64_t)team * l->slots_per_thread < 2 * slots),
+            "%s: row-packed backward geometry: %s", what, s);
+      inst = l->slots_per_thread == 1 ? slots <= 32
+                                      : l->slots_per_thread == 2 && p->x_dtype == FUSEDNORM_F32 && slots > 32 && slots <= 64;
       break;
+    }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
       inst = in_set(l->slots_per_thread, k124, 3);
@@ -1455,6 +1464,45 @@ static void test_wide_many_rows(void) {
   }
 }
 
+/* AUTO's backward of f32 rows of 33-64 slots that are not whole aligned vectors: the row-packed
+ * kernel at two slots a lane from FN_AUTO_PACKED_BWD2_ROWS_PER_SM rows a SM (kernels/RESULTS.md
+ * "Two slots a lane in the row-pipelined backward"); aligned whole-vector rows, fewer rows and
+ * 16-bit rows keep their kernels (never two slots). */
+static void test_two_slot_bwd(void) {
+  static const int64_t kN[] = {120, 129, 136, 139, 178, 200, 255, 256, 257, 264, 423, 512, 513};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  int d, li, ri, ni, xi, w, two = 0, other = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    const int64_t sm = dev->sm_count;
+    const int64_t rows[] = {1000, 96 * sm - 1, 96 * sm, 643392};
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < 4; ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (w = 0; w < 2; ++w) {
+              const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+              const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
+              const int whole = lays[li]->aligned16 && kN[ni] % vec == 0;
+              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              fusednorm_launch a;
+              int want;
+              p.has_weight = w;
+              if (fusednorm_select_launch(&p, 1, dev, lays[li], &a) != FUSEDNORM_OK) {
+                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
+                continue;
+              }
+              want = xi && !whole && slots > 32 && slots <= 64 && p.rows >= 96 * sm;
+              CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_PIPE && a.slots_per_thread == 2) == want,
+                    "%s %lldx%lld %s w%d layout %d: AUTO %s s%d, want %s", kDevices[d].name, (long long)p.rows,
+                    (long long)p.n, fusednorm_dtype_name(x), w, li, fusednorm_kernel_name(a.kernel), a.slots_per_thread,
+                    want ? "bwd_pipe at two slots" : "not");
+              two += want, other += !want;
+            }
+  }
+  CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
+}
+
 static void test_wide_fwd_stage(void) {
   static const int64_t kRows[] = {1, 2, 8, 17, 45, 64, 90, 131};
   static const int64_t kN[] = {16384, 25734, 65536, 109347, 131072, 215342, 262144, 736015, 1025354, 1048576};
@@ -1653,10 +1701,12 @@ static void test_all_valid(void) {
                     if (a >= 3)
                       CHECK(l[a].workspace_bytes == l[a - 3].workspace_bytes && l[a].kernel == l[a - 3].kernel,
                             "%s: the dense layout's backward plan differs", what);
-                    /* the layouts differ only where congruent rows take the split-row kernel, or
-                     * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+                    /* the layouts differ only where congruent rows take the split-row kernel,
+                     * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*),
+                     * or f32 rows that are not aligned the row-packed one (FN_AUTO_PACKED_BWD2_*) */
                     if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT &&
-                        (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) == (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD))
+                        (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) == (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) &&
+                        (l[a].kernel == FUSEDNORM_KERNEL_BWD_PIPE) == (l[0].kernel == FUSEDNORM_KERNEL_BWD_PIPE))
                       CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
                             "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
                   }
@@ -1695,7 +1745,7 @@ static void test_forced(void) {
                   /* fusednorm.h's limits of each family */
                   switch (p.mode) {
                     case FUSEDNORM_MODE_ROW_PACKED:
-                      must_run = (bwd ? slots <= 32 : slots <= 128) || tiny_domain(&p, bwd);
+                      must_run = (bwd ? slots <= (p.x_dtype == FUSEDNORM_F32 ? 64 : 32) : slots <= 128) || tiny_domain(&p, bwd);
                       must_not = !must_run;
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
@@ -1955,6 +2005,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_picks();
   test_wide_fwd_stage();
   test_wide_many_rows();
+  test_two_slot_bwd();
   test_split_chunk();
   test_all_valid();
   test_forced();
