@@ -343,11 +343,13 @@ typedef struct {
  * 1420). A forced WIDE backward with a weight always takes the split-row kernel (what
  * test_cuda --mode=wide exercises). */
 #define FN_SPLIT_AUTO_MIN_SLOTS 4096
-/* Congruent rows that are not aligned keep the same threshold: between 2048 and 4096 slots the
- * cluster kernel (element by element on them) was still faster with many rows than the split-row
- * kernel's head-split ring (H100, 2026-11-27 00:16 UTC, bench harness, AUTO: bf16 2174 x 22915
- * 425 vs 465 us, 4000 x 16391 575 vs 680, fused 132 x 16391 40.5 vs 46.6, f32 4000 x 8195 262 vs
- * 544), though slower with few (35 x 22915 40.4 vs 24.5 us, 201 x 22915 78.8 vs 63.2). */
+/* f32 congruent rows that are not aligned keep the same threshold: between 2048 and 4096 slots
+ * the cluster kernel (element by element on them) was faster with many rows than the split-row
+ * kernel's head-split ring (H100, 2026-11-27 00:16 UTC, bench harness, AUTO: f32 4000 x 8195 262
+ * vs 544 us). The 16-bit ones measured so then too (bf16 2174 x 22915 425 vs 465 us, 4000 x 16391
+ * 575 vs 680, fused 132 x 16391 40.5 vs 46.6), but the split-row kernel's larger chunks that
+ * followed turned that round (H200, 2026-11-28: 1.11-1.68x the split-row kernel's way) and select.c
+ * takes it for them below this width (FN_AUTO_BWD_SPLIT16_*). */
 
 /* 1 and the geometry if the split-row backward handles this problem on device `d`, else 0.
  * `auto_mode`: the problem's mode is AUTO (then only rows of more than FN_SPLIT_AUTO_MIN_SLOTS).

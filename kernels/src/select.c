@@ -226,6 +226,21 @@
  * 1490.1; the 16-bit rows were mixed, bf16 2400 x 26720 198.2 cluster vs 274.2, and keep their
  * rules). The cut between 132 and 600 rows is not measured; the widest measured win, 26720
  * columns, bounds the rule (7168 slots: n <= 28672). */
+/* AUTO backward of 16-bit rows of 2049-4096 slots (beyond the cached range, up to
+ * FN_SPLIT_AUTO_MIN_SLOTS), with a weight: the split-row kernel rather than the cluster one where
+ * the rows are not whole aligned vectors (its head-split ring), and for the fused add's aligned
+ * rows from FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM / 2 rows a SM (compute capability >= 9.0:
+ * without clusters the persistent generic kernel runs these, not measured against the split-row
+ * one). H200, 2026-11-28 03:15 UTC,
+ * bench.py AUTO (cluster) vs forced wide (split-row), rows 132-4020, bf16 and fp16, GB/s ratio
+ * split / cluster, cold and hot (tools/bench/results/auto_wide_rules_h200_2026-11-28): odd widths
+ * 21685 and 23927 1.11-1.68x at every row count, plain and fused (bf16 2000 x 23927 bwd 742 ->
+ * 1245 GB/s); aligned 16400 fused 1.19-1.25x from 600 rows, 0.98-1.00x at 132, plain 0.97-1.06x;
+ * aligned 32768 fused 1.03-1.12x at 600-2000 rows, 0.95-1.02x at 132 and 1.00-1.02x at 4020, plain
+ * 0.85-0.91x from 2000 rows (the cluster kernel stays there). The H100 measurement of 2026-11-27 00:16 that
+ * kept the cluster kernel on odd rows (below, at FN_SPLIT_AUTO_MIN_SLOTS) predates the split-row
+ * kernel's larger chunks. The cut between 132 and 600 rows is not measured. */
+#define FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM 9
 #define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
 #define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
@@ -258,12 +273,22 @@
  * taken where the wide plan holds its whole chunk on chip (fwd_wide_holds); at
  * exactly as many rows as SMs (one wave of the generic kernel's CTAs) H200 0.89-1.08x, so not
  * there; at 8192 slots 0.95-1.08x up to 528 rows, 1.08-1.18x from 1024 (7.75 a SM); at 6144 slots
- * and 1024 rows 0.96-1.06x. The fused add stays generic (0.71-1.15x, most near 1.0). The wide
- * kernel without its stage lost to the generic one on such rows (f32 285 x 48879 141 vs 79 us,
- * bf16 512 x 262144 315 vs 302; kernels/RESULTS.md, the table of AUTO's thresholds). */
+ * and 1024 rows 0.96-1.06x. The wide kernel without its stage lost to the generic one on such
+ * rows (f32 285 x 48879 141 vs 79 us, bf16 512 x 262144 315 vs 302; kernels/RESULTS.md, the table
+ * of AUTO's thresholds).
+ * The fused add from FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS columns (a width, not slots: both
+ * dtypes cross there). On the H100 grid above (before the cluster sum was pushed) the wide kernel
+ * lost below it (bf16 12288-32768 columns 0.71-1.01x, f32 0.90-1.07x, mostly below 1) and was
+ * 0.96-1.15x from 49152 columns; with the sum pushed (no barrier per row) it led on every fused
+ * case of a grid of its own but one (H200, 2026-11-28 03:15 UTC, bench.py AUTO (generic) vs forced
+ * wide, GB/s ratio wide / generic, cold and hot: bf16 200-3167 rows x 48540 1.01-1.12x, x 98304
+ * 1.06-1.13x, 200 x 369199 1.04x, 1500 x 369199 0.96-0.97x; f32 200 and 1465 x 48879 1.04-1.09x, x
+ * 93854 1.07-1.09x; tools/bench/results/auto_wide_rules_h200_2026-11-28), and the sweep of that day
+ * had it 1.06-1.18x on fp16 265 x 48540, 3167 x 62359 and f32 1465 x 93854. */
 #define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 12288
 #define FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS 8192
 #define FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM 7
+#define FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS 48000
 /* Measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
  * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
  * AUTO and both forced; tools/bench/results/fwd_wide_rows_h100_2026-11-27):
@@ -875,10 +900,11 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
       fwd_wide(c, l))
     return FUSEDNORM_OK;
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*). */
-  if (!c->fused && c->congruent && 2 * c->p->rows >= 3 * (int64_t)c->d->sm_count &&
-      (slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS ||
-       (slots >= FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS &&
-        c->p->rows >= (int64_t)FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM * c->d->sm_count)) &&
+  if (c->congruent && 2 * c->p->rows >= 3 * (int64_t)c->d->sm_count &&
+      (c->fused ? c->p->n >= FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS
+                : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS ||
+                      (slots >= FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS &&
+                       c->p->rows >= (int64_t)FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM * c->d->sm_count)) &&
       fwd_wide(c, l) && fwd_wide_holds(c, l))
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
@@ -1122,6 +1148,13 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     return FUSEDNORM_OK;
   if (c->p->rows <= (c->xs == 2 && c->aligned ? (int64_t)c->d->sm_count * FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16
                                               : c->d->sm_count / FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW) &&
+      bwd_split(c, l, 1))
+    return FUSEDNORM_OK;
+  /* 16-bit rows below the split-row kernel's AUTO width, where it would be the cluster kernel
+   * (FN_AUTO_BWD_SPLIT16_*). */
+  if (c->xs == 2 && c->congruent && c->d->cc_major >= 9 &&
+      (!(c->aligned && c->p->n % c->vec == 0) ||
+       (c->fused && 2 * c->p->rows >= (int64_t)FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM * c->d->sm_count)) &&
       bwd_split(c, l, 1))
     return FUSEDNORM_OK;
   if (bwd_split(c, l, 0) || bwd_cluster(c, l)) return FUSEDNORM_OK;

@@ -969,7 +969,11 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) against the generic one
  *   (17:01-17:18 UTC), then with the wide kernel's stage: bf16 1024 x 65536 and 512 x 262144
  *   plain, re-measured (kernels/RESULTS.md "The wide forward for many rows": 1024 x 65536 1.11x,
- *   528 x 262144 1.19x the wide kernel's way), moved to it by FN_AUTO_FWD_WIDE_MANY_*. */
+ *   528 x 262144 1.19x the wide kernel's way), moved to it by FN_AUTO_FWD_WIDE_MANY_*; the fused
+ *   fp16 265 x 48540 and 3167 x 62359, re-measured with the cluster sum pushed (the H200 sweep of
+ *   2026-11-28: wide 1.11x and 1.18x), and bf16 1024 x 65536 fused (1.00x on the H100 grid of
+ *   2026-11-28 before the push, which gave many rows ~2%), moved by
+ *   FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS. */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -995,8 +999,8 @@ static const struct {
     {26793, 82, F32, 1, 1, 1, PK, 1},  {65536, 128, F32, 1, 0, 1, PK, 1}, {262144, 256, BF, 1, 1, 1, PK, 1},
     {3, 8, FUSEDNORM_F16, 1, 0, 0, PK, 1}, {1, 1, F32, 1, 1, 0, PK, 1},
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 0},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
-    {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 0},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 0},
-    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 0}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
+    {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 1},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 1},
+    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
     {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
     {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
@@ -1096,8 +1100,13 @@ static void test_measured_picks_h200(void) {
       {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {132, 20408, BF, 1, 1, SPLIT, 1},
       {132, 26720, BF, 1, 0, SPLIT, 1}, {16, 12289, F32, 1, 0, SPLIT, 1}, {35, 12289, F32, 1, 1, SPLIT, 1},
       {600, 26720, BF, 1, 0, SPLIT, 0}, {2400, 20408, BF, 1, 0, SPLIT, 0}, {132, 12289, F32, 1, 0, SPLIT, 0},
-      /* (head-split rows, H100, launch_config.h FN_SPLIT_AUTO_MIN_SLOTS) */
-      {132, 16391, BF, 1, 1, SPLIT, 0}, {35, 22915, BF, 1, 0, SPLIT, 1},
+      /* (head-split rows, H100) */
+      {35, 22915, BF, 1, 0, SPLIT, 1},
+      /* backward, 16-bit rows of 2049-4096 slots, 2026-11-28 (FN_AUTO_BWD_SPLIT16_*): rows that are
+       * not whole aligned vectors at any count, the fused add's aligned rows from 4.5 a SM */
+      {132, 21685, BF, 1, 1, SPLIT, 1}, {600, 23927, BF, 1, 0, SPLIT, 1}, {4020, 21685, FUSEDNORM_F16, 1, 1, SPLIT, 1},
+      {2000, 23927, BF, 1, 0, SPLIT, 1}, {600, 16400, BF, 1, 1, SPLIT, 1}, {4020, 16400, FUSEDNORM_F16, 1, 1, SPLIT, 1},
+      {2000, 32768, BF, 1, 0, SPLIT, 0}, {4020, 32768, BF, 1, 0, SPLIT, 0}, {4020, 16400, BF, 1, 0, SPLIT, 0},
       /* backward, f32 rows of whole vectors, many rows */
       {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
       {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
@@ -1434,7 +1443,8 @@ static void test_wide_many_rows(void) {
               if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
-              want = !fused && holds && 2 * p.rows >= 3 * sm && (slots >= 12288 || (slots >= 8192 && p.rows >= 7 * sm));
+              want = holds && 2 * p.rows >= 3 * sm &&
+                     (fused ? kN[ni] >= 48000 : slots >= 12288 || (slots >= 8192 && p.rows >= 7 * sm));
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                     li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
@@ -1447,7 +1457,8 @@ static void test_wide_many_rows(void) {
   CHECK(wide > 100 && other > 100, "%d wide and %d other plans checked", wide, other);
   {
     /* H100 SXM, cold, us ratio generic / wide (kernels/RESULTS.md "The wide forward for many
-     * rows"): taken where >= 1.05, kept generic below 1.0 */
+     * rows"; the fused add before the cluster sum was pushed): taken where >= 1.05, kept generic
+     * below 1.0 */
     static const wide_pick k[] = {
         {200, 98303, FUSEDNORM_BF16, 0, 1},  /* 1.06 */
         {400, 262144, FUSEDNORM_BF16, 0, 1}, /* 1.33 */
@@ -1458,7 +1469,10 @@ static void test_wide_many_rows(void) {
         {264, 32768, FUSEDNORM_F32, 0, 0},   /* 0.95 */
         {1024, 24577, FUSEDNORM_F32, 0, 0},  /* 0.96 */
         {200, 12288, FUSEDNORM_BF16, 0, 0},  /* 0.80 */
-        {264, 98303, FUSEDNORM_BF16, 1, 0},  /* 0.97 fused */
+        {200, 12288, FUSEDNORM_BF16, 1, 0},  /* 0.75 fused */
+        {400, 24577, FUSEDNORM_F32, 1, 0},   /* 0.94 fused */
+        {400, 131072, FUSEDNORM_BF16, 1, 1}, /* 1.13 fused */
+        {2048, 49152, FUSEDNORM_F32, 1, 1},  /* 1.11 fused */
     };
     check_wide_picks(k, sizeof k / sizeof k[0]);
   }
@@ -1503,6 +1517,45 @@ static void test_two_slot_bwd(void) {
   CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
 }
 
+/* AUTO's backward of 16-bit rows of 2049-4096 slots with a weight on devices with clusters
+ * (FN_AUTO_BWD_SPLIT16_*, kernels/RESULTS.md "The split-row backward below its AUTO width"): the
+ * split-row kernel for congruent rows that are not whole aligned vectors at any row count, and
+ * for the fused add's aligned rows from 4.5 rows a SM; the cluster kernel for aligned plain rows
+ * past one a SM, aligned fused rows between one and 4.5 a SM, and rows that are not congruent;
+ * without clusters, never (the persistent generic kernel there). */
+static void test_split16_bwd(void) {
+  static const int64_t kN[] = {16392, 16400, 21685, 23927, 32760, 32768};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  int d, li, ri, ni, xi, fused, split = 0, other = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    const int64_t sm = dev->sm_count;
+    const int64_t rows[] = {sm + 1, (9 * sm - 1) / 2, (9 * sm + 1) / 2, 4020};
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < 4; ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (fused = 0; fused < 2; ++fused) {
+              const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
+              const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
+              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              fusednorm_launch a;
+              int want;
+              p.has_residual = fused;
+              if (fusednorm_select_launch(&p, 1, dev, lays[li], &a) != FUSEDNORM_OK) {
+                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
+                continue;
+              }
+              want = dev->cc_major >= 9 && lays[li]->congruent16 && (!whole || (fused && 2 * p.rows >= 9 * sm));
+              CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
+                    kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
+                    li, fusednorm_kernel_name(a.kernel), want ? "bwd_split" : "not");
+              split += want, other += !want;
+            }
+  }
+  CHECK(split > 100 && other > 100, "%d split-row and %d other plans checked", split, other);
+}
+
 static void test_wide_fwd_stage(void) {
   static const int64_t kRows[] = {1, 2, 8, 17, 45, 64, 90, 131};
   static const int64_t kN[] = {16384, 25734, 65536, 109347, 131072, 215342, 262144, 736015, 1025354, 1048576};
@@ -1510,7 +1563,6 @@ static void test_wide_fwd_stage(void) {
   int d, li, ri, ni, xi, fused, checked = 0;
   for (d = 0; d < NDEV; ++d) {
     const fusednorm_device_info *dev = &kDevices[d].d;
-    if (dev->cc_major < 9) continue;
     for (li = 0; li < 3; ++li)
       for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
         for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
@@ -2006,6 +2058,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_stage();
   test_wide_many_rows();
   test_two_slot_bwd();
+  test_split16_bwd();
   test_split_chunk();
   test_all_valid();
   test_forced();
