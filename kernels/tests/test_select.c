@@ -1478,6 +1478,18 @@ static void test_wide_many_rows(void) {
   }
 }
 
+/* AUTO's plan of a rows x n problem on device d in layout `lay` (a CHECK failure where there is
+ * none). */
+static int auto_plan(int d, const fusednorm_layout *lay, int64_t rows, int64_t n, fusednorm_dtype x, int bwd, int fused,
+                     int weight, fusednorm_launch *l) {
+  fusednorm_problem p = fusednorm_problem_init(rows, n, x, x);
+  p.has_residual = fused;
+  p.has_weight = weight;
+  if (fusednorm_select_launch(&p, bwd, &kDevices[d].d, lay, l) == FUSEDNORM_OK) return 1;
+  CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)rows, (long long)n);
+  return 0;
+}
+
 /* AUTO's backward of f32 rows of 33-64 slots that are not whole aligned vectors: the row-packed
  * kernel at two slots a lane from FN_AUTO_PACKED_BWD2_ROWS_PER_SM rows a SM (kernels/RESULTS.md
  * "Two slots a lane in the row-pipelined backward"); aligned whole-vector rows, fewer rows and
@@ -1498,19 +1510,13 @@ static void test_two_slot_bwd(void) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
               const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
               const int whole = lays[li]->aligned16 && kN[ni] % vec == 0;
-              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              const int want = xi && !whole && slots > 32 && slots <= 64 && rows[ri] >= 96 * sm;
               fusednorm_launch a;
-              int want;
-              p.has_weight = w;
-              if (fusednorm_select_launch(&p, 1, dev, lays[li], &a) != FUSEDNORM_OK) {
-                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
-                continue;
-              }
-              want = xi && !whole && slots > 32 && slots <= 64 && p.rows >= 96 * sm;
+              if (!auto_plan(d, lays[li], rows[ri], kN[ni], x, 1, 0, w, &a)) continue;
               CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_PIPE && a.slots_per_thread == 2) == want,
-                    "%s %lldx%lld %s w%d layout %d: AUTO %s s%d, want %s", kDevices[d].name, (long long)p.rows,
-                    (long long)p.n, fusednorm_dtype_name(x), w, li, fusednorm_kernel_name(a.kernel), a.slots_per_thread,
-                    want ? "bwd_pipe at two slots" : "not");
+                    "%s %lldx%lld %s w%d layout %d: AUTO %s s%d, want %s", kDevices[d].name, (long long)rows[ri],
+                    (long long)kN[ni], fusednorm_dtype_name(x), w, li, fusednorm_kernel_name(a.kernel),
+                    a.slots_per_thread, want ? "bwd_pipe at two slots" : "not");
               two += want, other += !want;
             }
   }
@@ -1538,18 +1544,13 @@ static void test_split16_bwd(void) {
             for (fused = 0; fused < 2; ++fused) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
-              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              const int want =
+                  dev->cc_major >= 9 && lays[li]->congruent16 && (!whole || (fused && 2 * rows[ri] >= 9 * sm));
               fusednorm_launch a;
-              int want;
-              p.has_residual = fused;
-              if (fusednorm_select_launch(&p, 1, dev, lays[li], &a) != FUSEDNORM_OK) {
-                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
-                continue;
-              }
-              want = dev->cc_major >= 9 && lays[li]->congruent16 && (!whole || (fused && 2 * p.rows >= 9 * sm));
+              if (!auto_plan(d, lays[li], rows[ri], kN[ni], x, 1, fused, 1, &a)) continue;
               CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
-                    kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
-                    li, fusednorm_kernel_name(a.kernel), want ? "bwd_split" : "not");
+                    kDevices[d].name, (long long)rows[ri], (long long)kN[ni], fusednorm_dtype_name(x),
+                    fused ? " fused" : "", li, fusednorm_kernel_name(a.kernel), want ? "bwd_split" : "not");
               split += want, other += !want;
             }
   }
