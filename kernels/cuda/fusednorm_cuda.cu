@@ -420,7 +420,9 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     k.w_smem = plan.weight_smem;
     const void *kernel = nullptr;
     switch (plan.kernel) {
-      case FUSEDNORM_KERNEL_BWD_PIPE: kernel = fn::bwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
+      case FUSEDNORM_KERNEL_BWD_PIPE:
+        kernel = fn::bwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr);
+        break;
       case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0); break;
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       case FUSEDNORM_KERNEL_BWD_TINY: kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;

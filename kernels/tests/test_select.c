@@ -146,8 +146,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(l->rows_per_cta * team == l->block_threads && team <= 32 && (int64_t)team * l->slots_per_thread >= slots &&
                 (team == 1 || (int64_t)team * l->slots_per_thread < 2 * slots),
             "%s: row-packed backward geometry: %s", what, s);
-      inst = l->slots_per_thread == 1 ? slots <= 32
-                                      : l->slots_per_thread == 2 && p->x_dtype == FUSEDNORM_F32 && slots > 32 && slots <= 64;
+      inst = l->slots_per_thread == 1
+                 ? slots <= 32
+                 : l->slots_per_thread == 2 && p->x_dtype == FUSEDNORM_F32 && slots > 32 && slots <= 64;
       break;
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
@@ -1758,7 +1759,8 @@ static void test_all_valid(void) {
                      * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*),
                      * or f32 rows that are not aligned the row-packed one (FN_AUTO_PACKED_BWD2_*) */
                     if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT &&
-                        (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) == (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) &&
+                        (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) ==
+                            (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) &&
                         (l[a].kernel == FUSEDNORM_KERNEL_BWD_PIPE) == (l[0].kernel == FUSEDNORM_KERNEL_BWD_PIPE))
                       CHECK(l[0].workspace_bytes == l[a].workspace_bytes && l[0].partial_rows == l[a].partial_rows,
                             "%s: workspace %zu misaligned vs %zu", what, l[0].workspace_bytes, l[a].workspace_bytes);
@@ -1798,7 +1800,9 @@ static void test_forced(void) {
                   /* fusednorm.h's limits of each family */
                   switch (p.mode) {
                     case FUSEDNORM_MODE_ROW_PACKED:
-                      must_run = (bwd ? slots <= (p.x_dtype == FUSEDNORM_F32 ? 64 : 32) : slots <= 128) || tiny_domain(&p, bwd);
+                      /* (the backward: f32 up to 64 slots, two a lane) */
+                      must_run = (bwd ? slots <= (p.x_dtype == FUSEDNORM_F32 ? 64 : 32) : slots <= 128) ||
+                                 tiny_domain(&p, bwd);
                       must_not = !must_run;
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
