@@ -865,9 +865,10 @@ int main(int argc, char **argv) {
     static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256};
     static const int64_t kLanesMq[] = {20001};
     static const int64_t kLanesNq[] = {24, 120, 128, 256}; /* 24, 120: lanes past the row */
-    /* Rows of 33-64 slots (the row-pipelined backward's two slots a lane): the first slot of
-     * every lane and the second of some, one row to many, odd widths (element-wise slots) and
-     * whole vectors, both dtype widths (f32 from 129 columns, 16-bit from 257). */
+    /* Rows of 33-64 slots (the row-pipelined backward's two slots a lane, f32 only): the first
+     * slot of every lane and the second of some, one row to many, odd widths (element-wise
+     * slots) and whole vectors, f32 from 129 columns; the 16-bit rows of 257-512 columns check
+     * that the forced mode refuses them (MODE_UNSUPPORTED, then AUTO). */
     static const int64_t kTwoSlotM[] = {1, 5, 257, 4099};
     static const int64_t kTwoSlotN[] = {136, 139, 250, 256, 264, 300, 511, 512};
     static const int64_t kTwoSlotMq[] = {5, 4099};
