@@ -353,6 +353,19 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       k.team = fn_fwd_tile_lanes(p->n);
       break;
     case FUSEDNORM_KERNEL_FWD_TINY:
+      if (k.nd.dims <= 1 && plan.slots_per_thread == 1 &&
+          (int64_t)plan.grid * (plan.block_threads / fn_tiny_lanes(p->n)) >= p->rows) {
+        /* rows of one stride, a team per row in one step: the lean instances, their packed
+         * parameter block */
+        fn::TinyFwdParams t = {};
+        t.x = k.x; t.w = k.w; t.y = k.y; t.rstd = k.rstd;
+        t.x_stride = k.x_stride; t.y_stride = k.y_stride;
+        t.rows = (int)k.rows; t.n = k.n; t.eps = k.eps; t.offset = k.offset;
+        t.r = k.r; t.ro = k.ro; t.r_stride = k.r_stride; t.ro_stride = k.ro_stride;
+        t.w_dtype = k.w_dtype; t.llama = k.llama;
+        return launch(fn::fwd_tiny_lean_kernel(p->x_dtype, fn_tiny_lanes(p->n), fused), plan, &t, stream,
+                      "rms_norm_fwd_tiny_lean launch");
+      }
       kernel = fn::fwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, fused);
       k.team = fn_tiny_lanes(p->n);
       break;

@@ -43,6 +43,25 @@ struct FwdParams {
   int64_t x_outer[3], r_outer[3], y_outer[3], ro_outer[3]; /* fn_row_outer_make order */
 };
 
+/* The tiny forward's parameter block for rows of one stride (rms_norm_fwd_tiny_lean,
+ * rmsnorm_tiny.cu): what its first instructions read packed into the block's first 64 bytes, the
+ * fused add's and the weight dtype's fields after them. A launch whose time is one memory latency
+ * pays a constant-cache miss for each 64-byte line of the parameter bank its address arithmetic
+ * reads in turn; FwdParams spreads a row's fields over five such lines (kernels/RESULTS.md, "The
+ * tiny forward's lean instances"). */
+struct TinyFwdParams {
+  const void *x, *w;
+  void *y;
+  float *rstd; /* may be NULL */
+  int64_t x_stride, y_stride;
+  int rows, n;
+  float eps, offset;
+  const void *r;
+  void *ro;
+  int64_t r_stride, ro_stride;
+  int w_dtype, llama;
+};
+
 /* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
  * unit u (a CTA, or a cluster) of dy * n, for every column. */
 struct BwdParams {
@@ -128,6 +147,9 @@ const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
  * (p.team: lanes per row; the backward's p.dw: dw written by the kernel, NULL without weight);
  * NULL otherwise. */
 const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused);
+/* The tiny forward for rows of one stride (TinyFwdParams): `lanes` (fn_tiny_lanes: 1, 2, ..., 32)
+ * lanes per row, one column each, with or without the fused add; NULL otherwise. */
+const void *fwd_tiny_lean_kernel(fusednorm_dtype x, int lanes, bool fused);
 const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);

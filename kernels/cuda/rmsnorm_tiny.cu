@@ -5,7 +5,9 @@
  *       fn_tiny_lanes: the smallest power of two >= n, at most 32), lane l holding columns
  *       l, l + team, ... (J of them, fn_tiny_cols) in registers; every load of the row and of
  *       the lane's weights issued at once, the team's xor tree, the stores. No shared memory,
- *       no barrier, no row loop beyond the grid's rows.
+ *       no barrier, no row loop beyond the grid's rows. Taken for N-d rows (fn_row_dims > 1).
+ *   rms_norm_fwd_tiny_lean<T, LANES, FUSED>  the same for rows of one stride, one column a lane,
+ *       with the lanes fixed at compile time and its own packed parameter block (below).
  *   rms_norm_bwd_tiny<T, J, HAS_DS>  one CTA for the whole problem: each team holds up to
  *       FN_TINY_BWD_ROWS(J) rows at once (rows team, team + teams, ...), computes dx, and keeps
  *       its lanes' dw in registers; the CTA then sums dw itself (the teams of a warp by a
@@ -130,6 +132,55 @@ __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const F
   }
 }
 
+/* The same forward, one column a lane, for rows of one stride (fn_row_dims 1; N-d rows take
+ * rms_norm_fwd_tiny): the team's lanes a compile-time power of two (shifts, masks and the xor
+ * tree unrolled), one row a team with no row loop (the plan's grid covers the rows: select.c
+ * fwd_tiny), 32-bit row indices (at most FN_TINY_FWD_MAX_ELEMS elements), a row's offset one
+ * multiply, and the parameter block TinyFwdParams. Each of those was a few dependent
+ * instructions ahead of the first load or after the last, on a kernel whose time is that chain
+ * (kernels/RESULTS.md, "The tiny forward's lean instances"). Results bit for bit those of
+ * rms_norm_fwd_tiny<T, 1, FUSED>: the same operations in the same order. */
+template <int L> __host__ __device__ constexpr int log2_of() { return L <= 1 ? 0 : 1 + log2_of<L / 2>(); }
+
+template <typename T, int LANES, bool FUSED>
+__global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny_lean(const TinyFwdParams p) {
+  constexpr int LG = log2_of<LANES>();
+  const int n = p.n, rows = p.rows;
+  const int tid = (int)threadIdx.x, lane = tid & (LANES - 1);
+  const int row = (int)blockIdx.x * ((int)blockDim.x >> LG) + (tid >> LG);
+  const bool on = row < rows, in = lane < n;
+  const int rl = on ? row : rows - 1; /* the row loaded: one that exists */
+  const int c = in ? lane : n - 1;    /* the column loaded: one that exists */
+  const T *xr = static_cast<const T *>(p.x) + (int64_t)rl * p.x_stride;
+  float s = ld_elem(xr, c);
+  float r = 0.0f;
+  if (FUSED) r = ld_elem(static_cast<const T *>(p.r) + (int64_t)rl * p.r_stride, c);
+  uint32_t wb[1];
+  float w[1];
+  tiny_wbits<1>(wb, p.w, p.w_dtype, xr, lane, LANES, n);
+  tiny_weff<1>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, LANES, n);
+  s = in ? s : 0.0f;
+  if (FUSED) {
+    r = in ? r : 0.0f;
+    s = round_to<T>(s + r);
+    if (on && in) st_elem(static_cast<T *>(p.ro) + (int64_t)rl * p.ro_stride, c, s);
+  }
+  float ss = fmaf(s, s, 0.0f); /* (past the row s is +0: adds nothing) */
+#pragma unroll
+  for (int off = LANES >> 1; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+  if (on) {
+    const float rstd = rstd_of(ss, n, p.eps);
+    if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
+    T *yr = static_cast<T *>(p.y) + (int64_t)row * p.y_stride;
+    if (in) {
+      with_llama(p.llama, [&](auto llama_c) {
+        constexpr bool L = decltype(llama_c)::value;
+        st_elem(yr, c, normalize_elem<T, L>(s, w[0], rstd));
+      });
+    }
+  }
+}
+
 template <typename T, int J, bool HAS_DS>
 __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(const BwdParams p) {
   constexpr int R = FN_TINY_BWD_ROWS(J);
@@ -234,6 +285,25 @@ template <typename T> static const void *fwd_tiny_for(int cols, bool fused) {
 }
 template <typename T> static const void *bwd_tiny_for(int cols, bool has_ds) { FN_TINY_LOOKUP(rms_norm_bwd_tiny, T, has_ds) }
 #undef FN_TINY_LOOKUP
+
+template <typename T> static const void *fwd_tiny_lean_for(int lanes, bool fused) {
+#define FN_TINY_LEAN(L) \
+  case L: return fused ? (const void *)&rms_norm_fwd_tiny_lean<T, L, true> : (const void *)&rms_norm_fwd_tiny_lean<T, L, false>;
+  switch (lanes) {
+    FN_TINY_LEAN(1) FN_TINY_LEAN(2) FN_TINY_LEAN(4) FN_TINY_LEAN(8) FN_TINY_LEAN(16) FN_TINY_LEAN(32)
+  }
+#undef FN_TINY_LEAN
+  return nullptr;
+}
+
+const void *fwd_tiny_lean_kernel(fusednorm_dtype x, int lanes, bool fused) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_tiny_lean_for<float>(lanes, fused);
+    case FUSEDNORM_F16: return fwd_tiny_lean_for<__half>(lanes, fused);
+    case FUSEDNORM_BF16: return fwd_tiny_lean_for<__nv_bfloat16>(lanes, fused);
+  }
+  return nullptr;
+}
 
 const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused) {
   switch (x) {

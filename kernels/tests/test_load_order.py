@@ -26,6 +26,7 @@ import sys
 TINY_BWD_ROWS = {1: 4, 2: 2, 4: 1, 8: 1}  # FN_TINY_BWD_ROWS(J), kernels/cuda/launch_config.h
 CHECKS = [
     (re.compile(r"rms_norm_fwd_tinyI.*Li1ELb([01])E"), lambda m: 1 + int(m.group(1)), "x (and r)"),
+    (re.compile(r"rms_norm_fwd_tiny_leanI.*Li\d+ELb([01])E"), lambda m: 1 + int(m.group(1)), "x (and r)"),
     # J <= 4: at J = 8 (rows of 129-256 columns) a thread's 25-33 loads under the 512-thread
     # launch bound (128 registers) share scoreboards with their address registers' reuse, and
     # ptxas waits for some of the rows' loads before the rest: not met there (kernels/RESULTS.md).
