@@ -187,7 +187,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     case FUSEDNORM_KERNEL_FWD_TINY:
     case FUSEDNORM_KERNEL_BWD_TINY: {
       /* a team of fn_tiny_lanes lanes per row holding fn_tiny_cols columns each; the forward one
-       * row per team, the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team at
+       * row per team and every row in the grid's one step (the lean instances have no row loop;
+       * the launcher falls back to the general one otherwise), the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team at
        * once and two such rounds (select.c FN_AUTO_TINY_BWD_PASSES), its warps' dw in shared
        * memory (no workspace rows) */
       static const int kcols[] = {1, 2, 4, 8};
