@@ -9,6 +9,7 @@
  * which are legal while a stream is being captured into a graph.
  */
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -353,10 +354,10 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       k.team = fn_fwd_tile_lanes(p->n);
       break;
     case FUSEDNORM_KERNEL_FWD_TINY:
-      if (k.nd.dims <= 1 && plan.slots_per_thread == 1 &&
+      if (k.nd.dims <= 1 && plan.slots_per_thread == 1 && p->rows <= INT_MAX &&
           (int64_t)plan.grid * (plan.block_threads / fn_tiny_lanes(p->n)) >= p->rows) {
-        /* rows of one stride, a team per row in one step: the lean instances, their packed
-         * parameter block */
+        /* rows of one stride, a team per row in one step, 32-bit row indices: the lean
+         * instances, their packed parameter block */
         fn::TinyFwdParams t = {};
         t.x = k.x; t.w = k.w; t.y = k.y; t.rstd = k.rstd;
         t.x_stride = k.x_stride; t.y_stride = k.y_stride;

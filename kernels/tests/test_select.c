@@ -188,9 +188,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     case FUSEDNORM_KERNEL_BWD_TINY: {
       /* a team of fn_tiny_lanes lanes per row holding fn_tiny_cols columns each; the forward one
        * row per team and every row in the grid's one step (the lean instances have no row loop;
-       * the launcher falls back to the general one otherwise), the backward one CTA for every row, at most FN_TINY_BWD_ROWS per team at
-       * once and two such rounds (select.c FN_AUTO_TINY_BWD_PASSES), its warps' dw in shared
-       * memory (no workspace rows) */
+       * the launcher falls back to the general one otherwise), the backward one CTA for every
+       * row, at most FN_TINY_BWD_ROWS per team at once and two such rounds (select.c
+       * FN_AUTO_TINY_BWD_PASSES), its warps' dw in shared memory (no workspace rows) */
       static const int kcols[] = {1, 2, 4, 8};
       const int tb = l->kernel == FUSEDNORM_KERNEL_BWD_TINY;
       CHECK(bwd == tb && l->mode == FUSEDNORM_MODE_ROW_PACKED && p->n <= FN_TINY_MAX_N && team == fn_tiny_lanes(p->n),
