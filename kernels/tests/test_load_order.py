@@ -12,6 +12,11 @@ kernel must have issued its weight load and its first row's (for the tiny backwa
 its team holds at once) before that first wait. In straight-line order only: the kernels checked
 are those whose first loads have no alternative code paths ahead of them.
 
+Kernels with a parameter block laid out for their latency (PARAM_LINES) must also read at most
+so many 64-byte lines of the parameter bank before they first wait for a global load: each line
+read first is a constant-cache miss, one after another on the way to the loads (kernels/RESULTS.md, "The tiny
+forward's lean instances").
+
 usage: test_load_order.py LIBFUSEDNORM_SO   (needs cuobjdump: the CUDA toolkit's, or the
                                              nvidia-cuda-cuobjdump wheel of tools/requirements.txt)
 """
@@ -37,6 +42,12 @@ CHECKS = [
     (re.compile(r"rms_norm_fwd_pipe_uI"), lambda m: 1, "the first row"),
     (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
 ]
+
+# (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
+PARAM_LINES = [
+    (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "TinyFwdParams: its first 64 bytes and the rest"),
+]
+PARAM_BASE = 0x210  # where sm_90's kernel parameters start in constant bank 0 (below: the driver's)
 
 
 def cuobjdump():
@@ -85,6 +96,22 @@ def first_round(ins):
     return rows, weights, "none"
 
 
+def param_lines(ins):
+    """The 64-byte lines of the parameter bank read before the first wait for a global load (the
+    first loads' round, as first_round counts it)."""
+    pending, lines = set(), set()
+    for _addr, text, wbar, wait in ins:
+        if any(wait >> b & 1 for b in pending):
+            break
+        pending -= {b for b in range(6) if wait >> b & 1}
+        if re.search(r"\bLDG\b|\bLDG\.", text) and wbar != 7:
+            pending.add(wbar)
+        for m in re.finditer(r"c\[0x0\]\[0x([0-9a-f]+)\]", text):
+            if int(m.group(1), 16) >= PARAM_BASE:
+                lines.add(int(m.group(1), 16) // 64)
+    return lines
+
+
 def main(argv):
     if len(argv) != 2:
         sys.exit(__doc__.split("usage: ")[1])
@@ -107,6 +134,19 @@ def main(argv):
                 failed += 1
             print(f"{'ok  ' if ok else 'FAIL'} {name}: {rows} row / {weights} weight loads before the first "
                   f"wait ({at[:60]}); needs {want} ({what}) and the weight")
+    for pat, most, what in PARAM_LINES:
+        hits = [name for name in sorted(funcs) if pat.search(name)]
+        if not hits:
+            print(f"FAIL no kernel matches {pat.pattern}")
+            failed += 1
+        for name in hits:
+            lines = param_lines(funcs[name])
+            ok = len(lines) <= most
+            checked += 1
+            if not ok:
+                failed += 1
+            print(f"{'ok  ' if ok else 'FAIL'} {name}: {len(lines)} parameter-bank lines before the first wait "
+                  f"({', '.join(hex(l * 64) for l in sorted(lines))}); at most {most} ({what})")
     print(f"test_load_order: {checked} kernels checked, {failed} failed: {'FAILED' if failed else 'OK'}")
     return 1 if failed else 0
 
