@@ -47,7 +47,7 @@ struct FwdParams {
  * rmsnorm_tiny.cu): what its first instructions read packed into the block's first 64 bytes, the
  * fused add's and the weight dtype's fields after them. A launch whose time is one memory latency
  * pays a constant-cache miss for each 64-byte line of the parameter bank its address arithmetic
- * reads in turn; FwdParams spreads a row's fields over five such lines (kernels/RESULTS.md, "The
+ * reads in turn; FwdParams spreads a row's fields over four such lines (kernels/RESULTS.md, "The
  * tiny forward's lean instances"). */
 struct TinyFwdParams {
   const void *x, *w;

@@ -287,8 +287,10 @@ template <typename T> static const void *bwd_tiny_for(int cols, bool has_ds) { F
 #undef FN_TINY_LOOKUP
 
 template <typename T> static const void *fwd_tiny_lean_for(int lanes, bool fused) {
-#define FN_TINY_LEAN(L) \
-  case L: return fused ? (const void *)&rms_norm_fwd_tiny_lean<T, L, true> : (const void *)&rms_norm_fwd_tiny_lean<T, L, false>;
+#define FN_TINY_LEAN(L)                                                 \
+  case L:                                                               \
+    return fused ? (const void *)&rms_norm_fwd_tiny_lean<T, L, true>    \
+                 : (const void *)&rms_norm_fwd_tiny_lean<T, L, false>;
   switch (lanes) {
     FN_TINY_LEAN(1) FN_TINY_LEAN(2) FN_TINY_LEAN(4) FN_TINY_LEAN(8) FN_TINY_LEAN(16) FN_TINY_LEAN(32)
   }

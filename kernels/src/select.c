@@ -232,10 +232,10 @@
  * rows from FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM / 2 rows a SM (compute capability >= 9.0:
  * without clusters the persistent generic kernel runs these, not measured against the split-row
  * one). H200, 2026-11-28 03:15 UTC, bench.py AUTO (cluster) vs forced wide (split-row), rows
- * 132-4020, bf16 and fp16, GB/s ratio split / cluster, cold and hot (tools/bench/results/auto_wide_rules_h200_2026-11-28): odd widths
- * 21685 and 23927 1.11-1.68x at every row count, plain and fused (bf16 2000 x 23927 bwd 742 ->
- * 1245 GB/s); aligned 16400 fused 1.19-1.25x from 600 rows, 0.98-1.00x at 132, plain 0.97-1.06x;
- * aligned 32768 fused 1.03-1.12x at 600-2000 rows, 0.95-1.02x at 132 and 1.00-1.02x at 4020, plain
+ * 132-4020, bf16 and fp16, GB/s ratio split / cluster, cold and hot
+ * (tools/bench/results/auto_wide_rules_h200_2026-11-28): odd widths 21685 and 23927 1.11-1.68x at
+ * every row count, plain and fused (bf16 2000 x 23927 bwd 742 -> 1245 GB/s); aligned 16400 fused
+ * 1.19-1.25x from 600 rows, 0.98-1.00x at 132, plain 0.97-1.06x; aligned 32768 fused 1.03-1.12x at 600-2000 rows, 0.95-1.02x at 132 and 1.00-1.02x at 4020, plain
  * 0.85-0.91x from 2000 rows (the cluster kernel stays there). The H100 measurement of 2026-11-27
  * 00:16 that kept the cluster kernel on odd rows (launch_config.h, at FN_SPLIT_AUTO_MIN_SLOTS)
  * predates the split-row kernel's larger chunks. The cut between 132 and 600 rows is not
