@@ -261,6 +261,18 @@ void fwd_params(K &k, const fusednorm_problem *p, const fusednorm_fwd_args *a, c
   fn_row_outer_make(p, a->residual_out_outer, k.ro_outer);
 }
 
+/* The lean forwards' packed block from FwdParams, for rows of one stride and at most INT_MAX of
+ * them (the caller checks both). */
+fn::LeanFwdParams lean_fwd_params(const fn::FwdParams &k) {
+  fn::LeanFwdParams t = {};
+  t.x = k.x; t.w = k.w; t.y = k.y; t.rstd = k.rstd;
+  t.x_stride = k.x_stride; t.y_stride = k.y_stride;
+  t.rows = (int)k.rows; t.n = k.n; t.eps = k.eps; t.offset = k.offset;
+  t.r = k.r; t.ro = k.ro; t.r_stride = k.r_stride; t.ro_stride = k.ro_stride;
+  t.w_dtype = k.w_dtype; t.llama = k.llama;
+  return t;
+}
+
 /* The fields the backward's parameter blocks (BwdParams, SplitParams) share. */
 template <typename K>
 void bwd_params(K &k, const fusednorm_problem *p, const fusednorm_bwd_args *a, float *ws,
@@ -340,10 +352,17 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   const void *kernel = nullptr;
   switch (plan.kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE: kernel = fn::fwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0); break;
-    case FUSEDNORM_KERNEL_FWD_ROW:
-      kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused,
-                                  p->has_weight && p->w_dtype == FUSEDNORM_F32, plan.unaligned != 0);
+    case FUSEDNORM_KERNEL_FWD_ROW: {
+      const bool w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
+      if (k.nd.dims <= 1 && p->rows <= INT_MAX && plan.grid >= p->rows) {
+        /* rows of one stride, one row per CTA: the lean instances, their packed parameter block */
+        fn::LeanFwdParams t = lean_fwd_params(k);
+        return launch(fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused, w32, plan.unaligned != 0, true),
+                      plan, &t, stream, "rms_norm_fwd_row_lean launch");
+      }
+      kernel = fn::fwd_row_kernel(p->x_dtype, plan.slots_per_thread, fused, w32, plan.unaligned != 0, false);
       break;
+    }
     case FUSEDNORM_KERNEL_FWD_GENERIC:
       kernel = fn::fwd_kernel(p->x_dtype, plan.slots_per_thread);
       k.head_split = plan.unaligned;
@@ -358,12 +377,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
           (int64_t)plan.grid * (plan.block_threads / fn_tiny_lanes(p->n)) >= p->rows) {
         /* rows of one stride, a team per row in one step, 32-bit row indices: the lean
          * instances, their packed parameter block */
-        fn::TinyFwdParams t = {};
-        t.x = k.x; t.w = k.w; t.y = k.y; t.rstd = k.rstd;
-        t.x_stride = k.x_stride; t.y_stride = k.y_stride;
-        t.rows = (int)k.rows; t.n = k.n; t.eps = k.eps; t.offset = k.offset;
-        t.r = k.r; t.ro = k.ro; t.r_stride = k.r_stride; t.ro_stride = k.ro_stride;
-        t.w_dtype = k.w_dtype; t.llama = k.llama;
+        fn::LeanFwdParams t = lean_fwd_params(k);
         return launch(fn::fwd_tiny_lean_kernel(p->x_dtype, fn_tiny_lanes(p->n), fused), plan, &t, stream,
                       "rms_norm_fwd_tiny_lean launch");
       }

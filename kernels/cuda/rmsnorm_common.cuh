@@ -368,6 +368,29 @@ struct PaddedRed {
   }
 };
 
+/* The CTA sum of PaddedRed, for a kernel that sums once (one row per CTA): no zeroing and
+ * barrier ahead of the kernel's loads. Warp 0's lanes past the last warp write the zeros the
+ * float4 reads need, in the same barrier interval as the warps' sums; the reads and adds are
+ * PaddedRed::sum's, so the result is bitwise the same. */
+struct LeanRed {
+  __align__(16) float w[32];
+  __device__ __forceinline__ float sum(float v) {
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    const int nwarps = blockDim.x >> 5, tid = (int)threadIdx.x;
+    if ((tid & 31) == 0) w[tid >> 5] = v;
+    if (tid >= nwarps && tid < ((nwarps + 3) & ~3)) w[tid] = 0.0f;
+    __syncthreads();
+    float t = 0.0f;
+#pragma unroll 1
+    for (int i = 0; i < nwarps; i += 4) {
+      const float4 q = *reinterpret_cast<const float4 *>(&w[i]);
+      t += q.x; t += q.y; t += q.z; t += q.w;
+    }
+    return t;
+  }
+};
+
 /* Stage the effective weight of the N columns from `col` (load_weight's arguments) in fp32 at dst
  * (shared memory, 16-byte aligned), for smem_weight to read back on every row. */
 template <int N>

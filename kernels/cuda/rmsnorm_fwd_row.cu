@@ -111,142 +111,174 @@ __device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int 
   }
 }
 
-/* U: the head-split instance (rmsnorm_unaligned.cuh) for congruent rows that are not 16-byte
- * aligned or whose n is not a multiple of the vector; U = false is the aligned kernel, unchanged
+/* One row of the forward, for both kernels below: the row's x (and r), residual_out and y from
+ * their first elements, rstd to rstd_out (NULL: not stored) by thread 0. `sum` is the CTA's sum
+ * of a value every thread passes (each kernel's reduction: the same order, so the same bits).
+ * U: the head-split instance (rmsnorm_unaligned.cuh) for congruent rows that are not 16-byte
+ * aligned or whose n is not a multiple of the vector; U = false is the aligned row, unchanged
  * (every U addition below is a constexpr branch). */
-template <typename T, int S, bool FUSED, bool W32, bool U>
-__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U)) rms_norm_fwd_row(const FwdParams p) {
+template <typename T, int S, bool FUSED, bool W32, bool U, typename Sum>
+__device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T *yr, const void *w, int n, bool wbf16,
+                                            float offset, float eps, int llama, float *rstd_out, Sum sum) {
   using V = Vec<T>;
   constexpr int N = V::N;
+  const int step = blockDim.x * N, col0 = threadIdx.x * N;
+  const bool has_w = w != nullptr;
+  /* U: the interior starts at the row's head h; a slot is whole or not there. */
+  RowSplit sp = {0, -1};
+  if constexpr (U) sp = row_split<T>(xr, n);
+  const int c0 = sp.h + col0;
+  int wal = 16; /* U: the alignment of the row's slots' weight (load_wraw_u) */
+  if constexpr (U) {
+    const unsigned a = (unsigned)((uintptr_t)w + (uintptr_t)sp.h * (W32 ? 4u : 2u)) & 15u;
+    wal = a == 0 ? 16 : (a & 7) == 0 ? 8 : (a & 3) == 0 ? 4 : 2;
+  }
+  V xv[S], rv[S];
+  WRaw<T, W32> wr[S];
+  float ex = 0.0f, er = 0.0f; /* U: this thread's edge element */
+  uint32_t ew = 0;
+  /* Every load of the row (x, r, the weight) is issued before the first use. A U row with a
+   * 16-bit weight issues every slot's x and r before any weight: its element-wise weight reads
+   * (a 2-byte aligned weight) pack their halves as they come, which waits for them, and between
+   * two slots' x loads that would put one memory latency per slot in a row (kernels/RESULTS.md,
+   * "First loads in one round trip"). The others keep a slot's loads together (split, they
+   * only hold more registers: f32-weight rows measured 3-4% slower). */
+  constexpr bool kSplitW = U && !W32;
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int col = c0 + k * step;
+    if (U ? col + N <= n : col < n) {
+      ld16(xv[k].w, xr + col);
+      if (FUSED) ld16(rv[k].w, rr + col);
+      if (!kSplitW && has_w) {
+        if constexpr (U) load_wraw_u(wr[k], w, col, wal);
+        else load_wraw(wr[k], w, col);
+      }
+    }
+  }
+  if constexpr (kSplitW) {
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = c0 + k * step;
+      if (has_w && col + N <= n) load_wraw_u(wr[k], w, col, wal);
+    }
+  }
+  if constexpr (U) {
+    if (sp.ecol >= 0) {
+      ex = ld_elem(xr, sp.ecol);
+      if (FUSED) er = ld_elem(rr, sp.ecol);
+      if (has_w) ew = ld_wbits<W32>(w, sp.ecol);
+    }
+  }
+  float ss = 0.0f;
+#pragma unroll
+  for (int k = 0; k < S; ++k) {
+    const int col = c0 + k * step;
+    if (U ? col + N <= n : col < n) {
+      if (FUSED) {
+        add_residual(xv[k], rv[k]); /* s replaces x */
+        st16(ror + col, xv[k].w);
+      }
+      ss = add_squares(xv[k], ss);
+    }
+  }
+  if constexpr (U) {
+    if (sp.ecol >= 0) {
+      if (FUSED) {
+        ex = round_to<T>(ex + er);
+        st_elem(ror, sp.ecol, ex);
+      }
+      ss = fmaf(ex, ex, ss);
+    }
+  }
+  const float rstd = rstd_of(sum(ss), n, eps);
+  if (rstd_out != nullptr && threadIdx.x == 0) *rstd_out = rstd;
+  with_llama(llama, [&](auto llama_c) {
+    constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const int col = c0 + k * step;
+      if (U ? col + N <= n : col < n) {
+        V yv;
+        float wv[N];
+        weight_of<T, W32>(wv, wr[k], has_w, wbf16, offset);
+        normalize_slot<T, L>(yv, xv[k], wv, rstd);
+        st16(yr + col, yv.w);
+      }
+    }
+    if constexpr (U) {
+      if (sp.ecol >= 0)
+        st_elem(yr, sp.ecol, normalize_elem<T, L>(ex, wbits_eff<W32>(ew, has_w, wbf16, offset), rstd));
+    }
+  });
+}
+
+/* Any rows (N-d through fn::row_offset, any count: a row loop over the grid). */
+template <typename T, int S, bool FUSED, bool W32, bool U>
+__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U)) rms_norm_fwd_row(const FwdParams p) {
   __shared__ PaddedRed red;
   red.zero();
   __syncthreads();
-  const int step = blockDim.x * N, col0 = threadIdx.x * N;
-  const bool has_w = p.w != nullptr, wbf16 = p.w_dtype == FUSEDNORM_BF16;
+  const bool wbf16 = p.w_dtype == FUSEDNORM_BF16;
   int parity = 0;
   for (int64_t row = blockIdx.x; row < p.rows; row += gridDim.x, parity ^= 1) {
     const T *xr = static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer);
     const T *rr = static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer);
     T *ror = static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer);
     T *yr = static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer);
-    /* U: the interior starts at the row's head h; a slot is whole or not there. */
-    RowSplit sp = {0, -1};
-    if constexpr (U) sp = row_split<T>(xr, p.n);
-    const int c0 = sp.h + col0;
-    int wal = 16; /* U: the alignment of the row's slots' weight (load_wraw_u) */
-    if constexpr (U) {
-      const unsigned a = (unsigned)((uintptr_t)p.w + (uintptr_t)sp.h * (W32 ? 4u : 2u)) & 15u;
-      wal = a == 0 ? 16 : (a & 7) == 0 ? 8 : (a & 3) == 0 ? 4 : 2;
-    }
-    V xv[S], rv[S];
-    WRaw<T, W32> wr[S];
-    float ex = 0.0f, er = 0.0f; /* U: this thread's edge element */
-    uint32_t ew = 0;
-    /* Every load of the row (x, r, the weight) is issued before the first use. A U row with a
-     * 16-bit weight issues every slot's x and r before any weight: its element-wise weight reads
-     * (a 2-byte aligned weight) pack their halves as they come, which waits for them, and between
-     * two slots' x loads that would put one memory latency per slot in a row (kernels/RESULTS.md,
-     * "First loads in one round trip"). The others keep a slot's loads together (split, they
-     * only hold more registers: f32-weight rows measured 3-4% slower). */
-    constexpr bool kSplitW = U && !W32;
-#pragma unroll
-    for (int k = 0; k < S; ++k) {
-      const int col = c0 + k * step;
-      if (U ? col + N <= p.n : col < p.n) {
-        ld16(xv[k].w, xr + col);
-        if (FUSED) ld16(rv[k].w, rr + col);
-        if (!kSplitW && has_w) {
-          if constexpr (U) load_wraw_u(wr[k], p.w, col, wal);
-          else load_wraw(wr[k], p.w, col);
-        }
-      }
-    }
-    if constexpr (kSplitW) {
-#pragma unroll
-      for (int k = 0; k < S; ++k) {
-        const int col = c0 + k * step;
-        if (has_w && col + N <= p.n) load_wraw_u(wr[k], p.w, col, wal);
-      }
-    }
-    if constexpr (U) {
-      if (sp.ecol >= 0) {
-        ex = ld_elem(xr, sp.ecol);
-        if (FUSED) er = ld_elem(rr, sp.ecol);
-        if (has_w) ew = ld_wbits<W32>(p.w, sp.ecol);
-      }
-    }
-    float ss = 0.0f;
-#pragma unroll
-    for (int k = 0; k < S; ++k) {
-      const int col = c0 + k * step;
-      if (U ? col + N <= p.n : col < p.n) {
-        if (FUSED) {
-          add_residual(xv[k], rv[k]); /* s replaces x */
-          st16(ror + col, xv[k].w);
-        }
-        ss = add_squares(xv[k], ss);
-      }
-    }
-    if constexpr (U) {
-      if (sp.ecol >= 0) {
-        if (FUSED) {
-          ex = round_to<T>(ex + er);
-          st_elem(ror, sp.ecol, ex);
-        }
-        ss = fmaf(ex, ex, ss);
-      }
-    }
-    const float rstd = rstd_of(red.sum(ss, parity), p.n, p.eps);
-    if (p.rstd != nullptr && threadIdx.x == 0) p.rstd[row] = rstd;
-    with_llama(p.llama, [&](auto llama_c) {
-      constexpr bool L = decltype(llama_c)::value;
-#pragma unroll
-      for (int k = 0; k < S; ++k) {
-        const int col = c0 + k * step;
-        if (U ? col + N <= p.n : col < p.n) {
-          V yv;
-          float wv[N];
-          weight_of<T, W32>(wv, wr[k], has_w, wbf16, p.offset);
-          normalize_slot<T, L>(yv, xv[k], wv, rstd);
-          st16(yr + col, yv.w);
-        }
-      }
-      if constexpr (U) {
-        if (sp.ecol >= 0)
-          st_elem(yr, sp.ecol, normalize_elem<T, L>(ex, wbits_eff<W32>(ew, has_w, wbf16, p.offset), rstd));
-      }
-    });
+    fwd_row_one<T, S, FUSED, W32, U>(xr, rr, ror, yr, p.w, p.n, wbf16, p.offset, p.eps, p.llama,
+                                     p.rstd == nullptr ? nullptr : p.rstd + row,
+                                     [&](float v) { return red.sum(v, parity); });
   }
 }
 
-template <typename T, int S, bool U>
-static const void *fwd_row_kernel_s(bool fused, bool w32) {
-  if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, true, U>)
-                        : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, true, false, U>);
-  return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, true, U>)
-             : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, false, false, U>);
+/* Rows of one stride, one row per CTA (the plan's grid covers them: select.c fwd_row), a row's
+ * offset one multiply, and the packed LeanFwdParams: no row loop, no shared-memory zeroing and
+ * barrier ahead of the loads (LeanRed pads its own sum), at most two 64-byte lines of the
+ * parameter bank read before the loads. Results bit for bit those of rms_norm_fwd_row. */
+template <typename T, int S, bool FUSED, bool W32, bool U>
+__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U))
+    rms_norm_fwd_row_lean(const LeanFwdParams p) {
+  __shared__ LeanRed red;
+  const int row = (int)blockIdx.x;
+  const T *xr = static_cast<const T *>(p.x) + (int64_t)row * p.x_stride;
+  const T *rr = static_cast<const T *>(p.r) + (int64_t)row * p.r_stride;
+  T *ror = static_cast<T *>(p.ro) + (int64_t)row * p.ro_stride;
+  T *yr = static_cast<T *>(p.y) + (int64_t)row * p.y_stride;
+  fwd_row_one<T, S, FUSED, W32, U>(xr, rr, ror, yr, p.w, p.n, p.w_dtype == FUSEDNORM_BF16, p.offset, p.eps, p.llama,
+                                   p.rstd == nullptr ? nullptr : p.rstd + row, [&](float v) { return red.sum(v); });
 }
 
+#define FN_ROW_K(F, W) (lean ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, S, F, W, U>) \
+                          : reinterpret_cast<const void *>(&rms_norm_fwd_row<T, S, F, W, U>))
+template <typename T, int S, bool U>
+static const void *fwd_row_kernel_s(bool fused, bool w32, bool lean) {
+  if (fused) return w32 ? FN_ROW_K(true, true) : FN_ROW_K(true, false);
+  return w32 ? FN_ROW_K(false, true) : FN_ROW_K(false, false);
+}
+#undef FN_ROW_K
+
 template <typename T, bool U>
-static const void *fwd_row_kernel_for(int cache, bool fused, bool w32) {
+static const void *fwd_row_kernel_for(int cache, bool fused, bool w32, bool lean) {
   switch (cache) {
-    case 1: return fwd_row_kernel_s<T, 1, U>(fused, w32);
-    case 2: return fwd_row_kernel_s<T, 2, U>(fused, w32);
-    case 4: return fwd_row_kernel_s<T, 4, U>(fused, w32);
+    case 1: return fwd_row_kernel_s<T, 1, U>(fused, w32, lean);
+    case 2: return fwd_row_kernel_s<T, 2, U>(fused, w32, lean);
+    case 4: return fwd_row_kernel_s<T, 4, U>(fused, w32, lean);
   }
   return nullptr;
 }
 
 template <typename T>
-static const void *fwd_row_kernel_u(int cache, bool fused, bool w32, bool unaligned) {
-  return unaligned ? fwd_row_kernel_for<T, true>(cache, fused, w32) : fwd_row_kernel_for<T, false>(cache, fused, w32);
+static const void *fwd_row_kernel_u(int cache, bool fused, bool w32, bool unaligned, bool lean) {
+  return unaligned ? fwd_row_kernel_for<T, true>(cache, fused, w32, lean)
+                   : fwd_row_kernel_for<T, false>(cache, fused, w32, lean);
 }
 
-const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned) {
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned, bool lean) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_row_kernel_u<float>(cache, fused, w32, unaligned);
-    case FUSEDNORM_F16: return fwd_row_kernel_u<__half>(cache, fused, w32, unaligned);
-    case FUSEDNORM_BF16: return fwd_row_kernel_u<__nv_bfloat16>(cache, fused, w32, unaligned);
+    case FUSEDNORM_F32: return fwd_row_kernel_u<float>(cache, fused, w32, unaligned, lean);
+    case FUSEDNORM_F16: return fwd_row_kernel_u<__half>(cache, fused, w32, unaligned, lean);
+    case FUSEDNORM_BF16: return fwd_row_kernel_u<__nv_bfloat16>(cache, fused, w32, unaligned, lean);
   }
   return nullptr;
 }

@@ -43,13 +43,14 @@ struct FwdParams {
   int64_t x_outer[3], r_outer[3], y_outer[3], ro_outer[3]; /* fn_row_outer_make order */
 };
 
-/* The tiny forward's parameter block for rows of one stride (rms_norm_fwd_tiny_lean,
- * rmsnorm_tiny.cu): what its first instructions read packed into the block's first 64 bytes, the
- * fused add's and the weight dtype's fields after them. A launch whose time is one memory latency
- * pays a constant-cache miss for each 64-byte line of the parameter bank its address arithmetic
- * reads in turn; FwdParams spreads a row's fields over four such lines (kernels/RESULTS.md, "The
- * tiny forward's lean instances"). */
-struct TinyFwdParams {
+/* The lean forwards' parameter block, for rows of one stride (rms_norm_fwd_tiny_lean,
+ * rmsnorm_tiny.cu; rms_norm_fwd_row_lean, rmsnorm_fwd_row.cu): what their first instructions
+ * read packed into the block's first 64 bytes, the fused add's and the weight dtype's fields
+ * after them. A launch whose time is one memory latency pays a constant-cache miss for each
+ * 64-byte line of the parameter bank its address arithmetic reads in turn; FwdParams spreads a
+ * row's fields over four or five such lines (kernels/RESULTS.md, "The tiny forward's lean
+ * instances"). */
+struct LeanFwdParams {
   const void *x, *w;
   void *y;
   float *rstd; /* may be NULL */
@@ -133,8 +134,9 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unali
 const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight, aligned or head-split
- * (`unaligned`, rmsnorm_unaligned.cuh); NULL otherwise. */
-const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned);
+ * (`unaligned`, rmsnorm_unaligned.cuh); `lean`: the instance for rows of one stride, one row per
+ * CTA (LeanFwdParams), else the one for any rows (FwdParams); NULL otherwise. */
+const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned, bool lean);
 /* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
  * the fused add; `unaligned`: the head-split instance for congruent rows) and 4 (aligned rows, n a
  * multiple of the vector width, no fused add); NULL otherwise. */
@@ -147,7 +149,7 @@ const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
  * (p.team: lanes per row; the backward's p.dw: dw written by the kernel, NULL without weight);
  * NULL otherwise. */
 const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused);
-/* The tiny forward for rows of one stride (TinyFwdParams): `lanes` (fn_tiny_lanes: 1, 2, ..., 32)
+/* The tiny forward for rows of one stride (LeanFwdParams): `lanes` (fn_tiny_lanes: 1, 2, ..., 32)
  * lanes per row, one column each, with or without the fused add; NULL otherwise. */
 const void *fwd_tiny_lean_kernel(fusednorm_dtype x, int lanes, bool fused);
 const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds);

@@ -136,14 +136,14 @@ __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const F
  * rms_norm_fwd_tiny): the team's lanes a compile-time power of two (shifts, masks and the xor
  * tree unrolled), one row a team with no row loop (the plan's grid covers the rows: select.c
  * fwd_tiny), 32-bit row indices (at most FN_TINY_FWD_MAX_ELEMS elements), a row's offset one
- * multiply, and the parameter block TinyFwdParams. Each of those was a few dependent
+ * multiply, and the parameter block LeanFwdParams. Each of those was a few dependent
  * instructions ahead of the first load or after the last, on a kernel whose time is that chain
  * (kernels/RESULTS.md, "The tiny forward's lean instances"). Results bit for bit those of
  * rms_norm_fwd_tiny<T, 1, FUSED>: the same operations in the same order. */
 template <int L> __host__ __device__ constexpr int log2_of() { return L <= 1 ? 0 : 1 + log2_of<L / 2>(); }
 
 template <typename T, int LANES, bool FUSED>
-__global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny_lean(const TinyFwdParams p) {
+__global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny_lean(const LeanFwdParams p) {
   constexpr int LG = log2_of<LANES>();
   const int n = p.n, rows = p.rows;
   const int tid = (int)threadIdx.x, lane = tid & (LANES - 1);

@@ -38,6 +38,7 @@ CHECKS = [
     (re.compile(r"rms_norm_bwd_tinyI.*Li([124])ELb([01])E"),
      lambda m: TINY_BWD_ROWS[int(m.group(1))] * (1 + int(m.group(1)) * (2 + int(m.group(2)))),
      "every row the team holds: rstd, dy, s (and ds) of each column"),
+    (re.compile(r"rms_norm_fwd_row_leanI.*Li\d+ELb([01])E"), lambda m: 1 + int(m.group(1)), "x (and r)"),
     (re.compile(r"rms_norm_fwd_tileI"), lambda m: 1, "the tile"),
     (re.compile(r"rms_norm_fwd_pipe_uI"), lambda m: 1, "the first row"),
     (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
@@ -45,7 +46,8 @@ CHECKS = [
 
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
 PARAM_LINES = [
-    (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "TinyFwdParams: its first 64 bytes and the rest"),
+    (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
+    (re.compile(r"rms_norm_fwd_row_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
 ]
 PARAM_BASE = 0x210  # where sm_90's kernel parameters start in constant bank 0 (below: the driver's)
 
