@@ -378,6 +378,7 @@ struct LeanRed {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
     const int nwarps = blockDim.x >> 5, tid = (int)threadIdx.x;
+    if (nwarps == 1) return v; /* PaddedRed's 0 + v + 0 + 0 + 0: v itself (v >= 0 or NaN) */
     if ((tid & 31) == 0) w[tid >> 5] = v;
     if (tid >= nwarps && tid < ((nwarps + 3) & ~3)) w[tid] = 0.0f;
     __syncthreads();

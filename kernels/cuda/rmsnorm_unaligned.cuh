@@ -12,7 +12,7 @@
  *                               kernels (slot k of thread t: column h + (k*blockDim + t)*N);
  *   tail     [h + m*N, n)       fewer than N elements.
  * The head and tail ("edge") elements, at most 2(N-1), go one per thread: head element e to
- * thread e, tail element e to thread blockDim-1-e (blockDim >= 64, so no thread gets two). Each
+ * thread e, tail element e to thread blockDim-1-e (blockDim >= 32 > 2(N-1): no thread gets two). Each
  * edge element is handled with the same per-element formulas as a slot element, so the numerics
  * are the aligned kernels' (kernels/README.md); only the summation order of the row's reduction
  * differs (each thread adds its edge element after its slots), fixed by the row's address, hence

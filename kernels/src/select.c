@@ -28,6 +28,14 @@
  * vs 3331, 16384 x 8192 4032 vs 3163 GB/s. */
 #define FN_TARGET_CACHE 4
 #define FN_AUTO_FWD_ROW_FEW_MAX_THREADS 768 /* fwd_row: one slot per thread with fewer rows than SMs */
+/* ... and up to FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM rows per SM where a CTA of one slot per thread
+ * has at most FN_AUTO_FWD_ROW_FEW2_MAX_THREADS (two such CTAs an SM: H200 2026-11-28, AUTO
+ * forward paired 4 slots vs 1 per thread on 132-264 rows of 397-8000 columns, bf16 and f32, plain
+ * and fused: 1.030x geomean, 1.03-1.09x on 16-bit rows of 600-3000 columns (bf16 200 x 1214 fused
+ * 6.04 -> 5.56 us), worst f32 264 x 2000 fused 0.98x (512 threads);
+ * tools/bench/results/few_rows_fwd_h200_2026-11-28/). */
+#define FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM 2
+#define FN_AUTO_FWD_ROW_FEW2_MAX_THREADS 512
 /* AUTO plain forward of congruent rows that are not whole aligned vectors, up to 2 slots a lane of
  * a 32-lane team, the tiles and lanes declining: the row-pipelined kernel's head-split instance
  * from this many rows per SM, before the head-split lean kernel (H200, 2026-11-27, cold, us,
@@ -728,10 +736,14 @@ static int fwd_row(const ctx *c, fusednorm_launch *l) {
    * one slot per thread up to FN_AUTO_FWD_ROW_FEW_MAX_THREADS (H100, 2026-11-27 02:47 UTC, AUTO
    * forward, bench harness, 4 slots vs 1 per thread, us: 16-bit 14 x 2393 6.4 vs 5.3, 53 x 1916
    * 5.6 vs 5.0, 11 x 5264 (672 threads) 5.5 vs 5.3; at 1024 threads slower: 8 x 8192 5.6 vs 5.7,
-   * 120 x 8192 5.8 vs 6.2; tools/bench/results/few_rows_fwd_h100_2026-11-27). */
-  if (c->p->rows < c->d->sm_count) {
-    const int64_t t1 = max64(64, round_up(c->slots, 32));
-    if (t1 <= FN_AUTO_FWD_ROW_FEW_MAX_THREADS &&
+   * 120 x 8192 5.8 vs 6.2; tools/bench/results/few_rows_fwd_h100_2026-11-27). A row of at most
+   * 32 slots takes one warp: its sum is the warp's shuffles, no shared memory or barrier (H200
+   * 2026-11-28, rows of 29-250 columns, 1.0-1.04x, f32 277 x 29 1.14x;
+   * tools/bench/results/few_rows_fwd_h200_2026-11-28/). */
+  if (c->p->rows <= FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM * c->d->sm_count) {
+    const int64_t t1 = max64(32, round_up(c->slots, 32));
+    if ((c->p->rows < c->d->sm_count || t1 <= FN_AUTO_FWD_ROW_FEW2_MAX_THREADS) &&
+        t1 <= FN_AUTO_FWD_ROW_FEW_MAX_THREADS &&
         fn_fwd_row_cache(c->slots, (int)t1, c->fused, c->w32, c->xs, !whole) == 1)
       t = t1;
   }

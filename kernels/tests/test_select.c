@@ -1138,10 +1138,11 @@ static void test_measured_picks_h200(void) {
   }
 }
 
-/* Few rows, measured on the H100 (select.c fwd_row, fwd_packed; tools/bench/results/
- * few_rows_fwd_h100_2026-11-27): the lean forward at one slot per thread below the SM count up to
- * FN_AUTO_FWD_ROW_FEW_MAX_THREADS threads (4 slots at 1024), and a row-packed CTA of only the
- * warps that have rows. */
+/* Few rows, measured on the H100 and the H200 (select.c fwd_row, fwd_packed; tools/bench/results/
+ * few_rows_fwd_h100_2026-11-27, few_rows_fwd_h200_2026-11-28): the lean forward at one slot per
+ * thread below the SM count up to FN_AUTO_FWD_ROW_FEW_MAX_THREADS threads (4 slots at 1024), and
+ * up to FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM rows per SM up to FN_AUTO_FWD_ROW_FEW2_MAX_THREADS; one
+ * warp for a row of at most 32 slots; a row-packed CTA of only the warps that have rows. */
 static void test_few_rows_forward(void) {
   static const struct {
     int64_t rows, n;
@@ -1154,9 +1155,12 @@ static void test_few_rows_forward(void) {
       {53, 1916, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 1},
       {11, 5264, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 672, 1},
       {8, 8192, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 256, 4},   /* 1024 threads: slower */
-      {132, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 96, 4},  /* rows = SMs: throughput */
+      {132, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 320, 1}, /* rows = SMs: <= 512 threads */
+      {264, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 320, 1}, /* two rows an SM */
+      {265, 2393, FUSEDNORM_BF16, 1, FUSEDNORM_KERNEL_FWD_ROW, 96, 4},  /* more: throughput */
+      {132, 4800, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_ROW, 160, 4}, /* 608 threads > 512 */
       {3, 8, FUSEDNORM_BF16, 0, FUSEDNORM_KERNEL_FWD_TINY, 32, 1}, /* (test_tiny_picks) */
-      {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_ROW, 64, 1}, /* not whole vectors: head-split */
+      {1, 255, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_ROW, 32, 1}, /* head-split, one warp */
       {7, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, 224, 1},
       {64, 200, FUSEDNORM_F16, 0, FUSEDNORM_KERNEL_FWD_PIPE, FN_ROW_PACKED_THREADS, 1},
   };
