@@ -13,6 +13,11 @@
  * are loaded together with x, before the reduction, so a row pays one memory latency instead of
  * two (x, then the weight after the barrier; loading it after the barrier measured 1-2% slower,
  * H200 2026-11-22 04:23 UTC, kernels/RESULTS.md).
+ *
+ * Two instances of each row body (fwd_row_one): rms_norm_fwd_row for any rows (N-d through
+ * fn::row_offset, a row loop over the grid, FwdParams) and rms_norm_fwd_row_lean for rows of one
+ * stride with one row per CTA (LeanFwdParams), which a few-row launch's latency is (kernels/
+ * RESULTS.md, "The lean one-row forward").
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
