@@ -347,9 +347,13 @@ __device__ __forceinline__ float team_sum(float v, int team, int cluster, int pa
  * the order is team_sum's for a one-team CTA (xor tree in the warp, then the warps in order). */
 struct PaddedRed {
   __align__(16) float w[2][32];
-  /* Before the first sum; the caller's next __syncthreads() publishes the zeros. */
+  /* Before the first sum; the caller's next __syncthreads() publishes the zeros. Warp 0 zeroes
+   * both parities, so a CTA of one warp (the few-row forward's) has them too. */
   __device__ __forceinline__ void zero() {
-    if (threadIdx.x < 64) (&w[0][0])[threadIdx.x] = 0.0f;
+    if (threadIdx.x < 32) {
+      w[0][threadIdx.x] = 0.0f;
+      w[1][threadIdx.x] = 0.0f;
+    }
   }
   /* Every thread of the CTA calls it; every thread gets the CTA's sum. */
   __device__ __forceinline__ float sum(float v, int parity) {
