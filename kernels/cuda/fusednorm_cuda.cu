@@ -384,6 +384,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       kernel = fn::fwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, fused);
       k.team = fn_tiny_lanes(p->n);
       break;
+    case FUSEDNORM_KERNEL_FWD_THREAD: kernel = fn::fwd_thread_kernel(p->x_dtype, (int)p->n, fused); break;
     case FUSEDNORM_KERNEL_FWD_LANES:
       kernel = fn::fwd_lanes_kernel(p->x_dtype, fused);
       k.team = fn_fwd_lanes_team(p->n / fn_vec_elems(p->x_dtype));

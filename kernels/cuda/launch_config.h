@@ -180,6 +180,16 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
   return ((rows * n * x_size + 15) / 16 + 2) * 16 + n * 4;
 }
 
+/* The forward of rows narrower than a vector (rmsnorm_fwd_tile.cu rms_norm_fwd_thread): a thread
+ * owns fn_fwd_thread_rows(n, vec) consecutive rows (their elements whole 16-byte vectors), CTAs of
+ * up to FN_FWD_THREAD_THREADS threads (its launch bound). */
+#define FN_FWD_THREAD_THREADS 256
+static inline int fn_fwd_thread_rows(int64_t n, int vec) {
+  int a = (int)n, b = vec;
+  while (b) { const int t = a % b; a = b; b = t; }
+  return vec / a;
+}
+
 /* Lanes of a team that sums by xor shuffles within a warp: the smallest power of two >= x, at
  * most 32. */
 static inline int fn_warp_team(int64_t x) {

@@ -185,6 +185,223 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
   }
 }
 
+/* Rows narrower than a 16-byte vector (select.c fwd_thread): a thread owns G = V::N / gcd(NC, V::N)
+ * consecutive rows, whose NC * G elements are NV = NC * G / V::N whole vectors of one contiguous
+ * run, so each tensor is read and written as a copy kernel would (16-byte accesses, no shared
+ * memory, no barrier: the tile's round trip through shared memory and its two barriers were the
+ * time of these problems, a few microseconds each; kernels/RESULTS.md). Threads' groups start at
+ * row i0 - G + g*G where i0 (0 <= i0 < G) is the first row whose start is a 16-byte boundary;
+ * the partial groups at either end, or every group where no row starts on a boundary (an even
+ * width at an odd element offset), go element by element. The per-row arithmetic is the tile's
+ * (one lane per row: columns summed in order), so a row's bits do not depend on the kernel. */
+/* Element e of a vector as T, and set from T (16-bit values packed two per word, element 2i in
+ * the low half of word i, as Vec keeps them). */
+template <typename T> __device__ __forceinline__ T get_elem(const Vec<T> &v, int e) {
+  if constexpr (sizeof(T) == 4) return __uint_as_float(v.w[e]);
+  else {
+    const unsigned short b = (unsigned short)(v.w[e >> 1] >> ((e & 1) * 16));
+    return *reinterpret_cast<const T *>(&b);
+  }
+}
+template <typename T> __device__ __forceinline__ void set_elem(Vec<T> &v, int e, T s) {
+  if constexpr (sizeof(T) == 4) v.w[e] = __float_as_uint(s);
+  else {
+    const uint32_t b = *reinterpret_cast<const unsigned short *>(&s);
+    v.w[e >> 1] = (e & 1) ? (v.w[e >> 1] & 0xffffu) | (b << 16) : (v.w[e >> 1] & 0xffff0000u) | b;
+  }
+}
+
+__host__ __device__ constexpr int fwd_thread_gcd(int a, int b) { return b == 0 ? a : fwd_thread_gcd(b, a % b); }
+
+template <typename T, int NC, bool FUSED>
+__global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(const FwdParams p) {
+  using V = Vec<T>;
+  constexpr int VN = V::N;
+  constexpr int G = VN / fwd_thread_gcd(NC, VN); /* rows a thread owns */
+  constexpr int E = G * NC;                      /* their elements */
+  constexpr int NV = E / VN;                     /* their vectors */
+  static_assert(NC < VN && E % VN == 0, "rows narrower than a vector");
+
+  const T *const x = static_cast<const T *>(p.x);
+  const T *const r = static_cast<const T *>(p.r);
+  T *const ro = static_cast<T *>(p.ro);
+  T *const y = static_cast<T *>(p.y);
+  const int64_t rows = p.rows;
+
+  /* The first row on a 16-byte boundary (the same in every row tensor: dense and congruent). */
+  const int h0 = (int)(((16u - ((unsigned)reinterpret_cast<uintptr_t>(x) & 15u)) & 15u) / sizeof(T));
+  int i0 = -1;
+#pragma unroll
+  for (int j = 0; j < G; ++j)
+    if ((j * NC) % VN == h0) i0 = j;
+  const int64_t base = i0 > 0 ? i0 - G : 0; /* group 0's first row */
+  const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t rs = base + g * G; /* this thread's first row (may be < 0) */
+  const auto full_at = [&](int64_t grp) {
+    const int64_t a = base + grp * G;
+    return i0 >= 0 && a >= 0 && a + G <= rows;
+  };
+  const bool full = full_at(g);
+  const int64_t e0 = rs * NC; /* its first element */
+  /* NV > 1: a thread's vectors are NV apart in a warp's access, so the warp's run of 32 groups
+   * goes through its own NV * 512 bytes of shared memory: read and written as vectors j * 32 +
+   * lane (whole 512-byte runs an instruction, as a copy), taken by each thread as its own NV
+   * (conflict-free: NV is odd). No barrier but the warp's own. */
+  const int lane = (int)(threadIdx.x & 31u);
+  const int64_t g0 = g - lane;
+  const int64_t run0 = (base + g0 * G) * NC;
+  extern __shared__ __align__(16) float dyn_smem[];
+  uint32_t *const wsm = reinterpret_cast<uint32_t *>(dyn_smem) + (threadIdx.x >> 5) * (32 * NV * 4);
+  if constexpr (NV == 1) {
+    if (rs >= rows) return;
+  }
+
+  V sv[NV];
+  if constexpr (NV > 1) {
+    V xv[NV], rv[NV];
+    bool ok[NV];
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      const int q = j * 32 + lane;
+      ok[j] = full_at(g0 + q / NV);
+      if (ok[j]) {
+        ld16(xv[j].w, x + run0 + (int64_t)q * VN);
+        if (FUSED) ld16(rv[j].w, r + run0 + (int64_t)q * VN);
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      const int q = j * 32 + lane;
+      if (ok[j]) {
+        if (FUSED) {
+          add_residual(xv[j], rv[j]);
+          st16(ro + run0 + (int64_t)q * VN, xv[j].w);
+        }
+        st16(wsm + q * 4, xv[j].w);
+      }
+    }
+    __syncwarp();
+  }
+  if (full) {
+    if constexpr (NV > 1) {
+#pragma unroll
+      for (int j = 0; j < NV; ++j) ld16(sv[j].w, wsm + (lane * NV + j) * 4);
+    } else {
+      V rv[NV];
+#pragma unroll
+      for (int j = 0; j < NV; ++j) {
+        ld16(sv[j].w, x + e0 + j * VN);
+        if (FUSED) ld16(rv[j].w, r + e0 + j * VN);
+      }
+      if (FUSED) {
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+          add_residual(sv[j], rv[j]);
+          st16(ro + e0 + j * VN, sv[j].w);
+        }
+      }
+    }
+  } else {
+    /* Element by element, the rows outside [0, rows) as zeros (computed, never stored). */
+#pragma unroll
+    for (int j = 0; j < NV; ++j) sv[j].w[0] = sv[j].w[1] = sv[j].w[2] = sv[j].w[3] = 0u;
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const int64_t row = rs + e / NC;
+      const bool in = row >= 0 && row < rows;
+      T s = in ? x[e0 + e] : from_f<T>(0.0f);
+      if (FUSED && in) {
+        s = from_f<T>(to_f(s) + to_f(r[e0 + e]));
+        ro[e0 + e] = s;
+      }
+      set_elem(sv[e / VN], e % VN, s);
+    }
+  }
+
+  float wv[NC];
+  {
+    const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16, has_w = p.w != nullptr;
+    uint32_t wb[NC];
+#pragma unroll
+    for (int c = 0; c < NC; ++c) wb[c] = !has_w ? 0u : w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(p.w, c);
+#pragma unroll
+    for (int c = 0; c < NC; ++c)
+      wv[c] = w32 ? wbits_eff<true>(wb[c], has_w, false, p.offset) : wbits_eff<false>(wb[c], has_w, wbf16, p.offset);
+  }
+
+  float rstd[G];
+  with_llama(p.llama, [&](auto llama_c) {
+    constexpr bool L = decltype(llama_c)::value;
+    float yf[E];
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
+      float ss = 0.0f;
+#pragma unroll
+      for (int c = 0; c < NC; ++c) {
+        const float f = elem_f(sv[(i * NC + c) / VN], (i * NC + c) % VN);
+        ss = fmaf(f, f, ss);
+      }
+      rstd[i] = rstd_of(ss, NC, p.eps);
+#pragma unroll
+      for (int c = 0; c < NC; ++c) {
+        const float nrm = elem_f(sv[(i * NC + c) / VN], (i * NC + c) % VN) * rstd[i];
+        yf[i * NC + c] = (L ? round_to<T>(nrm) : nrm) * wv[c];
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      float f[VN];
+#pragma unroll
+      for (int e = 0; e < VN; ++e) f[e] = yf[j * VN + e];
+      from_floats(sv[j], f);
+    }
+  });
+
+  if (full) {
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      if constexpr (NV > 1) st16(wsm + (lane * NV + j) * 4, sv[j].w);
+      else st16(y + e0 + j * VN, sv[j].w);
+    }
+  } else {
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const int64_t row = rs + e / NC;
+      if (row >= 0 && row < rows) y[e0 + e] = get_elem<T>(sv[e / VN], e % VN);
+    }
+  }
+  if constexpr (NV > 1) {
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < NV; ++j) {
+      const int q = j * 32 + lane;
+      if (full_at(g0 + q / NV)) {
+        uint32_t w[4];
+        ld16(w, wsm + q * 4);
+        st16(y + run0 + (int64_t)q * VN, w);
+      }
+    }
+    if (rs >= rows) return;
+  }
+  if (p.rstd != nullptr) {
+    float *const rp = p.rstd + rs;
+    bool done = false;
+    if constexpr (G % 4 == 0) {
+      if (full && (reinterpret_cast<uintptr_t>(rp) & 15u) == 0) {
+#pragma unroll
+        for (int i = 0; i < G; i += 4)
+          *reinterpret_cast<float4 *>(rp + i) = make_float4(rstd[i], rstd[i + 1], rstd[i + 2], rstd[i + 3]);
+        done = true;
+      }
+    }
+    if (!done) {
+#pragma unroll
+      for (int i = 0; i < G; ++i)
+        if (rs + i >= 0 && rs + i < rows) rp[i] = rstd[i];
+    }
+  }
+}
+
 template <typename T, int K>
 static const void *fwd_tile_kernel_k(bool fused) {
   return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_tile<T, K, true>)
@@ -211,6 +428,43 @@ const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused) {
     case FUSEDNORM_F32: return fwd_tile_kernel_for<float>(cols, fused);
     case FUSEDNORM_F16: return fwd_tile_kernel_for<__half>(cols, fused);
     case FUSEDNORM_BF16: return fwd_tile_kernel_for<__nv_bfloat16>(cols, fused);
+  }
+  return nullptr;
+}
+
+template <typename T, int NC>
+static const void *fwd_thread_kernel_k(bool fused) {
+  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_thread<T, NC, true>)
+               : reinterpret_cast<const void *>(&rms_norm_fwd_thread<T, NC, false>);
+}
+
+template <typename T>
+static const void *fwd_thread_kernel_for(int n, bool fused) {
+  if constexpr (sizeof(T) == 4) {
+    switch (n) {
+      case 1: return fwd_thread_kernel_k<T, 1>(fused);
+      case 2: return fwd_thread_kernel_k<T, 2>(fused);
+      case 3: return fwd_thread_kernel_k<T, 3>(fused);
+    }
+  } else {
+    switch (n) {
+      case 1: return fwd_thread_kernel_k<T, 1>(fused);
+      case 2: return fwd_thread_kernel_k<T, 2>(fused);
+      case 3: return fwd_thread_kernel_k<T, 3>(fused);
+      case 4: return fwd_thread_kernel_k<T, 4>(fused);
+      case 5: return fwd_thread_kernel_k<T, 5>(fused);
+      case 6: return fwd_thread_kernel_k<T, 6>(fused);
+      case 7: return fwd_thread_kernel_k<T, 7>(fused);
+    }
+  }
+  return nullptr;
+}
+
+const void *fwd_thread_kernel(fusednorm_dtype x, int n, bool fused) {
+  switch (x) {
+    case FUSEDNORM_F32: return fwd_thread_kernel_for<float>(n, fused);
+    case FUSEDNORM_F16: return fwd_thread_kernel_for<__half>(n, fused);
+    case FUSEDNORM_BF16: return fwd_thread_kernel_for<__nv_bfloat16>(n, fused);
   }
   return nullptr;
 }

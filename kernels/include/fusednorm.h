@@ -221,7 +221,10 @@ typedef enum {
   FUSEDNORM_KERNEL_FWD_LANES = 11,  /* rms_norm_fwd_lanes: rows of <= 32 whole aligned 16-byte vectors, a
                                        row over <= 32 lanes, a team's rows loaded at once, the
                                        weight in registers, one pass (row-packed) */
-  FUSEDNORM_KERNEL_COUNT_ = 12
+  FUSEDNORM_KERNEL_FWD_THREAD = 12, /* rms_norm_fwd_thread: rows narrower than a 16-byte vector in dense
+                                       congruent tensors, a thread owning the rows of whole vectors
+                                       (no shared memory; row-packed) */
+  FUSEDNORM_KERNEL_COUNT_ = 13
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

@@ -67,6 +67,10 @@
 /* The row-packed forward of rows of whole aligned vectors takes fwd_lanes above this many rows
  * per SM (fwd_lanes: the evidence). */
 #define FN_FWD_LANES_MIN_ROWS_PER_SM 64
+/* The forward of rows narrower than a vector (fwd_thread), rows that are several vectors a thread:
+ * groups per SM below which the tiles keep them (fwd_thread: the evidence). */
+#define FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM 256
+
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
@@ -347,6 +351,7 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_FWD_TINY: return "fwd_tiny";
     case FUSEDNORM_KERNEL_BWD_TINY: return "bwd_tiny";
     case FUSEDNORM_KERNEL_FWD_LANES: return "fwd_lanes";
+    case FUSEDNORM_KERNEL_FWD_THREAD: return "fwd_thread";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -647,6 +652,35 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* Forward, rows narrower than a vector in dense congruent tensors (rmsnorm_fwd_tile.cu
+ * rms_norm_fwd_thread): a thread owns G = fn_fwd_thread_rows(n) rows, their elements whole
+ * vectors; one group per thread (the groups start at the first row on a 16-byte boundary, which
+ * the kernel finds from the address: one more group than ceil(rows / G) covers any offset).
+ * CTAs of FN_FWD_THREAD_THREADS where the groups fill every SM with them, else smaller ones
+ * (whole warps) so that every SM has one. */
+static int fwd_thread(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n;
+  int64_t groups, threads;
+  int g;
+  if (!c->dense || !c->congruent || n >= c->vec) return 0;
+  g = fn_fwd_thread_rows(n, c->vec);
+  groups = ceil_div(c->p->rows, g) + (g > 1);
+  /* A thread's rows are a serial chain (their sums, the division of a width that is not a power
+   * of two, rstd's square root): where a thread's rows are more than one vector (n does not
+   * divide the vector) they pay only with full CTAs on every SM; with fewer groups the tiles'
+   * team per row won (H200, kernels/RESULTS.md: bf16 12785 x 7 0.69x, 486416 x 3 1.09x). */
+  if (n * g > c->vec && groups < (int64_t)FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM * c->d->sm_count) return 0;
+  threads = min64(FN_FWD_THREAD_THREADS, max64(32, ceil_div(groups, c->d->sm_count) / 32 * 32));
+  if (ceil_div(groups, threads) > INT_MAX) return 0; /* no row loop */
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_THREAD, (int)threads);
+  l->rows_per_cta = (int)threads * g;
+  l->slots_per_thread = (int)(n * g / c->vec); /* a thread's vectors */
+  /* a thread's vectors through its warp's shared memory where they are more than one */
+  l->smem_bytes = l->slots_per_thread > 1 ? (size_t)threads * l->slots_per_thread * 16 : 0;
+  l->grid = ceil_div(groups, threads);
+  return 1;
+}
+
 /* Forward, flat tiles (rmsnorm_fwd_tile.cu): rows of at most FN_AUTO_ROW_PACKED_FWD_SLOTS slots,
  * dense and congruent, that are not whole aligned vectors (rows that are take the row-pipelined
  * kernel at full vector width already). A tile is up to FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS
@@ -882,7 +916,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
     case FUSEDNORM_MODE_ROW_PACKED:
-      return fwd_tiny(c, l) || fwd_tile(c, l) || fwd_lanes(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK
+      return fwd_tiny(c, l) || fwd_thread(c, l) || fwd_tile(c, l) || fwd_lanes(c, l) || fwd_packed(c, l) ? FUSEDNORM_OK
                                                                                     : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
@@ -892,7 +926,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   }
   /* AUTO. */
   if (fwd_tiny(c, l)) return FUSEDNORM_OK;
-  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
+  if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_thread(c, l) || fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
   /* FN_AUTO_FWD_PIPE_U_ROWS_PER_SM (64 slots: 2 a lane of a 32-lane team, the instance's most) */
   if (!c->fused && slots <= 64 && pipe_u_rows(c) &&
       c->p->rows >= (int64_t)FN_AUTO_FWD_PIPE_U_ROWS_PER_SM * c->d->sm_count && fwd_packed(c, l))

@@ -885,6 +885,20 @@ int main(int argc, char **argv) {
     static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
     static const int64_t kTileMq[] = {1, 199, 100003};
     static const int64_t kTileNq[] = {1, 3, 13, 142};
+    /* Rows narrower than a vector, dense (rms_norm_fwd_thread): every instance (16-bit 1..7
+     * columns, f32 1..3; f32 4..7 take the tiles), row counts just past the tiny forward's and
+     * not multiples of a thread's rows, so partial groups at both ends; any first boundary (the
+     * congruent and one-element passes move the base: groups from a later row, or element by
+     * element where no row starts on a boundary). */
+    static const int64_t kThreadM[] = {293, 2049, 4097, 100003};
+    static const int64_t kThreadN[] = {1, 2, 3, 4, 5, 6, 7};
+    static const int64_t kThreadMq[] = {2049, 100003};
+    static const int64_t kThreadNq[] = {1, 2, 3, 5, 6, 7};
+    /* ... and rows of several vectors a thread, which take it only with full CTAs on every SM
+     * (select.c FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM): rows enough for more than that on this
+     * device, odd so that the last group is partial (2.4M elements at 7 columns on 132 SMs) */
+    const int64_t kThreadBigM[] = {8 * (int64_t)(FN_FWD_THREAD_THREADS + 32) * info.sm_count + 5};
+    static const int64_t kThreadBigN[] = {3, 5, 6, 7};
     /* Tiny problems (rmsnorm_tiny.cu): every instance (1 to 8 columns per lane), teams of 1 to 32
      * lanes, one row to the most rows one backward CTA holds (4 per team of 1-32 columns: 4096
      * rows of 1), forwards of one CTA to several; any alignment (the misaligned pass), and just
@@ -895,6 +909,7 @@ int main(int argc, char **argv) {
     static const int64_t kTinyFNq[] = {1, 13, 33, 100, 255};
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
+    const unsigned kThread = 1u << FUSEDNORM_KERNEL_FWD_THREAD;
     const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
     const unsigned kTiny = 1u << FUSEDNORM_KERNEL_FWD_TINY | 1u << FUSEDNORM_KERNEL_BWD_TINY;
     const unsigned kPipeBwd = 1u << FUSEDNORM_KERNEL_BWD_PIPE;
@@ -927,6 +942,17 @@ int main(int argc, char **argv) {
          kTile},
         {"cuda/row_packed/tile/congruent", FUSEDNORM_MODE_ROW_PACKED, OFFS_CONGRUENT, kTileMq, kTileNq, NEL(kTileMq),
          NEL(kTileNq), kTile},
+        {"cuda/auto/thread", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kThreadMq : kThreadM,
+         o.quick ? kThreadNq : kThreadN, o.quick ? NEL(kThreadMq) : NEL(kThreadM),
+         o.quick ? NEL(kThreadNq) : NEL(kThreadN), kThread},
+        {"cuda/auto/thread/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kThreadMq, kThreadN, NEL(kThreadMq),
+         NEL(kThreadN), kThread},
+        {"cuda/row_packed/thread/misaligned", FUSEDNORM_MODE_ROW_PACKED, OFFS_ONE, kThreadMq, kThreadNq,
+         NEL(kThreadMq), NEL(kThreadNq), kThread},
+        {"cuda/auto/thread/staged", FUSEDNORM_MODE_AUTO, OFFS_NONE, kThreadBigM, kThreadBigN, NEL(kThreadBigM),
+         NEL(kThreadBigN), kThread},
+        {"cuda/auto/thread/staged/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kThreadBigM, kThreadBigN,
+         NEL(kThreadBigM), NEL(kThreadBigN), kThread},
         {"cuda/auto/tiny", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kTinyFMq : kTinyFM, o.quick ? kTinyFNq : kTinyFN,
          o.quick ? NEL(kTinyFMq) : NEL(kTinyFM), o.quick ? NEL(kTinyFNq) : NEL(kTinyFN), kTiny},
         {"cuda/auto/tiny/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kTinyFMq, kTinyFNq, NEL(kTinyFMq), NEL(kTinyFNq),

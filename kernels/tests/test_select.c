@@ -105,6 +105,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_FWD_TINY: return FN_TINY_FWD_THREADS;
     case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_BWD_THREADS(s);
     case FUSEDNORM_KERNEL_FWD_LANES: return FN_FWD_LANES_THREADS;
+    case FUSEDNORM_KERNEL_FWD_THREAD: return FN_FWD_THREAD_THREADS;
     default: return 0;
   }
 }
@@ -224,6 +225,23 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       inst = l->slots_per_thread == 1;
       break;
     }
+    case FUSEDNORM_KERNEL_FWD_THREAD: {
+      /* rows narrower than a vector in dense congruent tensors, G rows (whole vectors) a thread,
+       * one group each: the grid's threads cover ceil(rows / G) groups and one more (the first
+       * row on a boundary may be any of the first G), with no CTA left idle */
+      const int g = fn_fwd_thread_rows(p->n, vec);
+      const int64_t groups = (p->rows + g - 1) / g + (g > 1);
+      CHECK(!bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED && lay->dense && (lay->congruent16 || lay->aligned16) &&
+                p->n < vec,
+            "%s: thread forward outside dense congruent rows narrower than a vector: %s", what, s);
+      CHECK(l->rows_per_cta == l->block_threads * g && !l->weight_smem &&
+                l->smem_bytes == (l->slots_per_thread > 1 ? (size_t)l->block_threads * l->slots_per_thread * 16 : 0) &&
+                l->grid * l->block_threads >= groups && (l->grid - 1) * l->block_threads < groups &&
+                (l->block_threads == FN_FWD_THREAD_THREADS || l->grid >= d->sm_count || l->block_threads == 32),
+            "%s: thread forward geometry: %s", what, s);
+      inst = (int64_t)l->slots_per_thread * vec == p->n * g;
+      break;
+    }
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -234,12 +252,13 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
             l->block_threads <= d->max_threads_per_sm,
         "%s: threads beyond the launch bound %d: %s", what, launch_bound(p, l), s);
   CHECK(l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_LANES ||
-            (l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
+            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD || (l->rows_per_cta >= 1 && team * l->rows_per_cta == l->block_threads &&
              (team == l->block_threads || (team <= 32 && (team & (team - 1)) == 0))),
         "%s: teams do not tile the CTA: %s", what, s);
   CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
             l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_TINY ||
-            l->kernel == FUSEDNORM_KERNEL_BWD_TINY || l->kernel == FUSEDNORM_KERNEL_FWD_LANES,
+            l->kernel == FUSEDNORM_KERNEL_BWD_TINY || l->kernel == FUSEDNORM_KERNEL_FWD_LANES ||
+            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -276,7 +295,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
              l->kernel == FUSEDNORM_KERNEL_FWD_TINY || l->kernel == FUSEDNORM_KERNEL_BWD_TINY ||
-             l->kernel == FUSEDNORM_KERNEL_FWD_LANES) {
+             l->kernel == FUSEDNORM_KERNEL_FWD_LANES || l->kernel == FUSEDNORM_KERNEL_FWD_THREAD) {
     /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
@@ -1261,7 +1280,8 @@ static void test_lanes_forward(void) {
   check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x264");
 }
 
-/* Narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
+/* Dense rows narrower than a vector take the thread forward (select.c fwd_thread) where its rule
+ * says; other narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
  * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
  * tiles on smaller CTAs when the full ones would leave SMs with fewer than
  * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
@@ -1277,12 +1297,24 @@ static void test_tile_forward(void) {
   } k[] = {
       {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 186}, /* 3 waves */
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
-      {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 777},  /* 2 waves */
+      /* rows narrower than a vector: a thread's rows where they are one vector (n divides it), at
+       * any count past the tiny forward's; where they are several, with full CTAs on every SM
+       * (270321 x 7: 33792 groups of 8 rows, 256 on each of 132 SMs), else the tiles */
+      {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
+      {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 192, 768}, /* every SM a CTA */
+      {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 32, 128}, /* test_tiny_picks */
+      {3000, 4, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 32, 64},
+      {486416, 3, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
+      {270321, 7, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
+      {270320, 7, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 512},
+      {12785, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 32, 25},
+      {65536, 6, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 128, 125},
+      {1000000, 3, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 256, 1024},
+      {1000000, 4, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 256}, /* a vector */
       /* below a full wave a team per row (11 rows x 16 lanes), up to the CTA's 256 threads */
       {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 192, 11},
-      {209133, 1, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 397},
+      {209133, 1, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 192, 1536},
       {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 32, 16}, /* tiny problems: */
-      {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 3}, /* test_tiny_picks */
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
       {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
       {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 16},
@@ -1292,7 +1324,6 @@ static void test_tile_forward(void) {
       {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_ROW, 64, 1},
       {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 64, 4},
       {300, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
-      {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
       {13, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 224, 14},
       {130, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 64},
   };
