@@ -129,7 +129,9 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
      * uniform over the CTA: the team's shuffles need every lane of the warp); y replaces s. A
      * lane's columns lane + k * lanes are in the row for k < K - 1 (K = ceil(n / lanes)), so
      * only the last one is checked, and it is read from a clamped column (no branch before the
-     * loads); a team past the last row reads row 0 and stores nothing. */
+     * loads); a team past the last row reads the staged weight instead (n floats: at least a
+     * row's bytes; read-only after the first barrier, where any row of the tile may be being
+     * overwritten with its y by its team) and stores nothing. */
     const int clast = min(lane + (K - 1) * lanes, n - 1);
     const bool last_in = lane + (K - 1) * lanes < n;
     with_llama(p.llama, [&](auto llama_c) {
@@ -139,7 +141,7 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
 #pragma unroll
         for (int u = 0; u < kRowIlp; ++u) {
           const int i = i0 + u * teams + team;
-          const T *const row = tsq + (i < rows ? i : 0) * n;
+          const T *const row = i < rows ? tsq + i * n : reinterpret_cast<const T *>(wsm);
           ss[u] = 0.0f;
 #pragma unroll
           for (int k = 0; k < K; ++k) {

@@ -68,8 +68,9 @@
  * per SM (fwd_lanes: the evidence). */
 #define FN_FWD_LANES_MIN_ROWS_PER_SM 64
 /* The forward of rows narrower than a vector (fwd_thread), rows that are several vectors a thread:
- * groups per SM below which the tiles keep them (fwd_thread: the evidence). */
-#define FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM 256
+ * groups per SM (threads: 1.5 CTAs of 256) below which the tiles keep them (fwd_thread: the
+ * evidence). */
+#define FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM 384
 
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
@@ -666,9 +667,10 @@ static int fwd_thread(const ctx *c, fusednorm_launch *l) {
   g = fn_fwd_thread_rows(n, c->vec);
   groups = ceil_div(c->p->rows, g) + (g > 1);
   /* A thread's rows are a serial chain (their sums, the division of a width that is not a power
-   * of two, rstd's square root): where a thread's rows are more than one vector (n does not
-   * divide the vector) they pay only with full CTAs on every SM; with fewer groups the tiles'
-   * team per row won (H200, kernels/RESULTS.md: bf16 12785 x 7 0.69x, 486416 x 3 1.09x). */
+   * of two, rstd's square root): where they are more than one vector (n does not divide the
+   * vector) they pay only with enough warps on every SM to cover it; with fewer, the tiles' team
+   * per row won (H200 2026-11-28, against the tiles: bf16 12785 x 7 0.69x, 300007 x 7 0.87x
+   * (1.1 CTAs of 256 an SM); 486416 x 3 1.09x (1.8), 1048576 x 7 1.12x (3.9); kernels/RESULTS.md). */
   if (n * g > c->vec && groups < (int64_t)FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM * c->d->sm_count) return 0;
   threads = min64(FN_FWD_THREAD_THREADS, max64(32, ceil_div(groups, c->d->sm_count) / 32 * 32));
   if (ceil_div(groups, threads) > INT_MAX) return 0; /* no row loop */

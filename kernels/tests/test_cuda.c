@@ -895,9 +895,9 @@ int main(int argc, char **argv) {
     static const int64_t kThreadMq[] = {2049, 100003};
     static const int64_t kThreadNq[] = {1, 2, 3, 5, 6, 7};
     /* ... and rows of several vectors a thread, which take it only with full CTAs on every SM
-     * (select.c FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM): rows enough for more than that on this
-     * device, odd so that the last group is partial (2.4M elements at 7 columns on 132 SMs) */
-    const int64_t kThreadBigM[] = {8 * (int64_t)(FN_FWD_THREAD_THREADS + 32) * info.sm_count + 5};
+     * (select.c FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM, 384): rows enough for more than that on
+     * this device, odd so that the last group is partial (3.1M elements at 7 columns on 132 SMs) */
+    const int64_t kThreadBigM[] = {8 * (int64_t)(384 + 32) * info.sm_count + 5};
     static const int64_t kThreadBigN[] = {3, 5, 6, 7};
     /* Tiny problems (rmsnorm_tiny.cu): every instance (1 to 8 columns per lane), teams of 1 to 32
      * lanes, one row to the most rows one backward CTA holds (4 per team of 1-32 columns: 4096
