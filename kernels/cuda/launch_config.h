@@ -181,9 +181,11 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
 }
 
 /* The forward of rows narrower than a vector (rmsnorm_fwd_tile.cu rms_norm_fwd_thread): a thread
- * owns fn_fwd_thread_rows(n, vec) consecutive rows (their elements whole 16-byte vectors), CTAs of
- * up to FN_FWD_THREAD_THREADS threads (its launch bound). */
+ * owns fn_fwd_thread_rows(n, vec) consecutive rows (their elements whole 16-byte vectors, at most
+ * FN_FWD_THREAD_MAX_VECS: the instances, 16-bit n in {1, 2, 3, 4, 6}, f32 n in {1, 2, 3}), CTAs
+ * of up to FN_FWD_THREAD_THREADS threads (its launch bound). */
 #define FN_FWD_THREAD_THREADS 256
+#define FN_FWD_THREAD_MAX_VECS 3
 static inline int fn_fwd_thread_rows(int64_t n, int vec) {
   int a = (int)n, b = vec;
   while (b) { const int t = a % b; a = b; b = t; }

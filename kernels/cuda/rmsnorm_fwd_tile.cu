@@ -454,9 +454,7 @@ static const void *fwd_thread_kernel_for(int n, bool fused) {
       case 2: return fwd_thread_kernel_k<T, 2>(fused);
       case 3: return fwd_thread_kernel_k<T, 3>(fused);
       case 4: return fwd_thread_kernel_k<T, 4>(fused);
-      case 5: return fwd_thread_kernel_k<T, 5>(fused);
       case 6: return fwd_thread_kernel_k<T, 6>(fused);
-      case 7: return fwd_thread_kernel_k<T, 7>(fused);
     }
   }
   return nullptr;

@@ -145,7 +145,7 @@ const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unalign
  * columns per lane, with or without the fused add; NULL otherwise. */
 const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
 /* The forward of rows narrower than a vector (rmsnorm_fwd_tile.cu rms_norm_fwd_thread) of `n`
- * columns (16-bit: 1..7, f32: 1..3), with or without the fused add; NULL otherwise. */
+ * columns (16-bit: 1, 2, 3, 4, 6; f32: 1, 2, 3), with or without the fused add; NULL otherwise. */
 const void *fwd_thread_kernel(fusednorm_dtype x, int n, bool fused);
 /* The tiny kernels (rmsnorm_tiny.cu): `cols` (fn_tiny_cols: 1, 2, 4, ..., FN_TINY_MAX_COLS)
  * columns per lane, the forward with or without the fused add, the backward with or without ds

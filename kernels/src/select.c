@@ -665,6 +665,9 @@ static int fwd_thread(const ctx *c, fusednorm_launch *l) {
   int g;
   if (!c->dense || !c->congruent || n >= c->vec) return 0;
   g = fn_fwd_thread_rows(n, c->vec);
+  /* 16-bit rows of 5 and 7 columns (5 and 7 vectors a thread) measured 0.95-1.13x the tiles at
+   * 1.5-7.9 CTAs an SM, no rule in it (H200 2026-11-28): the tiles keep them (no instance). */
+  if (n * g > (int64_t)FN_FWD_THREAD_MAX_VECS * c->vec) return 0;
   groups = ceil_div(c->p->rows, g) + (g > 1);
   /* A thread's rows are a serial chain (their sums, the division of a width that is not a power
    * of two, rstd's square root): where they are more than one vector (n does not divide the

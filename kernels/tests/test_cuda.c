@@ -885,8 +885,8 @@ int main(int argc, char **argv) {
     static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
     static const int64_t kTileMq[] = {1, 199, 100003};
     static const int64_t kTileNq[] = {1, 3, 13, 142};
-    /* Rows narrower than a vector, dense (rms_norm_fwd_thread): every instance (16-bit 1..7
-     * columns, f32 1..3; f32 4..7 take the tiles), row counts just past the tiny forward's and
+    /* Rows narrower than a vector, dense (rms_norm_fwd_thread): every instance (16-bit 1, 2, 3,
+     * 4, 6 columns, f32 1..3; the others take the tiles), row counts just past the tiny forward's and
      * not multiples of a thread's rows, so partial groups at both ends; any first boundary (the
      * congruent and one-element passes move the base: groups from a later row, or element by
      * element where no row starts on a boundary). */
@@ -896,9 +896,9 @@ int main(int argc, char **argv) {
     static const int64_t kThreadNq[] = {1, 2, 3, 5, 6, 7};
     /* ... and rows of several vectors a thread, which take it only with full CTAs on every SM
      * (select.c FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM, 384): rows enough for more than that on
-     * this device, odd so that the last group is partial (3.1M elements at 7 columns on 132 SMs) */
+     * this device, odd so that the last group is partial (2.6M elements at 6 columns on 132 SMs) */
     const int64_t kThreadBigM[] = {8 * (int64_t)(384 + 32) * info.sm_count + 5};
-    static const int64_t kThreadBigN[] = {3, 5, 6, 7};
+    static const int64_t kThreadBigN[] = {3, 6};
     /* Tiny problems (rmsnorm_tiny.cu): every instance (1 to 8 columns per lane), teams of 1 to 32
      * lanes, one row to the most rows one backward CTA holds (4 per team of 1-32 columns: 4096
      * rows of 1), forwards of one CTA to several; any alignment (the misaligned pass), and just

@@ -1298,15 +1298,19 @@ static void test_tile_forward(void) {
       {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 186}, /* 3 waves */
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
       /* rows narrower than a vector: a thread's rows where they are one vector (n divides it), at
-       * any count past the tiny forward's; where they are several, with full CTAs on every SM
-       * (405489 x 7: 50688 groups of 8 rows, 384 on each of 132 SMs), else the tiles */
+       * any count past the tiny forward's; where they are three, with 1.5 CTAs on every SM
+       * (405489 x 3: 50688 groups of 8 rows, 384 on each of 132 SMs), else the tiles; 5 and 7
+       * vectors a thread never */
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
       {116265, 1, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 192, 768}, /* every SM a CTA */
       {1500, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 32, 128}, /* test_tiny_picks */
       {3000, 4, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 32, 64},
       {486416, 3, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
-      {405489, 7, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
-      {405488, 7, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 308},
+      {405489, 3, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
+      {405488, 3, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 768},
+      {1048576, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 530}, /* 7 vectors */
+      {1048576, 5, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 795},
+      {202745, 6, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 1024}, /* 4 rows */
       {12785, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 32, 25},
       {65536, 6, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 128, 125},
       {1000000, 3, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 256, 1024},
