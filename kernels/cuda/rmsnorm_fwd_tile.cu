@@ -10,6 +10,9 @@
  *       registers per lane, sums, and writes y over s in the tile; the tile goes out as vectors
  *       the same way it came in.
  *
+ *   rms_norm_fwd_thread<T, NC, FUSED>  rows of NC < one vector's columns: a thread owns the
+ *       consecutive rows whose elements are whole vectors of the run (at the kernel, below).
+ *
  * Why: for rows of a few to a few hundred bytes that are not whole 16-byte vectors, every
  * row-based kernel reads element by element (a row's start is not a vector boundary), and for
  * rows narrower than a vector its lanes idle; the memory system then sees 2-4-byte requests, and
