@@ -190,15 +190,6 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
   }
 }
 
-/* Rows narrower than a 16-byte vector (select.c fwd_thread): a thread owns G = V::N / gcd(NC, V::N)
- * consecutive rows, whose NC * G elements are NV = NC * G / V::N whole vectors of one contiguous
- * run, so each tensor is read and written as a copy kernel would (16-byte accesses, no shared
- * memory, no barrier: the tile's round trip through shared memory and its two barriers were the
- * time of these problems, a few microseconds each; kernels/RESULTS.md). Threads' groups start at
- * row i0 - G + g*G where i0 (0 <= i0 < G) is the first row whose start is a 16-byte boundary;
- * the partial groups at either end, or every group where no row starts on a boundary (an even
- * width at an odd element offset), go element by element. The per-row arithmetic is the tile's
- * (one lane per row: columns summed in order), so a row's bits do not depend on the kernel. */
 /* Element e of a vector as T, and set from T (16-bit values packed two per word, element 2i in
  * the low half of word i, as Vec keeps them). */
 template <typename T> __device__ __forceinline__ T get_elem(const Vec<T> &v, int e) {
@@ -218,6 +209,17 @@ template <typename T> __device__ __forceinline__ void set_elem(Vec<T> &v, int e,
 
 __host__ __device__ constexpr int fwd_thread_gcd(int a, int b) { return b == 0 ? a : fwd_thread_gcd(b, a % b); }
 
+/* Rows narrower than a 16-byte vector (select.c fwd_thread): a thread owns G = V::N / gcd(NC, V::N)
+ * consecutive rows, whose NC * G elements are NV = NC * G / V::N whole vectors of one contiguous
+ * run. One vector (NC divides V::N) is read and written straight, as a copy kernel would; more
+ * (NV = 3: the instances) go through the warp's own shared memory, so that every global access is
+ * a warp's 512 contiguous bytes (below). No CTA barrier: the tile's round trip through shared
+ * memory and its two barriers were much of the time of these problems (kernels/RESULTS.md).
+ * Threads' groups start at row i0 - G + g*G where i0 (0 <= i0 < G) is the first row whose start
+ * is a 16-byte boundary; the partial groups at either end, or every group where no row starts on
+ * a boundary (an even width at an odd element offset), go element by element. The per-row
+ * arithmetic is the tile's with one lane a row (columns summed in order): the same bits by
+ * construction. */
 template <typename T, int NC, bool FUSED>
 __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(const FwdParams p) {
   using V = Vec<T>;
