@@ -223,7 +223,7 @@ typedef enum {
                                        weight in registers, one pass (row-packed) */
   FUSEDNORM_KERNEL_FWD_THREAD = 12, /* rms_norm_fwd_thread: rows narrower than a 16-byte vector in dense
                                        congruent tensors, a thread owning the rows of whole vectors
-                                       (no shared memory; row-packed) */
+                                       (no CTA barrier; row-packed) */
   FUSEDNORM_KERNEL_COUNT_ = 13
 } fusednorm_kernel;
 

@@ -672,8 +672,9 @@ static int fwd_thread(const ctx *c, fusednorm_launch *l) {
   /* A thread's rows are a serial chain (their sums, the division of a width that is not a power
    * of two, rstd's square root): where they are more than one vector (n does not divide the
    * vector) they pay only with enough warps on every SM to cover it; with fewer, the tiles' team
-   * per row won (H200 2026-11-28, against the tiles: bf16 12785 x 7 0.69x, 300007 x 7 0.87x
-   * (1.1 CTAs of 256 an SM); 486416 x 3 1.09x (1.8), 1048576 x 7 1.12x (3.9); kernels/RESULTS.md). */
+   * per row won (H200 2026-11-28, against the tiles, measured while 7 columns still ran here:
+   * bf16 12785 x 7 0.69x, 4096 x 3 0.80x, 300007 x 7 0.87x at 1.1 CTAs of 256 an SM; 486416 x 3
+   * 1.09x at 1.8; kernels/RESULTS.md). */
   if (n * g > c->vec && groups < (int64_t)FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM * c->d->sm_count) return 0;
   threads = min64(FN_FWD_THREAD_THREADS, max64(32, ceil_div(groups, c->d->sm_count) / 32 * 32));
   if (ceil_div(groups, threads) > INT_MAX) return 0; /* no row loop */
