@@ -187,9 +187,9 @@ static inline int64_t fn_fwd_tile_smem(int64_t n, int64_t rows, int x_size) {
 #define FN_FWD_THREAD_THREADS 256
 #define FN_FWD_THREAD_MAX_VECS 3
 static inline int fn_fwd_thread_rows(int64_t n, int vec) {
-  int a = (int)n, b = vec;
-  while (b) { const int t = a % b; a = b; b = t; }
-  return vec / a;
+  /* vec / gcd(n, vec): vec is a power of two, so the gcd is n's lowest set bit, at most vec */
+  const int64_t low = n & -n;
+  return vec / (int)(low < vec ? low : vec);
 }
 
 /* Lanes of a team that sums by xor shuffles within a warp: the smallest power of two >= x, at

@@ -207,8 +207,6 @@ template <typename T> __device__ __forceinline__ void set_elem(Vec<T> &v, int e,
   }
 }
 
-__host__ __device__ constexpr int fwd_thread_gcd(int a, int b) { return b == 0 ? a : fwd_thread_gcd(b, a % b); }
-
 /* Rows narrower than a 16-byte vector (select.c fwd_thread): a thread owns G = V::N / gcd(NC, V::N)
  * consecutive rows, whose NC * G elements are NV = NC * G / V::N whole vectors of one contiguous
  * run. One vector (NC divides V::N) is read and written straight, as a copy kernel would; more
@@ -224,7 +222,7 @@ template <typename T, int NC, bool FUSED>
 __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(const FwdParams p) {
   using V = Vec<T>;
   constexpr int VN = V::N;
-  constexpr int G = VN / fwd_thread_gcd(NC, VN); /* rows a thread owns */
+  constexpr int G = VN / ((NC & -NC) < VN ? (NC & -NC) : VN); /* rows a thread owns (fn_fwd_thread_rows) */
   constexpr int E = G * NC;                      /* their elements */
   constexpr int NV = E / VN;                     /* their vectors */
   static_assert(NC < VN && E % VN == 0, "rows narrower than a vector");
