@@ -191,7 +191,8 @@ fusednorm_status launch(const void *kernel, const fusednorm_launch &l, void *par
   cfg.dynamicSmemBytes = l.smem_bytes;
   cfg.stream = stream;
   cudaLaunchAttribute attr[1];
-  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT || (l.dw_in_kernel && l.grid > 1)) {
+  if (l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT || (l.dw_in_kernel && l.grid > 1) ||
+      (l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.cluster == 1)) {
     /* all CTAs co-resident: they wait for each other (one CTA summing dw waits for none) */
     attr[0].id = cudaLaunchAttributeCooperative;
     attr[0].val.cooperative = 1;
@@ -339,11 +340,26 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   if (plan.kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
     fn::FwdWideParams k = {};
     fwd_params(k, p, a, layout);
-    k.cluster = plan.cluster; k.chunk = (int)plan.chunk;
+    k.cluster = plan.ctas_per_row; k.chunk = (int)plan.chunk;
+    k.grid_sum = plan.cluster == 1;
     /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add) */
     k.staged = (int)(plan.smem_bytes / ((size_t)plan.block_threads * 16 * (fused ? 2 : 1)));
-    return launch(fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0), plan, &k, stream,
-                  "rms_norm_fwd_wide launch");
+    const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0);
+    fusednorm_device_info info;
+    if (k.grid_sum && kernel != nullptr &&
+        (device_info(-1, &info) != FUSEDNORM_OK ||
+         !co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))) {
+      /* The grid sum needs every CTA resident; where the compiled kernel's occupancy says
+       * otherwise (a device shared with other work), AUTO runs the generic forward and a forced
+       * WIDE answers that its family cannot run the problem here. */
+      if (p->mode != FUSEDNORM_MODE_AUTO) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      fusednorm_problem q = *p;
+      q.mode = FUSEDNORM_MODE_MULTI_WAVE_RELOAD;
+      st = make_plan(&q, 0, -1, layout, &plan);
+      if (st != FUSEDNORM_OK) return st;
+    } else {
+      return launch(kernel, plan, &k, stream, "rms_norm_fwd_wide launch");
+    }
   }
   fn::FwdParams k = {};
   fwd_params(k, p, a, layout);

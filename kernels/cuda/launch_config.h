@@ -268,6 +268,13 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
  * every SM a second CTA's loads while one waits at the cluster barrier. */
 #define FN_FWD_WIDE_MAX_THREADS 512
 #define FN_FWD_WIDE_MIN_CTAS 2
+/* CTAs per SM of the wide forward where the code has no clusters (compute capability < 9.0): the
+ * row's CTAs sum through global memory across a cooperative grid (rmsnorm_fwd_wide.cu
+ * grid_push_sum), all resident at once. */
+#define FN_FWD_WIDE_GRID_CTAS_PER_SM 1
+/* Whole vectors every CTA of such a row keeps at least: a congruent row's head-split interior then
+ * still gives each CTA one, whose first word of y carries the CTA's partial sum. */
+#define FN_FWD_WIDE_GRID_MIN_TAIL_VECS 2
 /* Registers of every instance: the launch bound caps them at 64 (ptxas, nvcc 13.0, sm_90a: 54-56
  * at S = 1, 64 at S = 2, 56-64 at S = 4, no spills). */
 #define FN_FWD_WIDE_REGS 64

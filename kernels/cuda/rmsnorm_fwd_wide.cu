@@ -157,10 +157,75 @@ __device__ __forceinline__ float cluster_push_sum(float v, int cl, int crank, in
 #endif
 }
 
+/* Without clusters (the plan's `grid_sum`: compute capability < 9.0, where the plan sizes the
+ * grid to be co-resident and launches it cooperatively) a row's CTAs are `cl` consecutive ones and
+ * their partial sums meet in global memory, in the row's own y: each CTA's thread 0 stores its
+ * partial (fp32 bits) into the first 4-byte-aligned word of its own chunk's first slot of y
+ * (grid_slot), a grid-wide barrier follows, and warp 0 of every CTA of the row loads the cl
+ * partials (through L2: a peer SM wrote them) and sums them in one fixed order (lane-strided, then
+ * the xor tree), so every CTA gets the same bits. y is free scratch there: the CTA that owns that
+ * slot has already loaded its x (and r) into registers (thread 0's first cached slot; y may be x
+ * or r in place), and it writes that slot's y only after the next barrier (HeldSlot), when every
+ * peer has read the partial. One barrier per row, one more at the end. The plan guarantees every
+ * CTA a chunk of at least one whole vector (select.c fwd_wide), so the word lies inside it. */
+template <typename T> __device__ __forceinline__ float *grid_slot(T *y, int col) {
+  return reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(y + col) + 3) & ~uintptr_t(3));
+}
+
+/* Thread 0's first slot of y, held back while it carries the partial (see grid_slot). */
+template <typename T> struct HeldSlot {
+  Vec<T> v;
+  T *row;
+  int col, lim, al;
+};
+
+template <bool AL, typename T> __device__ __forceinline__ void flush_held(HeldSlot<T> &h) {
+  if (threadIdx.x == 0 && h.row != nullptr) {
+    st_slot<AL>(h.row, h.v, h.col, h.lim, h.al != 0);
+    h.row = nullptr;
+  }
+}
+
+/* Every thread of the CTA calls it (grid-wide barrier inside). `y` is the row's y, `c0` the first
+ * column of this CTA's chunk and `c0_of_0` that of rank 0 (the chunks `chunk` columns apart). */
+template <bool AL, typename T>
+__device__ __forceinline__ float grid_push_sum(float v, int cl, T *y, int c0, int c0_of_0, int chunk, WideRed &r,
+                                               HeldSlot<T> &held) {
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+  if ((threadIdx.x & 31) == 0) r.warp[0][threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0.0f;
+    for (int i = 0; i < (int)(blockDim.x >> 5); ++i) s += r.warp[0][i];
+    __stcg(grid_slot(y, c0), s);
+  }
+  cg::this_grid().sync();
+  flush_held<AL>(held); /* the previous row's partials are read by now */
+  if (threadIdx.x < 32) {
+    float t = 0.0f;
+    for (int k = threadIdx.x; k < cl; k += 32) t += __ldcg(grid_slot(y, c0_of_0 + k * chunk));
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) t += __shfl_xor_sync(0xffffffffu, t, off);
+    if (threadIdx.x == 0) r.all[0][0] = t;
+  }
+  __syncthreads();
+  return r.all[0][0];
+}
+
 }  // namespace
 
+/* Without clusters one CTA per SM (FN_FWD_WIDE_GRID_CTAS_PER_SM): every CTA of the grid waits at
+ * the same barrier, so a second one per SM hides nothing, and at two the barrier's registers made
+ * ptxas spill 4-80 bytes at the 64-register bound (nvcc 13.0, sm_80). */
+#if FN_HAS_CLUSTERS
+#define FN_FWD_WIDE_BOUND_CTAS FN_FWD_WIDE_MIN_CTAS
+#else
+#define FN_FWD_WIDE_BOUND_CTAS FN_FWD_WIDE_GRID_CTAS_PER_SM
+#endif
+
 template <typename T, int S, bool FUSED, bool U>
-__global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
+__global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_BOUND_CTAS)
     rms_norm_fwd_wide(const FwdWideParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -174,10 +239,22 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   constexpr bool AL = S == 4;
   constexpr int SW = PRE_W ? S : 1;
   __shared__ WideRed red;
+  __shared__ HeldSlot<T> held;
   extern __shared__ uint4 stage[];
   const int cl = p.cluster;
-  const int crank = cluster_rank();
-  cluster_push_init(red);
+  /* The partials meet in global memory (grid_push_sum) where the code has no clusters; a
+   * compile-time choice, so that neither kind of instance carries the other's registers (with a
+   * runtime flag ptxas spilled 44-104 bytes at the 64-register bound, nvcc 13.0, sm_90a). The plan
+   * agrees: it sees the compiled architecture (fusednorm_device_info.cc_major), and
+   * p.grid_sum says what it planned. */
+  constexpr bool gs = !FN_HAS_CLUSTERS;
+  if (p.grid_sum != (gs ? 1 : 0)) __trap();
+  const int crank = gs ? (int)(blockIdx.x % cl) : cluster_rank();
+  if (gs) {
+    if (threadIdx.x == 0) held.row = nullptr;
+  } else {
+    cluster_push_init(red);
+  }
   const int64_t units = gridDim.x / cl;
   static_assert(!(AL && U), "the 4-slot instance is aligned-only");
   const int cc0 = crank * p.chunk, cc1 = min(p.n, cc0 + p.chunk);
@@ -191,7 +268,14 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
   uint4 *const str = stx + (size_t)sj * blockDim.x;
   int parity = 0;
   unsigned use = 0;
-  for (int64_t row = blockIdx.x / cl; row < p.rows; row += units, parity ^= 1, ++use) {
+  /* Grid sum: every CTA passes the same number of grid barriers, one per round of `units` rows,
+   * its own row or not (the rounds while row - (its first row) < rows). */
+  for (int64_t row = blockIdx.x / cl; row - (gs ? blockIdx.x / cl : 0) < p.rows; row += units, parity ^= 1, ++use) {
+    if (gs && row >= p.rows) { /* no row this round: the barrier only */
+      cg::this_grid().sync();
+      flush_held<AL>(held);
+      continue;
+    }
     const WideRow<T> rp = wide_row<T>(p, row);
     int c0 = cc0, c1 = cc1, ecol = -1;
     if constexpr (U) {
@@ -270,9 +354,15 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       es = edge_s(rp.x, rp.r, rp.ro, ecol, FUSED);
       ss = fmaf(es, es, ss);
     }
-    /* The cluster's sum (every CTA gets the same value: the same order in every CTA). */
-    if (use == 0) cluster_push_ready(); /* the peers' mbarriers initialized */
-    const float rstd = rstd_of(cluster_push_sum(ss, cl, crank, parity, use, red), p.n, p.eps);
+    /* The cluster's or the grid's sum (every CTA gets the same value: the same order in every CTA). */
+    float total;
+    if (gs) {
+      total = grid_push_sum<AL>(ss, cl, rp.y, c0, c0 - crank * p.chunk, p.chunk, red, held);
+    } else {
+      if (use == 0) cluster_push_ready(); /* the peers' mbarriers initialized */
+      total = cluster_push_sum(ss, cl, crank, parity, use, red);
+    }
+    const float rstd = rstd_of(total, p.n, p.eps);
     if (p.rstd != nullptr && crank == 0 && threadIdx.x == 0) p.rstd[row] = rstd;
     with_llama(p.llama, [&](auto llama_c) {
       constexpr bool L = decltype(llama_c)::value;
@@ -283,7 +373,10 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
           V yv;
           if (!PRE_W) load_weight<N>(wv[0], p.w, p.w_dtype, p.offset, col, c1, alw);
           normalize_slot<T, L>(yv, xv[k], wv[PRE_W ? k : 0], rstd);
-          st_slot<AL>(rp.y, yv, col, c1, al);
+          if (k == 0 && gs && threadIdx.x == 0) /* it holds this CTA's partial until the next barrier */
+            held = HeldSlot<T>{yv, rp.y, col, c1, al ? 1 : 0};
+          else
+            st_slot<AL>(rp.y, yv, col, c1, al);
         }
       }
       /* The staged slots B at a time, their weights loaded first (an L2 round trip per batch, not
@@ -316,7 +409,12 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_MIN_CTAS)
       if (U && ecol >= 0) edge_y<T, L>(rp.y, ecol, es, rstd, p.w, p.w_dtype, p.offset, p.n);
     });
   }
-  if (use == 0) cluster_push_ready(); /* a CTA without rows still waits once, as it arrived once */
+  if (gs) {
+    cg::this_grid().sync(); /* the last row's partials read */
+    flush_held<AL>(held);
+  } else if (use == 0) {
+    cluster_push_ready(); /* a CTA without rows still waits once, as it arrived once */
+  }
 }
 
 template <typename T, int S, bool U>

@@ -116,7 +116,9 @@ struct FwdWideParams {
   int64_t rows;
   int n, w_dtype;
   float offset, eps;
-  int cluster, chunk;
+  int cluster, chunk;          /* CTAs a row, columns a CTA */
+  int grid_sum;                /* 1: the row's CTAs are not a cluster; their sum meets in global
+                                  memory across a cooperative grid (rmsnorm_fwd_wide.cu grid_push_sum) */
   int staged;                  /* slots per thread past the registers staged in shared memory */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama;

@@ -321,6 +321,22 @@
  *   16.2 us wide against 13.4 generic (H100, 17:27 UTC). */
 #define FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS 65536
 #define FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS 2048
+/* AUTO forward without clusters (compute capability < 9.0, or a build whose code for this device
+ * has none): the wide forward's grid sum (a cooperative grid, one grid-wide barrier a round of
+ * rows and one at the end) for rows of at least FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS slots with at
+ * most a quarter as many rows as SMs, or FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS with at most a third;
+ * else what ran before (one CTA a row: generic or persistent). Measured on an H200 running the
+ * compute_80 PTX (the plan seeing cc 8.0, 132 SMs), 2026-11-28 12:45 UTC, bench.py cold, us, old
+ * AUTO vs the grid sum, rows 1-100 x n 8192-1048576, bf16 and f32, plain and fused
+ * (tools/bench/results/grid_sum_fwd_h200_2026-11-28): the grid sum costs ~9 us at the least
+ * (the barriers and the cooperative launch; one CTA a row ran 4.9-7 us there), so it lost at
+ * <= 4096 slots but for the fused add (bf16 1-17 x 32768 1.08-1.13x, not taken); at 8192 slots
+ * (bf16 n 65536, f32 32768) 1.21-1.65x up to 17 rows, 0.94-1.18x at 40, 0.89-0.97x at 66; at 16384
+ * (f32 65536) 1.61-2.60x up to 17 rows, 0.94-1.18x at 40; from 32768 (bf16 262144, f32 131072 and
+ * wider) 1.16-1.66x at 40 rows, 0.89-1.12x at 66, 0.77-0.88x at 100; 1 x 1048576 bf16 146.0 ->
+ * 12.7 us, f32 258.0 -> 13.7. */
+#define FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS 8192
+#define FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS 32768
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
 #define FN_DW_SMEM_MAX (96 * 1024)
@@ -844,6 +860,31 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
   return 1;
 }
 
+/* The wide forward's CTAs that a cooperative grid holds at once where there are no clusters. */
+static int64_t fwd_wide_grid_resident(const ctx *c) {
+  return (int64_t)c->d->sm_count * FN_FWD_WIDE_GRID_CTAS_PER_SM;
+}
+
+/* CTAs a row of the wide forward without clusters (the grid sum, rmsnorm_fwd_wide.cu
+ * grid_push_sum: one grid-wide barrier a round of rows): the fewest that hold the row in
+ * registers and stage (`per_cta` slots each; never more than the grid holds: the rest of a chunk
+ * is streamed), which sets the rows a round; then as many more as spread those rows over the
+ * co-resident grid while each CTA keeps FN_FWD_WIDE_MIN_SPREAD_SLOTS. Every CTA
+ * keeps at least two whole vectors of the row (FN_FWD_WIDE_GRID_MIN_TAIL_VECS), where the kernel
+ * puts its partial sum. 0 where fewer than two CTAs would do. */
+static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
+  const int64_t resident = fwd_wide_grid_resident(c);
+  const int64_t hold = min64(resident, max64(2, ceil_div(c->slots, per_cta)));
+  const int64_t units = min64(c->p->rows, resident / hold); /* rows a round */
+  int64_t cl = max64(hold, min64(resident / units, c->slots / FN_FWD_WIDE_MIN_SPREAD_SLOTS));
+  while (cl >= 2 && c->p->n - (cl - 1) * fn_cluster_chunk(c->p->n, (int)cl, c->vec) <
+                        (int64_t)FN_FWD_WIDE_GRID_MIN_TAIL_VECS * c->vec)
+    --cl;
+  if (cl < 2) return 0;
+  *out = (int)cl;
+  return 1;
+}
+
 /* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
  * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs), each CTA's chunk in registers at up to
  * 4 slots per thread (plain aligned rows with n a multiple of the vector width; else 2: the
@@ -861,6 +902,7 @@ static int fwd_generic(const ctx *c, fusednorm_launch *l, int reload) {
  * kernels/cuda/README.md. Every CTA gets a non-empty chunk. */
 static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
+  const int grid_sum = maxcl < 2; /* no clusters: the row's CTAs sum across a cooperative grid */
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
   /* whole-vector slots (aligned rows, or the head-split interior) can be staged by 16-byte copies */
   const int stage = c->aligned || c->congruent;
@@ -868,18 +910,22 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   const int64_t per_cta =
       (int64_t)FN_FWD_WIDE_MAX_THREADS *
       (spt_max + (stage ? fn_fwd_wide_stage_per_thread(c->d, FN_FWD_WIDE_MAX_THREADS, slot_bytes) : 0));
-  const int64_t resident =
-      (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_REGS, 0);
   const int64_t rows = c->p->rows;
   int cl = 2, threads, s;
   int64_t chunk, chunk_slots;
-  if (maxcl < 2 || c->slots < 2) return 0;
-  while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
-  if (rows * cl <= resident) {
-    while (2 * cl <= maxcl && rows * 2 * cl <= resident && ceil_div(c->slots, 2 * cl) >= FN_FWD_WIDE_MIN_SPREAD_SLOTS)
-      cl *= 2;
-  } else if (3 * rows * cl < 4 * resident) {
-    while (cl > 2 && rows * cl > resident) cl /= 2;
+  if (c->slots < 2) return 0;
+  if (grid_sum) {
+    if (!fwd_wide_grid_ctas(c, per_cta, &cl)) return 0;
+  } else {
+    const int64_t resident =
+        (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_REGS, 0);
+    while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
+    if (rows * cl <= resident) {
+      while (2 * cl <= maxcl && rows * 2 * cl <= resident && ceil_div(c->slots, 2 * cl) >= FN_FWD_WIDE_MIN_SPREAD_SLOTS)
+        cl *= 2;
+    } else if (3 * rows * cl < 4 * resident) {
+      while (cl > 2 && rows * cl > resident) cl /= 2;
+    }
   }
   chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
   while (cl > 2 && (cl - 1) * chunk >= c->p->n) {
@@ -893,7 +939,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   }
   plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, threads);
   l->ctas_per_row = cl;
-  l->cluster = cl;
+  l->cluster = grid_sum ? 1 : cl;
   l->chunk = chunk;
   l->slots_per_thread = s;
   if (stage && chunk_slots > (int64_t)s * threads) {
@@ -905,7 +951,8 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
     if (!c->fused || want <= cap) l->smem_bytes = (size_t)(min64(want, cap) * threads * slot_bytes);
   }
   l->unaligned = c->congruent && !c->aligned && s <= 2; /* the S = 4 instance is aligned-only */
-  l->grid = min64(rows, INT_MAX / cl) * cl;
+  /* the grid sum's rounds: as many rows at once as the co-resident CTAs hold */
+  l->grid = min64(rows, (grid_sum ? fwd_wide_grid_resident(c) : INT_MAX) / cl) * cl;
   return 1;
 }
 
@@ -943,8 +990,12 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
       return FUSEDNORM_OK;
   }
-  /* Fewer rows than SMs (FN_AUTO_FWD_WIDE_*). */
-  if (c->p->rows < c->d->sm_count &&
+  /* Fewer rows than SMs: without clusters FN_AUTO_FWD_WIDE_GRID_*, with them FN_AUTO_FWD_WIDE_*. */
+  if (fn_fwd_wide_max_cluster(c->d->cc_major) < 2) {
+    if (slots >= FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS &&
+        (slots >= FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS ? 3 : 4) * c->p->rows <= c->d->sm_count && fwd_wide(c, l))
+      return FUSEDNORM_OK;
+  } else if (c->p->rows < c->d->sm_count &&
       (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS
            ? 2 * c->p->rows < c->d->sm_count || slots >= FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
            : c->xs == 2 && slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count &&
@@ -957,7 +1008,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
                 : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS ||
                       (slots >= FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS &&
                        c->p->rows >= (int64_t)FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM * c->d->sm_count)) &&
-      fwd_wide(c, l) && fwd_wide_holds(c, l))
+      fwd_wide(c, l) && l->cluster > 1 && fwd_wide_holds(c, l)) /* a grid barrier a round of rows: not here */
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;

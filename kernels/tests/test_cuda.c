@@ -306,9 +306,8 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   } while (0)
   fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_F32);
   p.has_residual = 1, p.mode = mode;
-  /* A forced mode names one family per direction; where the forward's cannot run (the wide
-   * forward below compute capability 9.0) the captured forward runs in AUTO and the backward keeps
-   * the forced family. */
+  /* A forced mode names one family per direction; where the forward's cannot run the captured
+   * forward runs in AUTO and the backward keeps the forced family. */
   fusednorm_problem pf = p;
   {
     const fusednorm_layout al = {1, 1, 0};
@@ -643,16 +642,19 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     if (o->quick && (sh.variants <= 0 || sh.variants > 3)) sh.variants = 3;
     list[n++] = sh;
   }
-  /* The forced forward is the cluster kernel wherever the device has clusters (else unsupported):
-   * a section that silently ran another kernel would test nothing. */
+  /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
+   * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
+   * that silently ran another kernel would test nothing. */
   for (int i = 0; i < n; ++i) {
     fusednorm_problem p = fusednorm_problem_init(list[i].rows, list[i].n, FUSEDNORM_BF16, FUSEDNORM_BF16);
     const fusednorm_layout al = {1, 1, 0};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
     const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
-    const int want = info->cc_major >= 9 && list[i].n > 8;
-    if (want ? st != FUSEDNORM_OK || l.kernel != FUSEDNORM_KERNEL_FWD_WIDE : st != FUSEDNORM_ERR_MODE_UNSUPPORTED) {
+    const int clusters = info->cc_major >= 9;
+    const int want = clusters ? list[i].n > 8 : list[i].n >= 6 * 8;
+    if (want ? st != FUSEDNORM_OK || l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || (l.cluster > 1) != clusters
+             : st != FUSEDNORM_ERR_MODE_UNSUPPORTED) {
       printf("FAIL [cuda/wide-fwd] plan of forced wide %lldx%lld bf16: status %d kernel %s\n", (long long)list[i].rows,
              (long long)list[i].n, (int)st, st == FUSEDNORM_OK ? fusednorm_kernel_name(l.kernel) : "-");
       ++planfail;
@@ -660,8 +662,8 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   }
   failed += planfail != 0;
   if (info->cc_major < 9)
-    printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, every forced wide forward must answer "
-           "MODE_UNSUPPORTED (then runs in AUTO)\n", info->cc_major, info->cc_minor);
+    printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
+           "(a cooperative grid)\n", info->cc_major, info->cc_minor);
   static const struct { fusednorm_mode mode; int misalign; const char *name; } kRuns[] = {
       {FUSEDNORM_MODE_WIDE, OFFS_NONE, "cuda/wide-fwd/wide"},
       {FUSEDNORM_MODE_WIDE, OFFS_ONE, "cuda/wide-fwd/wide/misaligned"},
@@ -794,8 +796,9 @@ int main(int argc, char **argv) {
   }
   if (wide_fwd) {
     failed = wide_fwd_section(&c, &b, &o, &info);
-    /* the wide forward captured into a graph with the wide backward (clusters: cc >= 9.0) */
-    if (info.cc_major >= 9) failed += graph_check(c.stream, 17, 262144, FUSEDNORM_MODE_WIDE, o.seed ? o.seed : 0x5eed) != 0;
+    /* the wide forward captured into a graph with the wide backward (below compute capability 9.0
+     * both cooperative grids: the grid sum and the split-row backward) */
+    failed += graph_check(c.stream, 17, 262144, FUSEDNORM_MODE_WIDE, o.seed ? o.seed : 0x5eed) != 0;
     cudaStreamDestroy(c.stream);
     printf("test_cuda --wide-fwd: %s\n", failed ? "FAILED" : "OK");
     return failed ? 1 : 0;

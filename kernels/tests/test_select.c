@@ -266,26 +266,41 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   /* rows split over CTAs */
   CHECK(l->cluster >= 1 && l->grid % l->cluster == 0 &&
             (l->kernel != FUSEDNORM_KERNEL_FWD_WIDE || (l->cluster & (l->cluster - 1)) == 0) &&
-            l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? fn_fwd_wide_max_cluster(d->cc_major) : FN_MAX_CLUSTER),
+            l->cluster <= (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE ? (fn_fwd_wide_max_cluster(d->cc_major) > 1 ? fn_fwd_wide_max_cluster(d->cc_major) : 1) : FN_MAX_CLUSTER),
         "%s: %s", what, s);
   CHECK(l->cluster == 1 || (d->cc_major >= 9 && l->ctas_per_row == l->cluster &&
                             (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC || l->kernel == FUSEDNORM_KERNEL_FWD_WIDE)),
         "%s: a cluster before compute capability 9.0 or outside the cluster kernels: %s", what, s);
   CHECK(l->cluster <= 8 || d->cc_major == 9 || d->cc_major == 10, "%s: a non-portable cluster: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
-    /* a cluster of >= 2 CTAs; the chunk streamed beyond the registers only at the widest CTA */
-    CHECK(l->cluster >= 2, "%s: %s", what, s);
+    /* >= 2 CTAs a row; the chunk streamed beyond the registers only at the widest CTA */
+    const int cl = l->ctas_per_row;
+    CHECK(cl >= 2, "%s: %s", what, s);
     CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
                                 l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
           "%s: chunk streamed below the widest CTA: %s", what, s);
-    CHECK(l->grid == (p->rows < INT_MAX / l->cluster ? p->rows : INT_MAX / l->cluster) * l->cluster,
-          "%s: one cluster per row: %s", what, s);
-    /* two CTAs per SM (the launch bound's registers): a 16-CTA cluster fits 8 SMs */
-    CHECK(2 * FN_FWD_WIDE_MAX_THREADS * FN_FWD_WIDE_REGS <= d->regs_per_sm &&
-              2 * FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm,
-          "%s: %s", what, s);
+    if (fn_fwd_wide_max_cluster(d->cc_major) >= 2) {
+      CHECK(l->cluster == cl, "%s: a cluster a row where the device has clusters: %s", what, s);
+      CHECK(l->grid == (p->rows < INT_MAX / cl ? p->rows : INT_MAX / cl) * cl, "%s: one cluster per row: %s", what, s);
+      /* two CTAs per SM (the launch bound's registers): a 16-CTA cluster fits 8 SMs */
+      CHECK(2 * FN_FWD_WIDE_MAX_THREADS * FN_FWD_WIDE_REGS <= d->regs_per_sm &&
+                2 * FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm,
+            "%s: %s", what, s);
+    } else {
+      /* no clusters: the grid sum, a cooperative grid of whole rows' CTAs, all resident (one an
+       * SM), each CTA's chunk at least two whole vectors (its partial's word in y) */
+      const int64_t resident = (int64_t)d->sm_count * FN_FWD_WIDE_GRID_CTAS_PER_SM;
+      CHECK(l->cluster == 1, "%s: a cluster without clusters: %s", what, s);
+      CHECK(l->grid % cl == 0 && l->grid <= resident && l->grid == (p->rows < resident / cl ? p->rows : resident / cl) * cl,
+            "%s: the grid sum's grid not co-resident rows of CTAs: %s", what, s);
+      CHECK(p->n - (int64_t)(cl - 1) * l->chunk >= (int64_t)FN_FWD_WIDE_GRID_MIN_TAIL_VECS * vec,
+            "%s: the last CTA's chunk below two vectors: %s", what, s);
+      CHECK(FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm, "%s: %s", what, s);
+    }
   }
-  CHECK(l->ctas_per_row == 1 || l->cluster > 1 || l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT, "%s: %s", what, s);
+  CHECK(l->ctas_per_row == 1 || l->cluster > 1 || l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ||
+            l->kernel == FUSEDNORM_KERNEL_FWD_WIDE,
+        "%s: %s", what, s);
   CHECK(l->chunk % vec == 0 || l->ctas_per_row == 1, "%s: %s", what, s);
   CHECK((int64_t)l->ctas_per_row * l->chunk >= p->n && (int64_t)(l->ctas_per_row - 1) * l->chunk < p->n,
         "%s: chunks do not cover the row: %s", what, s);
@@ -442,13 +457,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1x262144 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c6 k1 g102 s4 ch43696 sm57344 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 131x32768 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c54 k1 g108 s4 ch19420 sm49152 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd congruent 4000x2881 bf16 */
     "bwd_row/persistent t96 r1 c1 k1 g540 s4 ch2881 sm25992 st0/0 w1 dw1 P540 ws6222976 u1", /* A100-80GB auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fused fwd congruent 32768x2887 bf16 */
@@ -479,13 +494,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch1048576 sm0 st0/0 w0 dw0 P72 ws301989904", /* A10 auto bwd 256x1048576 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1x262144 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c7 k1 g70 s4 ch37456 sm49152 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd misaligned 131x32768 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c72 k1 g72 s4 ch14564 sm32768 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g360 s4 ch2881 sm11552 st0/0 w1 dw1 P360 ws4148656", /* A10 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fused fwd congruent 32768x2887 bf16 */
@@ -516,13 +531,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
     "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/1 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1x262144 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c8 k1 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd misaligned 131x32768 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c71 k1 g142 s4 ch14772 sm32768 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g710 s4 ch2881 sm11552 st0/0 w1 dw1 P710 ws8182056", /* L40S auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fused fwd congruent 32768x2887 bf16 */
@@ -553,13 +568,13 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/1 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g1 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1x262144 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch262144 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 17x262144 bf16 */
+    "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1x262144 bf16 */
+    "fwd_wide/wide t512 r1 c7 k1 g119 s4 ch37456 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 64x131072 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g17 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 131x32768 bf16 */
-    "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g7 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c64 k1 g128 s4 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g640 s4 ch2881 sm11552 st0/0 w1 dw1 P640 ws7375376", /* RTX4090 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fused fwd congruent 32768x2887 bf16 */
@@ -1442,6 +1457,98 @@ static void test_wide_fwd_picks(void) {
   check_wide_picks(k, sizeof k / sizeof k[0]);
 }
 
+/* AUTO's wide forward without clusters (the grid sum, select.c FN_AUTO_FWD_WIDE_GRID_*): on every
+ * device of the table seen without clusters (its compute capability 8.0: a pre-Hopper GPU, or a
+ * build with only compute_80 PTX), over rows 1 .. SMs and widths around both thresholds, both
+ * dtypes, plain and fused, aligned and congruent: the forward is the wide kernel exactly where the
+ * rule says, and its plan is the grid sum. Then the cases of the H200 grid that set it (run from
+ * compute_80 PTX, 132 SMs, 2026-11-28 12:45 UTC; ratio old AUTO / grid sum): each side of it. */
+static void test_wide_grid_picks(void) {
+  static const int64_t kN[] = {16384, 32768, 65535, 65536, 131072, 262144, 262147, 1048576};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent};
+  int d, li, ni, xi, fused, wide = 0, other = 0;
+  for (d = 0; d < NDEV; ++d) {
+    fusednorm_device_info dev = kDevices[d].d;
+    const int64_t sm = dev.sm_count;
+    const int64_t rows[] = {1, sm / 4, sm / 4 + 1, sm / 3, sm / 3 + 1, sm - 1};
+    size_t ri;
+    dev.cc_major = 8, dev.cc_minor = 0;
+    for (li = 0; li < 2; ++li)
+      for (ri = 0; ri < sizeof rows / sizeof rows[0]; ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (fused = 0; fused < 2; ++fused) {
+              const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+              const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
+              fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
+              fusednorm_launch a;
+              int want;
+              p.has_residual = fused;
+              if (fusednorm_select_launch(&p, 0, &dev, lays[li], &a) != FUSEDNORM_OK) {
+                CHECK(0, "%s cc 8.0 %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
+                continue;
+              }
+              want = slots >= 8192 && (slots >= 32768 ? 3 : 4) * p.rows <= sm;
+              CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want && (want ? a.cluster == 1 : 1),
+                    "%s cc 8.0 %lldx%lld %s%s layout %d: AUTO %s (cluster %d), want %s", kDevices[d].name,
+                    (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "", li,
+                    fusednorm_kernel_name(a.kernel), a.cluster, want ? "the grid sum" : "not wide");
+              check_plan(&p, 0, lays[li], &a, &dev, "grid-sum pick");
+              wide += want, other += !want;
+            }
+  }
+  CHECK(wide > 100 && other > 100, "%d grid-sum and %d other plans checked", wide, other);
+  /* Forced WIDE over every narrow width (where the CTAs' chunks are fewest vectors and the last
+   * one's remainder smallest): runs from six vectors a row, never below three, and every plan
+   * keeps each CTA two vectors (check_plan). */
+  for (d = 0; d < NDEV; ++d)
+    for (xi = 0; xi < 2; ++xi)
+      for (ni = 1; ni <= 3000; ++ni) {
+        fusednorm_device_info dev = kDevices[d].d;
+        const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+        const int64_t vec = fn_vec_elems(x);
+        fusednorm_problem p = fusednorm_problem_init(1 + ni % 3, ni, x, x);
+        fusednorm_launch a;
+        fusednorm_status st;
+        dev.cc_major = 8, dev.cc_minor = 0;
+        p.mode = FUSEDNORM_MODE_WIDE;
+        st = fusednorm_select_launch(&p, 0, &dev, lays[ni % 2], &a);
+        CHECK(ni >= 6 * vec ? st == FUSEDNORM_OK : ni < 3 * vec ? st == FUSEDNORM_ERR_MODE_UNSUPPORTED : 1,
+              "%s cc 8.0 forced wide %lldx%d %s: status %d", kDevices[d].name, (long long)p.rows, ni,
+              fusednorm_dtype_name(x), (int)st);
+        if (st == FUSEDNORM_OK) check_plan(&p, 0, lays[ni % 2], &a, &dev, "forced grid sum");
+      }
+  {
+    static const struct { int64_t rows, n; fusednorm_dtype x; int fused, wide; } kH200[] = {
+        {17, 65536, FUSEDNORM_BF16, 0, 1},  /* 14.5 -> 11.7 us */
+        {17, 65536, FUSEDNORM_BF16, 1, 1},  /* 16.4 -> 12.6 */
+        {40, 65536, FUSEDNORM_BF16, 1, 0},  /* 17.8 vs 17.1: 1.04x, within noise of the rule */
+        {66, 65536, FUSEDNORM_BF16, 0, 0},  /* 15.8 vs 17.1 */
+        {40, 262144, FUSEDNORM_BF16, 0, 1}, /* 43.2 -> 37.2 */
+        {66, 262144, FUSEDNORM_BF16, 1, 0}, /* 63.6 vs 71.5 */
+        {100, 262144, FUSEDNORM_F32, 0, 0}, /* 103.0 vs 117.1 */
+        {1, 32768, FUSEDNORM_BF16, 0, 0},   /* 6.8 vs 9.0 */
+        {17, 32768, FUSEDNORM_F32, 0, 1},   /* 13.7 -> 11.3 */
+        {40, 65536, FUSEDNORM_F32, 1, 0},   /* 27.1 vs 28.9 */
+        {1, 1048576, FUSEDNORM_F32, 0, 1},  /* 258.0 -> 13.7 */
+    };
+    fusednorm_device_info h200 = kDevices[5].d;
+    size_t i;
+    CHECK(!strcmp(kDevices[5].name, "H200"), "kDevices[5] is %s", kDevices[5].name);
+    h200.cc_major = 8, h200.cc_minor = 0;
+    for (i = 0; i < sizeof kH200 / sizeof kH200[0]; ++i) {
+      fusednorm_problem p = fusednorm_problem_init(kH200[i].rows, kH200[i].n, kH200[i].x, kH200[i].x);
+      fusednorm_launch a;
+      p.has_residual = kH200[i].fused;
+      CHECK(fusednorm_select_launch(&p, 0, &h200, &kAligned, &a) == FUSEDNORM_OK &&
+                (a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == kH200[i].wide,
+            "H200 at cc 8.0 %lldx%lld %s%s: AUTO %s, measured %s", (long long)p.rows, (long long)p.n,
+            fusednorm_dtype_name(p.x_dtype), p.has_residual ? " fused" : "", fusednorm_kernel_name(a.kernel),
+            kH200[i].wide ? "faster as the grid sum" : "slower as the grid sum");
+    }
+  }
+}
+
 /* The wide forward's shared-memory stage (select.c fwd_wide), on every device with clusters, WIDE
  * forced over few rows of 16K-1M columns, odd widths, both dtypes, plain and fused, each layout:
  *   - only whole-vector slots are staged (aligned or congruent rows), never beyond what the
@@ -1454,7 +1561,8 @@ static void test_wide_fwd_picks(void) {
  * against clusters of 16 streaming), the fused 20 x 1025354 not staged (0.90x staged). */
 /* AUTO's wide forward for many rows (select.c FN_AUTO_FWD_WIDE_MANY_*), on every device of the
  * table and both row layouts it can stage: with at least as many rows as SMs, AUTO's forward is
- * the wide kernel exactly where the rule says (plain, >= 1.5 rows a SM, >= 12288 slots or >= 8192
+ * the wide kernel exactly where the rule says (clusters: without them a grid barrier a round of
+ * rows; plain, >= 1.5 rows a SM, >= 12288 slots or >= 8192
  * from 7 rows a SM, the forced wide plan holding its whole chunk in registers and stage), and every
  * such plan reads nothing twice. Then the H100 cases of the grid that set it, each measured. */
 static void test_wide_many_rows(void) {
@@ -1484,7 +1592,7 @@ static void test_wide_many_rows(void) {
               if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
-              want = holds && 2 * p.rows >= 3 * sm &&
+              want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && 2 * p.rows >= 3 * sm &&
                      (fused ? kN[ni] >= 48000 : slots >= 12288 || (slots >= 8192 && p.rows >= 7 * sm));
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
@@ -1862,9 +1970,19 @@ static void test_forced(void) {
                     case FUSEDNORM_MODE_WIDE: {
                       fn_split_geom g;
                       const int split = bwd && w && fn_split_bwd(p.rows, p.n, p.x_dtype, 1, 0, 0, !al && cg, dv, &g);
-                      /* the forward: clusters only; the backward: the split-row kernel, else clusters */
-                      must_run = split || (dv->cc_major >= 9 && slots >= 2);
-                      must_not = !split && (dv->cc_major < 9 || slots < 2);
+                      /* the forward: clusters, else the grid sum where two CTAs keep two vectors
+                       * each (n >= 6 vectors always does, n < 3 never); the backward: the
+                       * split-row kernel, else clusters */
+                      if (bwd) {
+                        must_run = split || (dv->cc_major >= 9 && slots >= 2);
+                        must_not = !split && (dv->cc_major < 9 || slots < 2);
+                      } else if (dv->cc_major >= 9) {
+                        must_run = slots >= 2;
+                        must_not = slots < 2;
+                      } else {
+                        must_run = p.n >= 6 * vec;
+                        must_not = p.n < 3 * vec;
+                      }
                       break;
                     }
                     default: break;
@@ -2102,6 +2220,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_picks();
   test_wide_fwd_stage();
   test_wide_many_rows();
+  test_wide_grid_picks();
   test_two_slot_bwd();
   test_split16_bwd();
   test_split_chunk();
