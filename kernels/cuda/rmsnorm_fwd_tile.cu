@@ -261,15 +261,6 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
     if (rs >= rows) return;
   }
 
-  /* The weight's bits, loaded ahead of the rows' loads and converted after them (below): loaded
-   * after them, or behind a branch, they go out only once the rows have landed, a second memory
-   * round trip. Without a weight, the bits of x's first columns (x holds a row at least), ignored:
-   * no branch around the loads. */
-  const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16, has_w = p.w != nullptr;
-  uint32_t wb[NC];
-#pragma unroll
-  for (int c = 0; c < NC; ++c) wb[c] = has_w && w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(has_w ? p.w : p.x, c);
-
   V sv[NV];
   if constexpr (NV > 1) {
     V xv[NV], rv[NV];
@@ -333,9 +324,15 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
   }
 
   float wv[NC];
+  {
+    const bool w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16, has_w = p.w != nullptr;
+    uint32_t wb[NC];
 #pragma unroll
-  for (int c = 0; c < NC; ++c)
-    wv[c] = w32 ? wbits_eff<true>(wb[c], has_w, false, p.offset) : wbits_eff<false>(wb[c], has_w, wbf16, p.offset);
+    for (int c = 0; c < NC; ++c) wb[c] = !has_w ? 0u : w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(p.w, c);
+#pragma unroll
+    for (int c = 0; c < NC; ++c)
+      wv[c] = w32 ? wbits_eff<true>(wb[c], has_w, false, p.offset) : wbits_eff<false>(wb[c], has_w, wbf16, p.offset);
+  }
 
   float rstd[G];
   with_llama(p.llama, [&](auto llama_c) {
