@@ -105,7 +105,9 @@ typedef enum {
                                             kernels/cuda/README.md) the tiny kernels, any layout */
   FUSEDNORM_MODE_WIDE = 5,               /* a row split over several CTAs. Forward: a thread-block
                                             cluster of 2-16 CTAs per row (compute capability >= 9.0,
-                                            rows of >= 2 vector slots; elsewhere unsupported).
+                                            rows of >= 2 vector slots); without clusters CTAs of a
+                                            cooperative grid whose partial sums meet in y (rows of
+                                            >= 6 vectors; below 3 unsupported).
                                             Backward: the split-row kernel (a weight; the row in <= SMs
                                             chunks of <= 4 slots per thread, a ring of >= 2 rows in
                                             shared memory), else a thread-block cluster (compute
@@ -210,7 +212,9 @@ typedef enum {
   FUSEDNORM_KERNEL_BWD_GENERIC = 5, /* rms_norm_bwd: any layout and width; also the cluster kernel */
   FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
   FUSEDNORM_KERNEL_FWD_WIDE = 7,    /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
-                                       of squares through distributed shared memory (wide forward) */
+                                       of squares through distributed shared memory (wide forward);
+                                       without clusters (plan cluster 1) over CTAs of a cooperative
+                                       grid, the partials through y and a grid-wide barrier */
   FUSEDNORM_KERNEL_FWD_TILE = 8,    /* rms_norm_fwd_tile: tiles of whole consecutive rows of dense
                                        row tensors read and written as one contiguous run of 16-byte
                                        vectors (narrow rows that are not whole vectors; row-packed) */
@@ -271,8 +275,9 @@ typedef struct {
   fusednorm_kernel kernel;   /* the kernel family that runs */
   int block_threads;         /* threads per CTA */
   int rows_per_cta;          /* row-packed: rows (teams) per CTA; else 1 */
-  int ctas_per_row;          /* CTAs sharing a row: the cluster size or the split-row kernel's
-                                column chunks; else 1 */
+  int ctas_per_row;          /* CTAs sharing a row: the cluster size, the split-row kernel's
+                                column chunks, or the wide forward's CTAs a row without
+                                clusters; else 1 */
   int cluster;               /* thread-block cluster size (1: none; > 1 needs cc >= 9.0) */
   int64_t grid;              /* CTAs launched */
   int vec_elems;             /* elements per 16-byte vector slot */
