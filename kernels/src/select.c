@@ -273,34 +273,37 @@
  * kernel's 3409. The threshold (>= 32K columns) is not a measured crossover.
  * With as many rows as SMs or more, see FN_AUTO_FWD_WIDE_MANY_*. */
 #define FN_AUTO_FWD_WIDE_MIN_SLOTS 4096
-/* AUTO forward with at least 1.5 times as many rows as SMs: the wide forward (its chunks staged in
- * shared memory, kernels/RESULTS.md "The wide forward's stage in shared memory") for plain rows of
- * at least FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS slots, or FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS with at
- * least FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM rows a SM, whose slots it can stage (aligned or
- * congruent rows); else the generic forward (a persistent grid, the columns beyond its registers
- * read again). Measured on grids of both (tools/bench/results/wide_many_rows_2026-11-28: H100 SXM,
- * rows 132-4096 x n 12288-577174, bf16 and f32, plain and fused, cold; H200, rows 132-400 x n
- * 49152-577174; kernels/RESULTS.md "The wide forward for many rows"): at >= 12288 slots and >= 200
- * rows every plain case 0.99-1.33x generic's time in the wide kernel's favour (H100 bf16 400 x
- * 262144 1.33x, f32 400 x 98303 1.32x; H200 bf16 400 x 215342 1.32x, f32 400 x 109347 1.30x),
- * taken where the wide plan holds its whole chunk on chip (fwd_wide_holds); at
- * exactly as many rows as SMs (one wave of the generic kernel's CTAs) H200 0.89-1.08x, so not
- * there; at 8192 slots 0.95-1.08x up to 528 rows, 1.08-1.18x from 1024 (7.75 a SM); at 6144 slots
- * and 1024 rows 0.96-1.06x. The wide kernel without its stage lost to the generic one on such
- * rows (f32 285 x 48879 141 vs 79 us, bf16 512 x 262144 315 vs 302; kernels/RESULTS.md, the table
- * of AUTO's thresholds).
- * The fused add from FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS columns (a width, not slots: both
- * dtypes cross there). On the H100 grid above (before the cluster sum was pushed) the wide kernel
- * lost below it (bf16 12288-32768 columns 0.71-1.01x, f32 0.90-1.07x, mostly below 1) and was
- * 0.96-1.15x from 49152 columns; with the sum pushed (no barrier per row) it led on every fused
- * case of a grid of its own but one (H200, 2026-11-28 03:15 UTC, bench.py AUTO (generic) vs forced
- * wide, GB/s ratio wide / generic, cold and hot: bf16 200-3167 rows x 48540 1.01-1.12x, x 98304
- * 1.06-1.13x, 200 x 369199 1.04x, 1500 x 369199 0.96-0.97x; f32 200 and 1465 x 48879 1.04-1.09x, x
- * 93854 1.07-1.09x; tools/bench/results/auto_wide_rules_h200_2026-11-28), and the sweep of that day
- * had it 1.06-1.18x on fp16 265 x 48540, 3167 x 62359 and f32 1465 x 93854. */
-#define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 12288
-#define FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS 8192
-#define FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM 7
+/* AUTO forward with more rows than SMs: the wide forward (its chunks staged in shared memory,
+ * kernels/RESULTS.md "The wide forward's stage in shared memory") for plain rows of at least
+ * FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS slots and fused rows of at least
+ * FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS columns, whose slots it can stage (aligned or congruent
+ * rows) and hold whole (fwd_wide_holds); else the generic forward (a persistent grid, the columns
+ * beyond its registers read again).
+ * - Plain rows, H200 2026-11-28 13:07 UTC (tools/bench/results/wide_rows_h200_2026-11-28: rows 140,
+ *   200, 288, 400, 530 x n 8195-65536, fp16 and f32, bench.py cold, AUTO vs forced wide in one
+ *   run): against the aligned generic forward the wide one was faster in all 21 cases, 1.08-1.27x
+ *   (geomean 1.17x; fp16 x 49000 (6125 slots) 1.12-1.22x, f32 x 24576 (6144) 1.08-1.20x, fp16 x
+ *   65536 (8192) 1.12-1.20x, f32 140 x 65536 1.27x), and against the head-split one 1.07-1.11x at
+ *   8097 slots (f32 x 32390) but 0.96-1.04x at 4048-4097. The threshold lies between 4097 and 6125
+ *   slots; 6000 is not a measured crossover. An H100 grid (rows 132-4096, 2026-11-28,
+ *   tools/bench/results/wide_many_rows_2026-11-28) had been 0.95-1.08x at 8192 slots up to 528
+ *   rows and 0.96-1.06x at 6144 slots and 1024 rows, and 0.99-1.33x from 12288 slots; the rule
+ *   cannot tell the two GPUs apart (both 132 SMs, cc 9.0), and the H100's losses there were within
+ *   5%.
+ * - Not at exactly as many rows as SMs or fewer: there the generic forward's CTAs are one whole wave
+ *   (H200 0.89-1.08x at >= 12288 slots), while just past it (140 rows) the wide one led by
+ *   1.16-1.27x plain and 1.03-1.25x fused.
+ * - The fused add from FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS columns (a width, not slots: both
+ *   dtypes cross there). On the H100 grid above (before the cluster sum was pushed) the wide kernel
+ *   lost below it (bf16 12288-32768 columns 0.71-1.01x, f32 0.90-1.07x, mostly below 1) and was
+ *   0.96-1.15x from 49152 columns; with the sum pushed (no barrier per row) it led on every fused
+ *   case of a grid of its own but one (H200, 2026-11-28 03:15 UTC, bench.py AUTO (generic) vs
+ *   forced wide, GB/s ratio wide / generic, cold and hot: bf16 200-3167 rows x 48540 1.01-1.12x, x
+ *   98304 1.06-1.13x, 200 x 369199 1.04x, 1500 x 369199 0.96-0.97x; f32 200 and 1465 x 48879
+ *   1.04-1.09x, x 93854 1.07-1.09x; tools/bench/results/auto_wide_rules_h200_2026-11-28), and the
+ *   sweep of that day had it 1.06-1.18x on fp16 265 x 48540, 3167 x 62359 and f32 1465 x 93854;
+ *   below it, at 140-530 rows x 24576 columns, 1.02-1.07x (13:07 UTC above), not taken. */
+#define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 6000
 #define FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS 48000
 /* Measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
  * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
@@ -1003,11 +1006,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
       fwd_wide(c, l))
     return FUSEDNORM_OK;
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*). */
-  if (c->congruent && 2 * c->p->rows >= 3 * (int64_t)c->d->sm_count &&
-      (c->fused ? c->p->n >= FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS
-                : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS ||
-                      (slots >= FN_AUTO_FWD_WIDE_MANY_ROWS_MIN_SLOTS &&
-                       c->p->rows >= (int64_t)FN_AUTO_FWD_WIDE_MANY_ROWS_PER_SM * c->d->sm_count)) &&
+  if (c->congruent && c->p->rows > c->d->sm_count &&
+      (c->fused ? c->p->n >= FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS) &&
       fwd_wide(c, l) && l->cluster > 1 && fwd_wide_holds(c, l)) /* a grid barrier a round of rows: not here */
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
