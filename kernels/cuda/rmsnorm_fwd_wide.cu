@@ -167,7 +167,8 @@ __device__ __forceinline__ float cluster_push_sum(float v, int cl, int crank, in
  * slot has already loaded its x (and r) into registers (thread 0's first cached slot; y may be x
  * or r in place), and it writes that slot's y only after the next barrier (HeldSlot), when every
  * peer has read the partial. One barrier per row, one more at the end. The plan guarantees every
- * CTA a chunk of at least one whole vector (select.c fwd_wide), so the word lies inside it. */
+ * CTA at least one whole vector of the row (select.c fwd_wide_grid_ctas), so the word lies inside
+ * thread 0's first slot. */
 template <typename T> __device__ __forceinline__ float *grid_slot(T *y, int col) {
   return reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(y + col) + 3) & ~uintptr_t(3));
 }
