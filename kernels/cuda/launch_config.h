@@ -163,9 +163,9 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
 #define FN_FWD_TILE_THREADS 256
 #define FN_FWD_TILE_SLOTS 2
 #define FN_FWD_TILE_MIN_CTAS 5 /* <= 48 registers (ptxas, nvcc 13.0): no spills in the 48
-                                  instances on sm_90a and sm_100, 8 bytes in one on sm_80 and
-                                  sm_120 (f32, fused, 3 columns a lane); at 6 CTAs (40 registers)
-                                  sm_90a spilled 16-32 bytes in 10 of them */
+                                  instances on sm_80, sm_90a and sm_100, 8 bytes in one on sm_120
+                                  (f32, fused, 3 columns a lane); at 6 CTAs (40 registers) sm_90a
+                                  spilled 16-32 bytes in 10 of them */
 #define FN_FWD_TILE_ROWS_PER_THREAD 4 /* a tile of rows of a few elements is rows-bound, not bytes-bound */
 #define FN_FWD_TILE_MAX_COLS 8
 static inline int fn_fwd_tile_lanes(int64_t n) {
