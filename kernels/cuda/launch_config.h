@@ -263,7 +263,8 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
  * owns the columns [c*chunk, (c+1)*chunk) (fn_cluster_chunk), holds S = 1, 2 or 4 vector slots per
  * thread of them in registers (the rest of the chunk, where the cluster is at its largest, is
  * streamed: re-read from L2), and the CTAs' partial sums of squares meet in distributed shared
- * memory. One read of x (and r), one write of y (and residual_out): the copy's traffic.
+ * memory (without clusters: CTAs of a cooperative grid, the sums through global memory,
+ * FN_FWD_WIDE_GRID_*). One read of x (and r), one write of y (and residual_out): the copy's traffic.
  * Launch bound: FN_FWD_WIDE_MAX_THREADS threads and FN_FWD_WIDE_MIN_CTAS CTAs per SM (so at most
  * 64 registers per thread): two CTAs per SM let a 16-CTA cluster fit a GPC of 8 SMs, and give
  * every SM a second CTA's loads while one waits at the cluster barrier. */

@@ -1,12 +1,14 @@
 /*
  * rmsnorm_fwd_wide.cu — the wide forward (the WIDE mode's forward family, FUSEDNORM_KERNEL_FWD_WIDE):
  * a row split over a thread-block cluster, for few wide rows (fewer rows than SMs: one CTA per
- * row leaves most SMs idle) and rows wider than one CTA's registers. Compute capability >= 9.0
- * (clusters, distributed shared memory); the plan never launches it below (select.c fwd_wide),
- * and its cluster code traps there (FN_HAS_CLUSTERS, rmsnorm_common.cuh).
+ * row leaves most SMs idle) and rows wider than one CTA's registers. Where the code has clusters
+ * (FN_HAS_CLUSTERS, rmsnorm_common.cuh: sm_90 and later) the row's CTAs are a cluster and their
+ * sums meet in distributed shared memory; where it has none, they are consecutive CTAs of a
+ * cooperative grid and their sums meet in global memory (the grid sum, grid_push_sum below).
  *
- * Geometry (select.c fwd_wide, launch_config.h): a grid of clusters of `cluster` CTAs, one cluster
- * per row (grid-stride beyond 2^31 CTAs); CTA rank c owns the columns [c*chunk, (c+1)*chunk), chunk
+ * Geometry (select.c fwd_wide, launch_config.h): `cluster` CTAs a row (p.cluster: the plan's
+ * ctas_per_row), one cluster per row (grid-stride beyond 2^31 CTAs; the grid sum: as many rows
+ * at once as one CTA an SM holds, in rounds); CTA rank c owns the columns [c*chunk, (c+1)*chunk), chunk
  * a multiple of the vector width so that every CTA's slots start aligned where the row does. Thread
  * t owns the slots t, t + T, t + 2T, ... of its chunk (T = blockDim.x): the first S in registers
  * (loaded with the weight before the reduction), the rest (only where the plan's cluster is at its
@@ -17,7 +19,8 @@
  * residual_out by the CTA owning the column), ss = the fp32 sum of s^2 in a fixed order: each
  * thread over its slots in order (cached, then streamed; elements in order), the warp's xor tree,
  * the CTA's warps in order, the cluster's CTAs in rank order (cluster_push_sum: each CTA's
- * partial stored into every CTA's shared memory); rstd = 1/sqrt(ss/n + eps) (true division and
+ * partial stored into every CTA's shared memory; the grid sum: lane-strided over the row's CTAs
+ * in warp 0, then its xor tree, grid_push_sum); rstd = 1/sqrt(ss/n + eps) (true division and
  * sqrtf), written once per row by rank 0; y = RN(s*rstd*w_eff) or, LLAMA, RN(RN(s*rstd)*w_eff).
  * The order depends on the plan (cluster size, threads, slots per thread), i.e. on the shape,
  * dtype and device figures only: bitwise deterministic run to run, but not bitwise equal to

@@ -889,7 +889,8 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
 }
 
 /* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
- * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs), each CTA's chunk in registers at up to
+ * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs; without clusters over CTAs of a
+ * cooperative grid, sized by fwd_wide_grid_ctas instead of the rules below), each CTA's chunk in registers at up to
  * 4 slots per thread (plain aligned rows with n a multiple of the vector width; else 2: the
  * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads, and where
  * the slots are whole vectors (aligned or congruent rows) as many more as the shared memory of two
