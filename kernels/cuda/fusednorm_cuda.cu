@@ -337,29 +337,30 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
   if (st != FUSEDNORM_OK) return st;
 
   const bool fused = p->has_residual != 0;
-  if (plan.kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
+  /* At most twice: a grid-sum plan that cannot run is planned again once, without it. */
+  for (int again = 0; plan.kernel == FUSEDNORM_KERNEL_FWD_WIDE; ++again) {
     fn::FwdWideParams k = {};
     fwd_params(k, p, a, layout);
     k.cluster = plan.ctas_per_row; k.chunk = (int)plan.chunk;
     k.grid_sum = plan.cluster == 1;
     /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add) */
     k.staged = (int)(plan.smem_bytes / ((size_t)plan.block_threads * 16 * (fused ? 2 : 1)));
-    const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0);
+    const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0, k.grid_sum);
     fusednorm_device_info info;
-    if (k.grid_sum && kernel != nullptr &&
-        (device_info(-1, &info) != FUSEDNORM_OK ||
-         !co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))) {
-      /* The grid sum needs every CTA resident; where the compiled kernel's occupancy says
-       * otherwise (a device shared with other work), AUTO runs the generic forward and a forced
-       * WIDE answers that its family cannot run the problem here. */
-      if (p->mode != FUSEDNORM_MODE_AUTO) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
-      fusednorm_problem q = *p;
-      q.mode = FUSEDNORM_MODE_MULTI_WAVE_RELOAD;
-      st = make_plan(&q, 0, -1, layout, &plan);
-      if (st != FUSEDNORM_OK) return st;
-    } else {
+    st = device_info(-1, &info);
+    if (st != FUSEDNORM_OK) return st;
+    if (!k.grid_sum || kernel == nullptr ||
+        co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))
       return launch(kernel, plan, &k, stream, "rms_norm_fwd_wide launch");
-    }
+    /* The grid sum needs every CTA resident; where the compiled kernel's occupancy says otherwise
+     * (a device shared with other work), AUTO runs the cluster plan where the code has clusters
+     * (a forced WIDE's plan there), else the generic forward; a forced WIDE answers that its
+     * family cannot run the problem here. */
+    if (p->mode != FUSEDNORM_MODE_AUTO || again > 0) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    fusednorm_problem q = *p;
+    q.mode = fn_fwd_wide_max_cluster(info.cc_major) >= 2 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD;
+    st = make_plan(&q, 0, -1, layout, &plan);
+    if (st != FUSEDNORM_OK) return st;
   }
   fn::FwdParams k = {};
   fwd_params(k, p, a, layout);

@@ -1,10 +1,12 @@
 /*
  * rmsnorm_fwd_wide.cu — the wide forward (the WIDE mode's forward family, FUSEDNORM_KERNEL_FWD_WIDE):
  * a row split over a thread-block cluster, for few wide rows (fewer rows than SMs: one CTA per
- * row leaves most SMs idle) and rows wider than one CTA's registers. Where the code has clusters
- * (FN_HAS_CLUSTERS, rmsnorm_common.cuh: sm_90 and later) the row's CTAs are a cluster and their
- * sums meet in distributed shared memory; where it has none, they are consecutive CTAs of a
- * cooperative grid and their sums meet in global memory (the grid sum, grid_push_sum below).
+ * row leaves most SMs idle) and rows wider than one CTA's registers. The row's CTAs are a cluster
+ * and their sums meet in distributed shared memory (FN_HAS_CLUSTERS, rmsnorm_common.cuh: sm_90
+ * and later), or (GS) they are consecutive CTAs of a cooperative grid and their sums meet in
+ * global memory (the grid sum, grid_push_sum below): always where the code has no clusters, and
+ * where it has them for a few very wide rows, whose clusters of at most 16 CTAs would leave most
+ * SMs idle (select.c FN_AUTO_FWD_WIDE_GRID_CL_*).
  *
  * Geometry (select.c fwd_wide, launch_config.h): `cluster` CTAs a row (p.cluster: the plan's
  * ctas_per_row), one cluster per row (grid-stride beyond 2^31 CTAs; the grid sum: as many rows
@@ -160,8 +162,8 @@ __device__ __forceinline__ float cluster_push_sum(float v, int cl, int crank, in
 #endif
 }
 
-/* Without clusters (the plan's `grid_sum`: compute capability < 9.0, where the plan sizes the
- * grid to be co-resident and launches it cooperatively) a row's CTAs are `cl` consecutive ones and
+/* The grid sum (GS, the plan's `grid_sum`: cluster 1; the plan sizes the grid to be co-resident
+ * and it is launched cooperatively): a row's CTAs are `cl` consecutive ones and
  * their partial sums meet in global memory, in the row's own y: each CTA's thread 0 stores its
  * partial (fp32 bits) into the first 4-byte-aligned word of its own chunk's first slot of y
  * (grid_slot), a grid-wide barrier follows, and warp 0 of every CTA of the row loads the cl
@@ -219,18 +221,9 @@ __device__ __forceinline__ float grid_push_sum(float v, int cl, T *y, int c0, in
 
 }  // namespace
 
-/* Without clusters one CTA per SM (FN_FWD_WIDE_GRID_CTAS_PER_SM): every CTA of the grid waits at
- * the same barrier, so a second one per SM hides nothing, and at two the barrier's registers made
- * ptxas spill 4-80 bytes at the 64-register bound (nvcc 13.0, sm_80). */
-#if FN_HAS_CLUSTERS
-#define FN_FWD_WIDE_BOUND_CTAS FN_FWD_WIDE_MIN_CTAS
-#else
-#define FN_FWD_WIDE_BOUND_CTAS FN_FWD_WIDE_GRID_CTAS_PER_SM
-#endif
-
-template <typename T, int S, bool FUSED, bool U>
-__global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_BOUND_CTAS)
-    rms_norm_fwd_wide(const FwdWideParams p) {
+/* The body of rms_norm_fwd_wide (below): GS, the grid sum, or the cluster's. */
+template <typename T, int S, bool FUSED, bool U, bool GS>
+__device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   /* The cached slots' fp32 weight loaded with x (its latency hidden behind the reduction) where
@@ -246,13 +239,8 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_BOUND_CTA
   __shared__ HeldSlot<T> held;
   extern __shared__ uint4 stage[];
   const int cl = p.cluster;
-  /* The partials meet in global memory (grid_push_sum) where the code has no clusters; a
-   * compile-time choice, so that neither kind of instance carries the other's registers (with a
-   * runtime flag ptxas spilled 44-104 bytes at the 64-register bound, nvcc 13.0, sm_90a). The plan
-   * agrees: it sees the compiled architecture (fusednorm_device_info.cc_major), and
-   * p.grid_sum says what it planned. */
-  constexpr bool gs = !FN_HAS_CLUSTERS;
-  if (p.grid_sum != (gs ? 1 : 0)) __trap();
+  constexpr bool gs = GS;
+  if (p.grid_sum != (gs ? 1 : 0)) __trap(); /* the launcher picked the instance the plan named */
   const int crank = gs ? (int)(blockIdx.x % cl) : cluster_rank();
   if (gs) {
     if (threadIdx.x == 0) held.row = nullptr;
@@ -421,35 +409,61 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_BOUND_CTA
   }
 }
 
-template <typename T, int S, bool U>
-static const void *fwd_wide_kernel_s(bool fused) {
-  if constexpr (S == 4)
-    return fused || U ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false>);
-  else
-    return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true, U>)
-                 : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false, U>);
+/* The instances compiled for real: the grid sum (GS) everywhere but its one-slot instances where
+ * there are clusters (the plan takes the grid sum there only for rows of 80000 slots and more, at
+ * two or four slots a thread: select.c FN_AUTO_FWD_WIDE_GRID_CL_*), the cluster's only where there
+ * are clusters. The others trap: the plan never names them. */
+template <int S, bool GS> __device__ constexpr bool fwd_wide_compiled() {
+  return GS ? !(FN_HAS_CLUSTERS && S == 1) : FN_HAS_CLUSTERS != 0;
 }
 
-template <typename T, bool U>
+/* The partials meet in global memory (the grid sum, GS) or in the cluster's shared memory: a
+ * template flag, so that neither kind of instance carries the other's registers (with a runtime
+ * flag ptxas spilled 44-104 bytes at the 64-register bound, nvcc 13.0, sm_90a). The grid sum runs
+ * one CTA per SM (FN_FWD_WIDE_GRID_CTAS_PER_SM): every CTA of the grid waits at the same barrier,
+ * so a second one per SM hides nothing, and at two the barrier's registers made ptxas spill 4-80
+ * bytes at the 64-register bound (nvcc 13.0, sm_80). p.grid_sum says which the plan made. */
+template <typename T, int S, bool FUSED, bool U, bool GS>
+__global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, GS ? FN_FWD_WIDE_GRID_CTAS_PER_SM : FN_FWD_WIDE_MIN_CTAS)
+    rms_norm_fwd_wide(const FwdWideParams p) {
+  if constexpr (fwd_wide_compiled<S, GS>()) fwd_wide_row_loop<T, S, FUSED, U, GS>(p);
+  else __trap();
+}
+
+template <typename T, int S, bool U, bool GS>
+static const void *fwd_wide_kernel_s(bool fused) {
+  if constexpr (S == 4)
+    return fused || U ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false, GS>);
+  else
+    return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true, U, GS>)
+                 : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false, U, GS>);
+}
+
+template <typename T, bool U, bool GS>
 static const void *fwd_wide_kernel_for(int spt, bool fused) {
   switch (spt) {
-    case 1: return fwd_wide_kernel_s<T, 1, U>(fused);
-    case 2: return fwd_wide_kernel_s<T, 2, U>(fused);
-    case 4: return fwd_wide_kernel_s<T, 4, U>(fused);
+    case 1: return fwd_wide_kernel_s<T, 1, U, GS>(fused);
+    case 2: return fwd_wide_kernel_s<T, 2, U, GS>(fused);
+    case 4: return fwd_wide_kernel_s<T, 4, U, GS>(fused);
   }
   return nullptr;
 }
 
-template <typename T>
+template <typename T, bool GS>
 static const void *fwd_wide_kernel_u(int spt, bool fused, bool unaligned) {
-  return unaligned ? fwd_wide_kernel_for<T, true>(spt, fused) : fwd_wide_kernel_for<T, false>(spt, fused);
+  return unaligned ? fwd_wide_kernel_for<T, true, GS>(spt, fused) : fwd_wide_kernel_for<T, false, GS>(spt, fused);
 }
 
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned) {
+template <typename T>
+static const void *fwd_wide_kernel_g(int spt, bool fused, bool unaligned, bool grid_sum) {
+  return grid_sum ? fwd_wide_kernel_u<T, true>(spt, fused, unaligned) : fwd_wide_kernel_u<T, false>(spt, fused, unaligned);
+}
+
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_wide_kernel_u<float>(spt, fused, unaligned);
-    case FUSEDNORM_F16: return fwd_wide_kernel_u<__half>(spt, fused, unaligned);
-    case FUSEDNORM_BF16: return fwd_wide_kernel_u<__nv_bfloat16>(spt, fused, unaligned);
+    case FUSEDNORM_F32: return fwd_wide_kernel_g<float>(spt, fused, unaligned, grid_sum);
+    case FUSEDNORM_F16: return fwd_wide_kernel_g<__half>(spt, fused, unaligned, grid_sum);
+    case FUSEDNORM_BF16: return fwd_wide_kernel_g<__nv_bfloat16>(spt, fused, unaligned, grid_sum);
   }
   return nullptr;
 }

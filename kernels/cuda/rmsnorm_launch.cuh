@@ -141,8 +141,9 @@ const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused);
 const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, bool unaligned, bool lean);
 /* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
  * the fused add; `unaligned`: the head-split instance for congruent rows) and 4 (aligned rows, n a
- * multiple of the vector width, no fused add); NULL otherwise. */
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned);
+ * multiple of the vector width, no fused add); `grid_sum`: the instance whose CTAs sum across a
+ * cooperative grid, else across a cluster (the plan's cluster == 1 or > 1); NULL otherwise. */
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum);
 /* The flat-tile forward (rmsnorm_fwd_tile.cu) for dense narrow rows: `cols` (1..FN_FWD_TILE_MAX_COLS)
  * columns per lane, with or without the fused add; NULL otherwise. */
 const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);

@@ -107,7 +107,9 @@ typedef enum {
                                             cluster of 2-16 CTAs per row (compute capability >= 9.0,
                                             rows of >= 2 vector slots); without clusters CTAs of a
                                             cooperative grid whose partial sums meet in y (rows of
-                                            >= 6 vectors; below 3 unsupported).
+                                            >= 6 vectors; below 3 unsupported). AUTO also takes that
+                                            grid sum where there are clusters, for a few very wide
+                                            rows (kernels/cuda/README.md).
                                             Backward: the split-row kernel (a weight; the row in <= SMs
                                             chunks of <= 4 slots per thread, a ring of >= 2 rows in
                                             shared memory), else a thread-block cluster (compute
@@ -213,8 +215,9 @@ typedef enum {
   FUSEDNORM_KERNEL_BWD_SPLIT = 6,   /* rms_norm_bwd_split: a row over several CTAs, cooperative grid */
   FUSEDNORM_KERNEL_FWD_WIDE = 7,    /* rms_norm_fwd_wide: a row over a thread-block cluster, partial sums
                                        of squares through distributed shared memory (wide forward);
-                                       without clusters (plan cluster 1) over CTAs of a cooperative
-                                       grid, the partials through y and a grid-wide barrier */
+                                       or (plan cluster 1: always without clusters, and AUTO's few
+                                       very wide rows with them) over CTAs of a cooperative grid,
+                                       the partials through y and a grid-wide barrier */
   FUSEDNORM_KERNEL_FWD_TILE = 8,    /* rms_norm_fwd_tile: tiles of whole consecutive rows of dense
                                        row tensors read and written as one contiguous run of 16-byte
                                        vectors (narrow rows that are not whole vectors; row-packed) */
@@ -276,8 +279,8 @@ typedef struct {
   int block_threads;         /* threads per CTA */
   int rows_per_cta;          /* row-packed: rows (teams) per CTA; else 1 */
   int ctas_per_row;          /* CTAs sharing a row: the cluster size, the split-row kernel's
-                                column chunks, or the wide forward's CTAs a row without
-                                clusters; else 1 */
+                                column chunks, or the wide forward's CTAs a row in its
+                                grid sum (cluster 1); else 1 */
   int cluster;               /* thread-block cluster size (1: none; > 1 needs cc >= 9.0) */
   int64_t grid;              /* CTAs launched */
   int vec_elems;             /* elements per 16-byte vector slot */

@@ -340,6 +340,20 @@
  * 12.7 us, f32 258.0 -> 13.7. */
 #define FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS 8192
 #define FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS 32768
+/* AUTO forward with clusters: the grid sum (a row over up to every SM) in place of the cluster
+ * (at most fn_fwd_wide_max_cluster CTAs a row) where the rows' largest clusters would fill at most
+ * 1 / FN_AUTO_FWD_WIDE_GRID_CL_SMS_PER_CTA of the SMs and a row moves at least
+ * FN_AUTO_FWD_WIDE_GRID_CL_MIN_SLOTS 16-byte slots in (x, and r for the fused add, counted
+ * twice). Measured on an H200 (sm_90a clusters of 16 against the grid sum of the compute_80 PTX,
+ * both AUTO's plans, 2026-11-28 14:55 UTC, bench.py cold, rows 1-66 x n 32768-1048576, bf16 and
+ * f32, plain and fused; tools/bench/results/grid_sum_hopper_h200_2026-11-28): with 1-4 rows the
+ * grid sum was 1.10-2.64x from 92000 such slots (bf16 x 736015; f32 1 x 1048576 34.0 -> 13.7 us,
+ * fused 42.5 -> 16.1; bf16 4 x 736015 17.6 -> 16.0), 0.95-1.40x at 65536-131072 (f32 x 262144:
+ * plain 1.09 / 1.03 / 0.99x at 1 / 2 / 4 rows, fused 1.40 / 1.25 / 0.99x; bf16 fused x 262144
+ * 1.01 / 0.98 / 0.95x), 0.75-0.82x below (its ~9 us floor against the cluster's ~7); with 8 rows
+ * and more (clusters on more than 64 of the 132 SMs) 0.74-1.08x, 0.90x geomean. */
+#define FN_AUTO_FWD_WIDE_GRID_CL_MIN_SLOTS 80000
+#define FN_AUTO_FWD_WIDE_GRID_CL_SMS_PER_CTA 2
 /* Streamed columns' dw (generic backward) go to shared memory up to this size; beyond it, to the
  * CTA's workspace row (L2 read-modify-write; only rows > ~48K columns without a split). */
 #define FN_DW_SMEM_MAX (96 * 1024)
@@ -889,8 +903,9 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
 }
 
 /* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
- * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs; without clusters over CTAs of a
- * cooperative grid, sized by fwd_wide_grid_ctas instead of the rules below), each CTA's chunk in registers at up to
+ * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs) or, `grid_sum` (always without
+ * clusters), over CTAs of a cooperative grid, sized by fwd_wide_grid_ctas instead of the rules
+ * below (where there are clusters, only at two slots a thread or more), each CTA's chunk in registers at up to
  * 4 slots per thread (plain aligned rows with n a multiple of the vector width; else 2: the
  * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads, and where
  * the slots are whole vectors (aligned or congruent rows) as many more as the shared memory of two
@@ -904,9 +919,8 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
  *   - otherwise (many waves) it stays.
  * A model of waves and registers, not a measured choice; the bench commands that check it are in
  * kernels/cuda/README.md. Every CTA gets a non-empty chunk. */
-static int fwd_wide(const ctx *c, fusednorm_launch *l) {
+static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
-  const int grid_sum = maxcl < 2; /* no clusters: the row's CTAs sum across a cooperative grid */
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
   /* whole-vector slots (aligned rows, or the head-split interior) can be staged by 16-byte copies */
   const int stage = c->aligned || c->congruent;
@@ -941,6 +955,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l) {
   threads = (int)max64(64, min64(FN_FWD_WIDE_MAX_THREADS, round_up(ceil_div(chunk_slots, spt_max), 32)));
   for (s = 1; s < spt_max && (int64_t)s * threads < chunk_slots; s *= 2) {
   }
+  if (grid_sum && maxcl >= 2 && s < 2) return 0; /* not compiled where there are clusters */
   plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, threads);
   l->ctas_per_row = cl;
   l->cluster = grid_sum ? 1 : cl;
@@ -978,7 +993,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     case FUSEDNORM_MODE_PERSISTENT: return fwd_persistent(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return fwd_row(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD: return fwd_generic(c, l, -1) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
-    case FUSEDNORM_MODE_WIDE: return fwd_wide(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+    case FUSEDNORM_MODE_WIDE:
+      return fwd_wide(c, l, fn_fwd_wide_max_cluster(c->d->cc_major) < 2) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     default: break;
   }
   /* AUTO. */
@@ -994,22 +1010,28 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
       return FUSEDNORM_OK;
   }
-  /* Fewer rows than SMs: without clusters FN_AUTO_FWD_WIDE_GRID_*, with them FN_AUTO_FWD_WIDE_*. */
+  /* Fewer rows than SMs: without clusters FN_AUTO_FWD_WIDE_GRID_*; with them FN_AUTO_FWD_WIDE_GRID_CL_*
+   * (the grid sum where the clusters would leave most SMs idle), then FN_AUTO_FWD_WIDE_*. */
   if (fn_fwd_wide_max_cluster(c->d->cc_major) < 2) {
     if (slots >= FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS &&
-        (slots >= FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS ? 3 : 4) * c->p->rows <= c->d->sm_count && fwd_wide(c, l))
+        (slots >= FN_AUTO_FWD_WIDE_GRID_WIDE_SLOTS ? 3 : 4) * c->p->rows <= c->d->sm_count && fwd_wide(c, l, 1))
       return FUSEDNORM_OK;
+  } else if (slots * (c->fused ? 2 : 1) >= FN_AUTO_FWD_WIDE_GRID_CL_MIN_SLOTS &&
+             c->p->rows * fn_fwd_wide_max_cluster(c->d->cc_major) * FN_AUTO_FWD_WIDE_GRID_CL_SMS_PER_CTA <=
+                 c->d->sm_count &&
+             fwd_wide(c, l, 1)) {
+    return FUSEDNORM_OK;
   } else if (c->p->rows < c->d->sm_count &&
       (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS
            ? 2 * c->p->rows < c->d->sm_count || slots >= FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
            : c->xs == 2 && slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count &&
                  !fwd_row(c, l)) &&
-      fwd_wide(c, l))
+      fwd_wide(c, l, 0))
     return FUSEDNORM_OK;
-  /* Many rows (FN_AUTO_FWD_WIDE_MANY_*). */
+  /* Many rows (FN_AUTO_FWD_WIDE_MANY_*), clusters only: a grid barrier a round of rows does not pay. */
   if (c->congruent && c->p->rows > c->d->sm_count &&
       (c->fused ? c->p->n >= FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS) &&
-      fwd_wide(c, l) && l->cluster > 1 && fwd_wide_holds(c, l)) /* a grid barrier a round of rows: not here */
+      fn_fwd_wide_max_cluster(c->d->cc_major) >= 2 && fwd_wide(c, l, 0) && fwd_wide_holds(c, l))
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;

@@ -660,6 +660,25 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
       ++planfail;
     }
   }
+  /* AUTO's grid sum: without clusters (FN_AUTO_FWD_WIDE_GRID_*) and, where the rows' clusters
+   * would fill at most half of the SMs, with them (FN_AUTO_FWD_WIDE_GRID_CL_*): 2 x 1048576 bf16
+   * on a device of 64 SMs or more; the AUTO runs below take it there. */
+  {
+    fusednorm_problem p = fusednorm_problem_init(2, 1048576, FUSEDNORM_BF16, FUSEDNORM_BF16);
+    const fusednorm_layout al = {1, 1, 0};
+    fusednorm_launch l;
+    const int maxcl = fn_fwd_wide_max_cluster(info->cc_major);
+    const int want = maxcl < 2 ? info->sm_count >= 6 : info->sm_count >= 2 * 2 * maxcl;
+    const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
+    const int gs = st == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.cluster == 1 && l.ctas_per_row >= 2;
+    if (st != FUSEDNORM_OK || (want && !gs)) {
+      printf("FAIL [cuda/wide-fwd] AUTO plan of 2x1048576 bf16 on %d SMs: status %d kernel %s, not the grid sum\n",
+             info->sm_count, (int)st, st == FUSEDNORM_OK ? fusednorm_kernel_name(l.kernel) : "-");
+      ++planfail;
+    } else {
+      printf("[cuda/wide-fwd] AUTO 2x1048576 bf16: %s\n", gs ? "the grid sum" : "not the grid sum (too few SMs)");
+    }
+  }
   failed += planfail != 0;
   if (info->cc_major < 9)
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
@@ -797,8 +816,10 @@ int main(int argc, char **argv) {
   if (wide_fwd) {
     failed = wide_fwd_section(&c, &b, &o, &info);
     /* the wide forward captured into a graph with the wide backward (below compute capability 9.0
-     * both cooperative grids: the grid sum and the split-row backward) */
+     * both cooperative grids: the grid sum and the split-row backward); then AUTO's grid sum
+     * (every device of 64 SMs or more) */
     failed += graph_check(c.stream, 17, 262144, FUSEDNORM_MODE_WIDE, o.seed ? o.seed : 0x5eed) != 0;
+    failed += graph_check(c.stream, 2, 1048576, FUSEDNORM_MODE_AUTO, o.seed ? o.seed : 0x5eed) != 0;
     cudaStreamDestroy(c.stream);
     printf("test_cuda --wide-fwd: %s\n", failed ? "FAILED" : "OK");
     return failed ? 1 : 0;

@@ -279,16 +279,18 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
                                 l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
           "%s: chunk streamed below the widest CTA: %s", what, s);
-    if (fn_fwd_wide_max_cluster(d->cc_major) >= 2) {
-      CHECK(l->cluster == cl, "%s: a cluster a row where the device has clusters: %s", what, s);
+    if (l->cluster > 1) {
+      CHECK(l->cluster == cl, "%s: a cluster a row: %s", what, s);
       CHECK(l->grid == (p->rows < INT_MAX / cl ? p->rows : INT_MAX / cl) * cl, "%s: one cluster per row: %s", what, s);
       /* two CTAs per SM (the launch bound's registers): a 16-CTA cluster fits 8 SMs */
       CHECK(2 * FN_FWD_WIDE_MAX_THREADS * FN_FWD_WIDE_REGS <= d->regs_per_sm &&
                 2 * FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm,
             "%s: %s", what, s);
     } else {
-      /* no clusters: the grid sum, a cooperative grid of whole rows' CTAs, all resident (one an
-       * SM), each CTA's chunk at least two whole vectors (its partial's word in y) */
+      /* the grid sum (always without clusters): a cooperative grid of whole rows' CTAs, all
+       * resident (one an SM), each CTA's chunk at least two whole vectors (its partial's word in
+       * y); where there are clusters only AUTO's, at two or four slots a thread (the instances
+       * compiled there) */
       const int64_t resident = (int64_t)d->sm_count * FN_FWD_WIDE_GRID_CTAS_PER_SM;
       CHECK(l->cluster == 1, "%s: a cluster without clusters: %s", what, s);
       CHECK(l->grid % cl == 0 && l->grid <= resident && l->grid == (p->rows < resident / cl ? p->rows : resident / cl) * cl,
@@ -296,6 +298,10 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(p->n - (int64_t)(cl - 1) * l->chunk >= (int64_t)FN_FWD_WIDE_GRID_MIN_TAIL_VECS * vec,
             "%s: the last CTA's chunk below two vectors: %s", what, s);
       CHECK(FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm, "%s: %s", what, s);
+      if (fn_fwd_wide_max_cluster(d->cc_major) >= 2) {
+        CHECK(p->mode == FUSEDNORM_MODE_AUTO, "%s: a forced wide forward's grid sum where there are clusters: %s", what, s);
+        CHECK(l->slots_per_thread >= 2, "%s: a one-slot grid sum where there are clusters (not compiled): %s", what, s);
+      }
     }
   }
   CHECK(l->ctas_per_row == 1 || l->cluster > 1 || l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ||
@@ -722,7 +728,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
-    "fwd_wide/wide t512 r1 c8 k8 g56 s4 ch131072 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
+    "fwd_wide/wide t512 r1 c56 k1 g168 s4 ch18728 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g4000 s4 ch2881 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fwd congruent 4000x2881 bf16 */
     "bwd_generic/multi_wave_reload t96 r1 c1 k1 g850 s4 ch2881 sm11552 st0/0 w1 dw1 P850 ws9795416", /* RTX5090 auto bwd congruent 4000x2881 bf16 */
     "fwd_row/multi_wave_cached t96 r1 c1 k1 g32768 s4 ch2887 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX5090 auto fused fwd congruent 32768x2887 bf16 */
@@ -808,7 +814,14 @@ static const struct {
     {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
     {131, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g131 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs / 2 */
     {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
-    {1, 1048576, F32, 0, 1, "fwd_wide/wide t512 r1 c16 k16 g16 s2 ch65536 sm0 st0/0 w0 dw0 P0 ws0"},
+    /* ... but the grid sum (every SM) where 16-CTA clusters would fill at most half of them and a
+     * row moves 80000 slots in or more (FN_AUTO_FWD_WIDE_GRID_CL_*): 4 rows of 98304 slots, not 5;
+     * the fused add's 65536 x 2; not a plain 65536 */
+    {1, 1048576, F32, 0, 1, "fwd_wide/wide t512 r1 c132 k1 g132 s2 ch7944 sm32768 st0/0 w0 dw0 P0 ws0"},
+    {4, 786432, BF, 0, 0, "fwd_wide/wide t512 r1 c33 k1 g132 s4 ch23832 sm16384 st0/0 w0 dw0 P0 ws0"},
+    {5, 786432, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g80 s4 ch49152 sm65536 st0/0 w0 dw0 P0 ws0"},
+    {1, 262144, F32, 0, 1, "fwd_wide/wide t256 r1 c128 k1 g128 s2 ch2048 sm0 st0/0 w0 dw0 P0 ws0"},
+    {1, 524288, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     /* Backward, wider than one CTA's registers: up to FN_SPLIT_AUTO_MIN_SLOTS slots (16-bit
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
