@@ -101,7 +101,9 @@ struct WideRed {
   unsigned long long bar[2];
 };
 
+#if FN_HAS_CLUSTERS /* used by the cluster code only */
 __device__ __forceinline__ unsigned smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+#endif
 
 /* Before the first row: the mbarriers initialized (one arrival a phase: the local expect_tx) and
  * made visible to the cluster; the wait (cluster_push_ready) before the first remote store. */
