@@ -469,7 +469,17 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
       case FUSEDNORM_KERNEL_BWD_PIPE:
         kernel = fn::bwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr);
         break;
-      case FUSEDNORM_KERNEL_BWD_ROW: kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0); break;
+      case FUSEDNORM_KERNEL_BWD_ROW: {
+        /* at most one row a CTA, head-split, one slot per thread, rows of at most
+         * FN_BWD_ROW_U1_MAX_SLOTS: the instance without the staging, which needs no dynamic
+         * shared memory */
+        const int64_t xs = (int64_t)fusednorm_dtype_size(p->x_dtype);
+        const bool one_row = plan.unaligned && plan.slots_per_thread == 1 && plan.grid >= p->rows &&
+                             (p->n * xs + 15) / 16 <= FN_BWD_ROW_U1_MAX_SLOTS(xs);
+        kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0, one_row);
+        if (one_row) plan.smem_bytes = 0;
+        break;
+      }
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       case FUSEDNORM_KERNEL_BWD_TINY: kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
       default: break; /* a forward family: a bug in select.c */

@@ -138,6 +138,15 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
   return x_size == 4 ? 64 : (fused ? 78 : 64);
 }
 
+/* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one
+ * slot per thread), up to this many slots a row: each thread loads its own columns' weight element
+ * by element, 16 bytes apart across a warp, where the staged instance's loads are coalesced; past
+ * these widths that cost more than the staging saved. H200, 2026-11-28, bench.py cold, us, staged
+ * vs not, paired (kernels/RESULTS.md): 16-bit n 59-871 (8-109 slots) 1.03-1.11x, n 1025 (129)
+ * 0.99-1.01x, 1750-6732 0.92-0.98x, 3001 0.83-0.85x; f32 n 59-1750 (15-438 slots) 1.03-1.13x, 2746
+ * (687) 1.01-1.02x, 3001 (751) 0.97x. */
+#define FN_BWD_ROW_U1_MAX_SLOTS(x_size) ((x_size) == 4 ? 512 : 128)
+
 /* The most partial-dw rows (CTAs) a backward sums in the kernel itself (plan dw_in_kernel,
  * rmsnorm_bwd_slot.cuh dw_reduce_in_kernel: a thread per column, P dependent steps). */
 #define FN_DW_IN_KERNEL_MAX_PARTIALS 32

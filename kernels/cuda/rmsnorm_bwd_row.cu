@@ -222,6 +222,90 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
+/* The head-split instance when every CTA has at most one row (the plan's grid >= rows, one slot
+ * per thread: small problems), where staging serves nothing: with one row, a CTA uses each column
+ * of the weight once and its dw column is that row's product alone. Each thread loads the weight of
+ * its own columns element by element (load_weight, alongside its row's loads) and writes its
+ * partial dw columns straight from registers; the only barrier is the row's sum. The same
+ * formulas in the same order as rms_norm_bwd_row_u (the effective weight, slot_dot / slot_dx, dw
+ * from +0: RN(dy * h)). The plan gives one slot per thread only to fewer rows than SMs, so the
+ * launcher runs this instance for every such plan and the staged one-slot instance stays for a
+ * plan that would not fit one wave. Measured against it on the H200: kernels/RESULTS.md. */
+template <typename T, bool HAS_DS>
+__global__ void __launch_bounds__(FN_MAX_THREADS(1, 1)) rms_norm_bwd_row_u1(const BwdParams p) {
+  using V = Vec<T>;
+  constexpr int N = V::N;
+  __shared__ PaddedRed red;
+  const int64_t row = blockIdx.x;
+  float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
+  /* red.sum reads its slots four at a time: the padding past the warps' slots zeroed here (the
+   * warps' own slots are written in the sum, and nothing else writes them) */
+  {
+    const int nw = (int)(blockDim.x >> 5);
+    if ((int)threadIdx.x >= nw && (int)threadIdx.x < ((nw + 3) & ~3)) red.w[0][threadIdx.x] = 0.0f;
+  }
+  if (row < p.rows) {
+    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
+    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
+    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+    const RowSplit sp = row_split<T>(dyr, p.n);
+    const int col = sp.h + (int)threadIdx.x * N;
+    const bool has_slot = col + N <= p.n;
+    V cdy, cs, cds;
+    float wv[N], we[1];
+    if (has_slot) {
+      ld16(cdy.w, dyr + col);
+      ld16(cs.w, sr + col);
+      if (HAS_DS) ld16(cds.w, dsr + col);
+    }
+    /* the edge element loaded whether or not the thread has one (column 0 then, unused), as in
+     * rms_norm_bwd_row_u: a branch around it would wait for the row's loads */
+    const int ec = sp.ecol >= 0 ? sp.ecol : 0;
+    const T edy = dyr[ec], es = sr[ec], eds = HAS_DS ? dsr[ec] : T();
+    /* The weight's raw bits, the slot's and the edge's, loaded together and converted after
+     * (stage_weight_elems' effective weight, bit for bit): behind a dtype branch per load, the
+     * edge's load waited for the slot's (one more memory round trip). */
+    const bool has_w = p.w != nullptr, w32 = p.w_dtype == FUSEDNORM_F32, wbf16 = p.w_dtype == FUSEDNORM_BF16;
+    uint32_t wb[N + 1];
+#pragma unroll
+    for (int e = 0; e <= N; ++e) {
+      const int c = e < N ? min(has_slot ? col + e : 0, p.n - 1) : ec;
+      wb[e] = !has_w ? 0u : w32 ? ld_wbits<true>(p.w, c) : ld_wbits<false>(p.w, c);
+    }
+    const float rs = p.rstd[row];
+#pragma unroll
+    for (int e = 0; e <= N; ++e) {
+      const float v = w32 ? wbits_eff<true>(wb[e], has_w, false, p.offset) : wbits_eff<false>(wb[e], has_w, wbf16, p.offset);
+      if (e < N) wv[e] = v;
+      else we[0] = v;
+    }
+    float dot = 0.0f;
+    if (has_slot) dot = slot_dot(cdy, cs, wv, rs, p.llama, dot);
+    if (sp.ecol >= 0) dot = elem_dot(to_f(edy), to_f(es), we[0], rs, dot);
+    const float mean_gn = red.sum(dot, 0) / (float)p.n;
+    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+    if (has_slot) {
+      float dw[N];
+#pragma unroll
+      for (int e = 0; e < N; ++e) dw[e] = 0.0f;
+      V dxv;
+      slot_dx(dxv, cdy, cs, cds, HAS_DS, wv, rs, mean_gn, p.llama, dw);
+      st16(dxr + col, dxv.w);
+#pragma unroll
+      for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dw[e]);
+    }
+    if (sp.ecol >= 0) {
+      float dw = 0.0f;
+      st_elem(dxr, sp.ecol,
+              elem_dx<T>(to_f(edy), to_f(es), HAS_DS ? to_f(eds) : 0.0f, HAS_DS, we[0], rs, mean_gn, p.llama, dw));
+      partial_out(wsrow, p.dw, p.w_dtype, sp.ecol, dw);
+    }
+  } else { /* no row: a partial row of zeros (dw sums every CTA's row) */
+    for (int c = threadIdx.x; c < p.n; c += blockDim.x) partial_out(wsrow, p.dw, p.w_dtype, c, 0.0f);
+  }
+  if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
+}
+
 #define FN_BWD_ROW_INSTANCE(name)                                                                   \
   template <typename T> static const void *name##_for(int cache, bool has_ds) {                    \
     switch (cache) {                                                                              \
@@ -242,11 +326,18 @@ template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_
   return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
 }
 
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned) {
+template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row) {
+  if (unaligned && one_row && cache == 1)
+    return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, true>)
+                  : reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, false>);
+  return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
+}
+
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned);
-    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned);
-    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned);
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row);
+    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row);
   }
   return nullptr;
 }

@@ -162,8 +162,10 @@ const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or
- * head-split (`unaligned`); NULL otherwise. */
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned);
+ * head-split (`unaligned`); with `one_row` (every CTA at most one row), head-split at one slot per
+ * thread, the instance without the staging (rms_norm_bwd_row_u1), which needs no dynamic shared
+ * memory; NULL otherwise. */
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
