@@ -224,13 +224,14 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
 
 /* The head-split instance when every CTA has at most one row (the plan's grid >= rows, one slot
  * per thread: small problems), where staging serves nothing: with one row, a CTA uses each column
- * of the weight once and its dw column is that row's product alone. Each thread loads the weight of
- * its own columns element by element (load_weight, alongside its row's loads) and writes its
- * partial dw columns straight from registers; the only barrier is the row's sum. The same
- * formulas in the same order as rms_norm_bwd_row_u (the effective weight, slot_dot / slot_dx, dw
- * from +0: RN(dy * h)). The plan gives one slot per thread only to fewer rows than SMs, so the
- * launcher runs this instance for every such plan and the staged one-slot instance stays for a
- * plan that would not fit one wave. Measured against it on the H200: kernels/RESULTS.md. */
+ * of the weight once and its dw column is that row's product alone. Each thread loads the raw bits
+ * of its own columns' weight (and its edge element's) element by element with its row's loads,
+ * converts them after, and writes its partial dw columns straight from registers; the only
+ * barrier is the row's sum. The same formulas in the same order as rms_norm_bwd_row_u (the
+ * effective weight, slot_dot / slot_dx, dw from +0: RN(dy * h)). The launcher runs it for
+ * head-split one-slot plans whose grid covers the rows, up to FN_BWD_ROW_U1_MAX_SLOTS a row; the
+ * staged instance runs the rest (more rows than one wave of CTAs, wider rows). Measured against it
+ * on the H200: kernels/RESULTS.md. */
 template <typename T, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, 1)) rms_norm_bwd_row_u1(const BwdParams p) {
   using V = Vec<T>;
