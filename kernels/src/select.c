@@ -301,7 +301,8 @@
  *   forced wide, GB/s ratio wide / generic, cold and hot: bf16 200-3167 rows x 48540 1.01-1.12x, x
  *   98304 1.06-1.13x, 200 x 369199 1.04x, 1500 x 369199 0.96-0.97x; f32 200 and 1465 x 48879
  *   1.04-1.09x, x 93854 1.07-1.09x; tools/bench/results/auto_wide_rules_h200_2026-11-28), and the
- *   sweep of that day had it 1.06-1.18x on fp16 265 x 48540, 3167 x 62359 and f32 1465 x 93854;
+ *   200-case H200 sweep (tools/bench/RESULTS.md) had it 1.06-1.18x on fp16 265 x 48540, 3167 x
+ *   62359 and f32 1465 x 93854;
  *   below it, at 140-530 rows x 24576 columns, 1.02-1.07x (13:07 UTC above), not taken. */
 #define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 6000
 #define FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS 48000

@@ -21,7 +21,7 @@ for k in keys:
     (bw if 'bwd' in k[4] else fw).append(r_new); (bw_o if 'bwd' in k[4] else fw_o).append(r_sw)
     below+= r_new<0.97; below_o+= r_sw<0.97
     if abs(a_old/a_new-1)>0.05: changed.append((a_old/a_new,k,a_sw,a_old,a_new,best,pl[k].split()[4:6]))
-print(f"cases {len(keys)}; this session's build vs the build before, same call: {gm(pair):.4f} geomean")
+print(f"cases {len(keys)}; the new build vs the build before it, one call: {gm(pair):.4f} geomean")
 print(f"vs the sweep's best peer (peer times of 07:37 UTC): forward {gm(fw):.3f} (sweep {gm(fw_o):.3f}), backward {gm(bw):.3f} (sweep {gm(bw_o):.3f}); below 0.97: {below} (sweep {below_o})")
 print(f"AUTO now vs the sweep's AUTO: {gm([n2/n1 for n1,n2 in [(g[k]['fusednorm:auto'],old[k]['fusednorm:auto']) for k in keys]]):.3f}")
 for c in sorted(changed,reverse=True): print(f"  {c[0]:.2f} {c[1][1]} {c[1][2]}x{c[1][3]} {c[1][4]}: sweep {c[2]:.1f} before {c[3]:.1f} now {c[4]:.1f} us; best peer {c[5]:.1f} {c[6]}")
