@@ -346,11 +346,11 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add) */
     k.staged = (int)(plan.smem_bytes / ((size_t)plan.block_threads * 16 * (fused ? 2 : 1)));
     const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0, k.grid_sum);
+    if (!k.grid_sum || kernel == nullptr) return launch(kernel, plan, &k, stream, "rms_norm_fwd_wide launch");
     fusednorm_device_info info;
     st = device_info(-1, &info);
     if (st != FUSEDNORM_OK) return st;
-    if (!k.grid_sum || kernel == nullptr ||
-        co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))
+    if (co_resident(kernel, plan.block_threads, plan.smem_bytes, plan.grid, info.sm_count))
       return launch(kernel, plan, &k, stream, "rms_norm_fwd_wide launch");
     /* The grid sum needs every CTA resident; where the compiled kernel's occupancy says otherwise
      * (a device shared with other work), AUTO runs the cluster plan where the code has clusters
