@@ -231,11 +231,13 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
     FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_chain_kernel(), cargs));
   } else {
     void *rargs[] = {(void *)&ws, (void *)&P, &n, &dw, &wdt};
-    int64_t grid = (p->n + fn::kDwReduceCols - 1) / fn::kDwReduceCols;
+    int cols = 0, slices = 0;
+    fn_dw_reduce_shape(P, p->n, &cols, &slices);
+    int64_t grid = (p->n + cols - 1) / cols;
     if (grid > 65535 * 16) grid = 65535 * 16; /* grid-stride over column blocks beyond */
     cfg.gridDim = dim3((unsigned)grid);
-    cfg.blockDim = dim3((unsigned)(fn::kDwReduceCols * fn::kDwReduceSlices));
-    FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(), rargs));
+    cfg.blockDim = dim3((unsigned)(cols * slices));
+    FN_CUDA_TRY(cudaLaunchKernelExC(&cfg, fn::dw_reduce_kernel(cols, slices), rargs));
   }
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return cuda_fail(err, "dw_reduce launch");

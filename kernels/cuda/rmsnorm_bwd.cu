@@ -17,7 +17,7 @@
  * slots are re-read (L2) and their dw accumulates in shared memory (or, for very wide chunks, in
  * the unit's own workspace row). Every accumulation has a fixed order: a thread owns the same
  * columns for every row and visits its rows in grid-stride order; row-packed teams are combined
- * in team order; dw_reduce sums the P partial rows in fixed slices combined in slice order (both
+ * in team order; dw_reduce sums the P partial rows in fixed slices combined by a fixed tree (both
  * with compensated sums).
  * The row-packed backward runs rms_norm_bwd_pipe (the next row's loads in flight, same
  * arithmetic); rows too wide for a cluster's registers, the split-row kernel (rmsnorm_bwd_wide.cu).
@@ -297,16 +297,22 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
-/* dw[j] = sum_u ws[u][j] over the P partial rows: kDwReduceSlices fixed slices of the rows per
- * column, each summed in row order, combined in slice order; both compensated (Kahan).
- * Depends only on (P, n): deterministic. (P <= FN_DW_IN_KERNEL_MAX_PARTIALS: dw_reduce_chain.) */
-__global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
-    dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
-  __shared__ float part[kDwReduceSlices][kDwReduceCols + 1];
-  __shared__ float pcomp[kDwReduceSlices][kDwReduceCols + 1];
-  const int lane = threadIdx.x % kDwReduceCols, slice = threadIdx.x / kDwReduceCols;
-  const int64_t p0 = P * slice / kDwReduceSlices, p1 = P * (slice + 1) / kDwReduceSlices;
-  for (int64_t cb = (int64_t)blockIdx.x * kDwReduceCols; cb < n; cb += (int64_t)gridDim.x * kDwReduceCols) {
+/* dw[j] = sum_u ws[u][j] over the P partial rows (P > FN_DW_IN_KERNEL_MAX_PARTIALS): a CTA of
+ * COLS columns x SL fixed slices of the rows; each slice summed in row order, then the slices
+ * combined by a fixed pairwise tree (slice i takes in slice i + h, h = 1, 2, 4, ...), every step
+ * compensated (Kahan: the partner's sum, then its lost low-order part). The bits depend on (P,
+ * SL) only, and fn_dw_reduce_shape picks SL from (P, n): deterministic for a given problem.
+ * Narrow dw (few columns) takes 8 columns a CTA, so that its few columns still spread over
+ * n / 8 CTAs, and more slices for more rows, so that each thread's rows are few loads in flight;
+ * the tree costs log2(SL) barriers where a chain over the slices cost SL dependent steps
+ * (launch_config.h FN_DW_REDUCE_* has the measurements). */
+template <int COLS, int SL>
+__global__ void __launch_bounds__(COLS *SL) dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
+  __shared__ float part[SL][COLS + 1];
+  __shared__ float pcomp[SL][COLS + 1];
+  const int lane = (int)threadIdx.x % COLS, slice = (int)threadIdx.x / COLS;
+  const int64_t p0 = P * slice / SL, p1 = P * (slice + 1) / SL;
+  for (int64_t cb = (int64_t)blockIdx.x * COLS; cb < n; cb += (int64_t)gridDim.x * COLS) {
     const int64_t col = cb + lane;
     Kahan k;
     if (col < n) {
@@ -316,16 +322,20 @@ __global__ void __launch_bounds__(kDwReduceCols *kDwReduceSlices)
     }
     part[slice][lane] = k.s;
     pcomp[slice][lane] = k.c;
-    __syncthreads();
-    if (slice == 0 && col < n) {
-      Kahan t;
 #pragma unroll
-      for (int i = 0; i < kDwReduceSlices; ++i) {
-        t.add(part[i][lane]);
-        t.add(-pcomp[i][lane]); /* the slice's own lost low-order part */
+    for (int h = 1; h < SL; h *= 2) {
+      __syncthreads();
+      if ((slice & (2 * h - 1)) == 0) {
+        Kahan t;
+        t.s = part[slice][lane];
+        t.c = pcomp[slice][lane];
+        t.add(part[slice + h][lane]);
+        t.add(-pcomp[slice + h][lane]); /* the partner's own lost low-order part */
+        part[slice][lane] = t.s;
+        pcomp[slice][lane] = t.c;
       }
-      store_dw(dw, w_dtype, col, t.s);
     }
+    if (slice == 0 && col < n) store_dw(dw, w_dtype, col, part[0][lane]);
     __syncthreads();
   }
 }
@@ -381,7 +391,12 @@ const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds) {
   return nullptr;
 }
 
-const void *dw_reduce_kernel() { return reinterpret_cast<const void *>(&dw_reduce); }
+const void *dw_reduce_kernel(int cols, int slices) {
+  if (cols == 32 && slices == 32) return reinterpret_cast<const void *>(&dw_reduce<32, 32>);
+  if (cols == 8 && slices == 32) return reinterpret_cast<const void *>(&dw_reduce<8, 32>);
+  if (cols == 8 && slices == 64) return reinterpret_cast<const void *>(&dw_reduce<8, 64>);
+  return nullptr;
+}
 const void *dw_reduce_chain_kernel() { return reinterpret_cast<const void *>(&dw_reduce_chain); }
 
 }  // namespace fn

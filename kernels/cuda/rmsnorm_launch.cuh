@@ -169,16 +169,14 @@ const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unali
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
- * FN_DW_IN_KERNEL_MAX_PARTIALS rows, dw_reduce_chain (kDwChainThreads per CTA) for at most that. */
-const void *dw_reduce_kernel();
+ * FN_DW_IN_KERNEL_MAX_PARTIALS rows, in CTAs of cols x slices threads (fn_dw_reduce_shape: the
+ * instances it names; NULL otherwise), dw_reduce_chain (kDwChainThreads per CTA) for at most that. */
+const void *dw_reduce_kernel(int cols, int slices);
 const void *dw_reduce_chain_kernel();
 constexpr int kDwChainThreads = 256;
 /* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}, the head-split ring
  * for congruent rows that are not aligned: the plan's unaligned); NULL if none. */
 const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split);
-constexpr int kDwReduceCols = 32;    /* columns per CTA of dw_reduce */
-constexpr int kDwReduceSlices = 32;  /* fixed slices of the partial rows per column: enough
-                                        independent sums that P ~ 500-2000 rows take few steps */
 
 }  // namespace fn
 

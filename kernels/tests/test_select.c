@@ -1879,6 +1879,26 @@ static void test_dw_in_kernel_picks(void) {
   }
 }
 
+/* dw_reduce's CTA shape (launch_config.h fn_dw_reduce_shape) at both edges of each rule: the
+ * width past which dw takes 32 columns a CTA, and the partial rows past which narrow dw takes 64
+ * slices. */
+static void test_dw_reduce_shape(void) {
+  static const struct {
+    int64_t P, n;
+    int cols, slices;
+  } k[] = {
+      {33, 153, 8, 32},    {512, 1536, 8, 32}, {513, 1536, 8, 64},  {513, 17, 8, 64},
+      {2112, 420, 8, 64},  {33, 1537, 32, 32}, {2112, 1537, 32, 32}, {132, 1048576, 32, 32},
+  };
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    int c = 0, s = 0;
+    fn_dw_reduce_shape(k[i].P, k[i].n, &c, &s);
+    CHECK(c == k[i].cols && s == k[i].slices, "dw_reduce shape P=%lld n=%lld: %d x %d, expected %d x %d",
+          (long long)k[i].P, (long long)k[i].n, c, s, k[i].cols, k[i].slices);
+  }
+}
+
 /* ---- 2. every AUTO plan valid on every device; workspace independent of the layout ---- */
 
 static const int64_t kRows[] = {1, 7, 8, 9, 199, 256, 257, 4096, 1048576, 2147483647LL};
@@ -2233,6 +2253,7 @@ int main(int argc, char **argv) {
   test_lanes_forward();
   test_tiny_picks();
   test_dw_in_kernel_picks();
+  test_dw_reduce_shape();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
   test_wide_many_rows();
