@@ -404,6 +404,12 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       k.team = fn_tiny_lanes(p->n);
       break;
     case FUSEDNORM_KERNEL_FWD_THREAD: kernel = fn::fwd_thread_kernel(p->x_dtype, (int)p->n, fused); break;
+    case FUSEDNORM_KERNEL_FWD_WARP: {
+      /* rows of one stride, at most INT_MAX of them (select.c fwd_warp): the packed parameter block */
+      fn::LeanFwdParams t = lean_fwd_params(k);
+      return launch(fn::fwd_warp_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &t, stream,
+                    "rms_norm_fwd_warp launch");
+    }
     case FUSEDNORM_KERNEL_FWD_LANES:
       kernel = fn::fwd_lanes_kernel(p->x_dtype, fused);
       k.team = fn_fwd_lanes_team(p->n / fn_vec_elems(p->x_dtype));

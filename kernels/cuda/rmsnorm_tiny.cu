@@ -35,42 +35,6 @@
 
 namespace fn {
 
-/* Loads are unconditional, from a column that exists (past the row: its last one), and the
- * values past the row are zeroed after the load: a load under a branch is issued only when the
- * branch is reached, which puts a row's loads one after another instead of all in flight. */
-__device__ __forceinline__ int tiny_col(int c, int n) { return c < n ? c : n - 1; }
-
-/* A lane's weight bits for its J columns, loaded and not yet used; without a weight, bits of
- * `any` (a row of the problem, at a column that exists), ignored. Branch-free, so that the
- * compiler issues these loads together with the rows' and converts them (tiny_weff) after: a
- * value converted before a branch is waited for there, and loading the weight behind one after
- * the rows' loads (or converting it before issuing them) puts two memory latencies in a row on a
- * kernel whose time is one latency. */
-template <int J>
-__device__ __forceinline__ void tiny_wbits(uint32_t (&b)[J], const void *wp, int w_dtype, const void *any, int lane,
-                                           int lanes, int n) {
-  const void *src = wp != nullptr ? wp : any;
-  const bool w32 = wp != nullptr && w_dtype == FUSEDNORM_F32;
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    const int c = tiny_col(lane + j * lanes, n);
-    b[j] = w32 ? ld_wbits<true>(src, c) : ld_wbits<false>(src, c);
-  }
-}
-
-/* The effective weights of a lane's J columns from their bits (0 past the row; 1 without a
- * weight). */
-template <int J>
-__device__ __forceinline__ void tiny_weff(float (&w)[J], const uint32_t (&b)[J], bool has_w, int w_dtype,
-                                          float offset, int lane, int lanes, int n) {
-  const bool w32 = w_dtype == FUSEDNORM_F32, wbf16 = w_dtype == FUSEDNORM_BF16;
-#pragma unroll
-  for (int j = 0; j < J; ++j) {
-    const float v = w32 ? wbits_eff<true>(b[j], has_w, false, offset) : wbits_eff<false>(b[j], has_w, wbf16, offset);
-    w[j] = lane + j * lanes < n ? v : 0.0f;
-  }
-}
-
 template <typename T, int J, bool FUSED>
 __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny(const FwdParams p) {
   const int lanes = p.team, n = p.n;

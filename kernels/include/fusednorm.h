@@ -231,7 +231,9 @@ typedef enum {
   FUSEDNORM_KERNEL_FWD_THREAD = 12, /* rms_norm_fwd_thread: rows narrower than a 16-byte vector in dense
                                        congruent tensors, a thread owning the rows of whole vectors
                                        (no CTA barrier; row-packed) */
-  FUSEDNORM_KERNEL_COUNT_ = 13
+  FUSEDNORM_KERNEL_FWD_WARP = 13,   /* rms_norm_fwd_warp: a warp a row, element by element, rows of 33-512
+                                       columns of one stride (AUTO only) */
+  FUSEDNORM_KERNEL_COUNT_ = 14
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

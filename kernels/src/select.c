@@ -72,6 +72,18 @@
  * evidence). */
 #define FN_AUTO_FWD_THREAD_MIN_GROUPS_PER_SM 384
 
+/* AUTO's warp forward (fwd_warp) for rows of one stride that are not whole aligned vectors: any
+ * width it takes with at most FEW_ROWS_PER_SM rows an SM; f32 rows of F32_MIN_N..F32_MAX_N
+ * columns at any count; 16-bit rows of B16_MIN_N..B16_MAX_N columns up to B16_ROWS_PER_SM rows an
+ * SM (B16_FUSED_ROWS_PER_SM with the fused add). fwd_warp has the measurements. */
+#define FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM 16
+#define FN_AUTO_FWD_WARP_F32_MIN_N 65
+#define FN_AUTO_FWD_WARP_F32_MAX_N 384
+#define FN_AUTO_FWD_WARP_B16_MIN_N 129
+#define FN_AUTO_FWD_WARP_B16_MAX_N 320
+#define FN_AUTO_FWD_WARP_B16_ROWS_PER_SM 1024
+#define FN_AUTO_FWD_WARP_B16_FUSED_ROWS_PER_SM 256
+
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
@@ -387,6 +399,7 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_BWD_TINY: return "bwd_tiny";
     case FUSEDNORM_KERNEL_FWD_LANES: return "fwd_lanes";
     case FUSEDNORM_KERNEL_FWD_THREAD: return "fwd_thread";
+    case FUSEDNORM_KERNEL_FWD_WARP: return "fwd_warp";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -683,6 +696,46 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_TINY, (int)threads);
   l->rows_per_cta = (int)threads / lanes;
   l->slots_per_thread = fn_tiny_cols(n); /* the instance: a lane's columns */
+  l->grid = ceil_div(rows, l->rows_per_cta);
+  return 1;
+}
+
+/* Forward, a warp a row (rmsnorm_fwd_warp.cu): rows of one stride and FN_FWD_WARP_MIN_N ..
+ * FN_FWD_WARP_MAX_N columns, any alignment, 32-bit row indices; FN_FWD_WARP_WARPS rows a CTA (a
+ * CTA of only the warps with a row below that), a grid that covers the rows. AUTO takes it (H200,
+ * 2026-11-28, us, a CUDA graph of launches over 8 input sets, against the plan it replaced; rows
+ * of 33-511 columns x 2000-400000 rows, bf16 and f32, plain and fused: kernels/RESULTS.md "The
+ * warp forward"):
+ * - with at most FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, any width: 2000 rows 1.06-1.75x
+ *   faster than every family (row-pipelined, head-split lean rows, tiles);
+ * - f32 rows that are not whole vectors, 65-384 columns, any count: 1.01-1.50x over the
+ *   row-pipelined head-split instance and the tiles (f32 157281 x 190 78.7 -> 61.2), about even
+ *   (0.98-1.02x) with the fused add's head-split rows; 420 columns 0.86-0.99x, 33-63 behind the
+ *   tiles from 32768 rows (0.63-0.93x);
+ * - 16-bit rows that are not whole vectors, 129-320 columns, up to 1024 rows an SM (256 fused):
+ *   0.99-1.29x (bf16 5265 x 142 4.20 -> 2.95); from 8000 rows narrower ones lost to the tiles
+ *   (0.44-0.96x), and beyond these counts or widths the vector families won back (down to
+ *   0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction. */
+static int fwd_warp(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n, rows = c->p->rows;
+  const int64_t rows_per_sm = ceil_div(rows, c->d->sm_count);
+  int ok;
+  if (c->p->row_dims > 1 || n < FN_FWD_WARP_MIN_N || n > FN_FWD_WARP_MAX_N || rows > INT_MAX ||
+      (c->aligned && n % c->vec == 0))
+    return 0;
+  /* One row of more than four columns a lane keeps the lean one-row forward, whose CTA spreads it
+   * over more threads (1 x 255: this kernel 0.96-0.99x; 1 x 53 and 5 x 114 1.01-1.06x). */
+  if (rows == 1 && n > 4 * 32) return 0;
+  if (c->xs == 4)
+    ok = n >= FN_AUTO_FWD_WARP_F32_MIN_N && n <= FN_AUTO_FWD_WARP_F32_MAX_N;
+  else
+    ok = n >= FN_AUTO_FWD_WARP_B16_MIN_N && n <= FN_AUTO_FWD_WARP_B16_MAX_N &&
+         rows_per_sm <= (c->fused ? FN_AUTO_FWD_WARP_B16_FUSED_ROWS_PER_SM : FN_AUTO_FWD_WARP_B16_ROWS_PER_SM);
+  if (!ok && rows_per_sm > FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_WARP,
+            (int)min64(FN_FWD_WARP_THREADS, 32 * rows));
+  l->rows_per_cta = l->block_threads / 32;
+  l->slots_per_thread = fn_fwd_warp_cols(n); /* the instance: a lane's columns */
   l->grid = ceil_div(rows, l->rows_per_cta);
   return 1;
 }
@@ -999,7 +1052,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     default: break;
   }
   /* AUTO. */
-  if (fwd_tiny(c, l)) return FUSEDNORM_OK;
+  if (fwd_tiny(c, l) || fwd_warp(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && (fwd_thread(c, l) || fwd_tile(c, l) || fwd_lanes(c, l))) return FUSEDNORM_OK;
   /* FN_AUTO_FWD_PIPE_U_ROWS_PER_SM (64 slots: 2 a lane of a 32-lane team, the instance's most) */
   if (!c->fused && slots <= 64 && pipe_u_rows(c) &&

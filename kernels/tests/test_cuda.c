@@ -931,7 +931,16 @@ int main(int argc, char **argv) {
     static const int64_t kTinyFN[] = {1, 2, 3, 8, 13, 32, 33, 64, 100, 128, 183, 255, 256, 300};
     static const int64_t kTinyFMq[] = {1, 5, 300};
     static const int64_t kTinyFNq[] = {1, 13, 33, 100, 255};
+    /* The warp forward (rmsnorm_fwd_warp.cu, AUTO): every instance (2 to 16 columns a lane: n =
+     * 33..512), widths at and past each instance's last column, few rows (any width) and counts
+     * where only its f32 or 16-bit rules take it, any alignment (the apart pass: every tensor at
+     * its own 2- or 4-byte offset), and widths just outside it (32, 513: other families). */
+    static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
+    static const int64_t kWarpN[] = {32, 33, 45, 63, 65, 97, 129, 142, 161, 190, 223, 257, 295, 321, 350, 420, 511, 513};
+    static const int64_t kWarpMq[] = {5, 2000, 4099};
+    static const int64_t kWarpNq[] = {33, 65, 142, 190, 295, 350, 511};
 #define NEL(a) (int)(sizeof a / sizeof *a)
+    const unsigned kWarp = 1u << FUSEDNORM_KERNEL_FWD_WARP;
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
     const unsigned kThread = 1u << FUSEDNORM_KERNEL_FWD_THREAD;
     const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
@@ -983,6 +992,10 @@ int main(int argc, char **argv) {
          kTiny},
         {"cuda/row_packed/tiny", FUSEDNORM_MODE_ROW_PACKED, OFFS_ONE, kTinyFMq, kTinyFNq, NEL(kTinyFMq), NEL(kTinyFNq),
          kTiny},
+        {"cuda/auto/warp", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kWarpMq : kWarpM, o.quick ? kWarpNq : kWarpN,
+         o.quick ? NEL(kWarpMq) : NEL(kWarpM), o.quick ? NEL(kWarpNq) : NEL(kWarpN), kWarp},
+        {"cuda/auto/warp/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kWarpMq, kWarpNq, NEL(kWarpMq), NEL(kWarpNq),
+         kWarp},
     };
 #undef NEL
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {

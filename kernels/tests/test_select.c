@@ -106,6 +106,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_BWD_TINY: return FN_TINY_BWD_THREADS(s);
     case FUSEDNORM_KERNEL_FWD_LANES: return FN_FWD_LANES_THREADS;
     case FUSEDNORM_KERNEL_FWD_THREAD: return FN_FWD_THREAD_THREADS;
+    case FUSEDNORM_KERNEL_FWD_WARP: return FN_FWD_WARP_THREADS;
     default: return 0;
   }
 }
@@ -242,6 +243,22 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       inst = (int64_t)l->slots_per_thread * vec == p->n * g;
       break;
     }
+    case FUSEDNORM_KERNEL_FWD_WARP: {
+      /* AUTO only; rows of one stride and FN_FWD_WARP_MIN_N..MAX_N columns that are not whole
+       * aligned vectors; a warp a row, the CTA's warps all with a row, a grid covering the rows
+       * once (no row loop) */
+      static const int kcols[] = FN_FWD_WARP_INSTANCES;
+      CHECK(!bwd && p->mode == FUSEDNORM_MODE_AUTO && l->mode == FUSEDNORM_MODE_ROW_PACKED && p->row_dims <= 1 &&
+                p->n >= FN_FWD_WARP_MIN_N && p->n <= FN_FWD_WARP_MAX_N && !(lay->aligned16 && p->n % vec == 0) &&
+                p->rows <= INT_MAX,
+            "%s: warp forward outside its rows: %s", what, s);
+      CHECK(l->rows_per_cta * 32 == l->block_threads && l->rows_per_cta <= p->rows && l->smem_bytes == 0 &&
+                !l->weight_smem && l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta,
+            "%s: warp forward geometry: %s", what, s);
+      inst = in_set(l->slots_per_thread, kcols, (int)(sizeof kcols / sizeof kcols[0])) &&
+             l->slots_per_thread == fn_fwd_warp_cols(p->n) && 32 * (int64_t)l->slots_per_thread >= p->n;
+      break;
+    }
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -258,7 +275,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
             l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_TINY ||
             l->kernel == FUSEDNORM_KERNEL_BWD_TINY || l->kernel == FUSEDNORM_KERNEL_FWD_LANES ||
-            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD,
+            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD || l->kernel == FUSEDNORM_KERNEL_FWD_WARP,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -316,7 +333,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->grid <= d->sm_count, "%s: split grid not co-resident (%d SMs): %s", what, d->sm_count, s);
   } else if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE || l->kernel == FUSEDNORM_KERNEL_FWD_TILE ||
              l->kernel == FUSEDNORM_KERNEL_FWD_TINY || l->kernel == FUSEDNORM_KERNEL_BWD_TINY ||
-             l->kernel == FUSEDNORM_KERNEL_FWD_LANES || l->kernel == FUSEDNORM_KERNEL_FWD_THREAD) {
+             l->kernel == FUSEDNORM_KERNEL_FWD_LANES || l->kernel == FUSEDNORM_KERNEL_FWD_THREAD ||
+             l->kernel == FUSEDNORM_KERNEL_FWD_WARP) {
     /* (above) */
   } else if (!(l->kernel == FUSEDNORM_KERNEL_FWD_ROW ||
                (l->kernel == FUSEDNORM_KERNEL_FWD_GENERIC && l->slots_per_thread == 0))) {
@@ -1114,12 +1132,16 @@ static void test_measured_picks(void) {
  * (FN_AUTO_FWD_HS_*): the head-split lean kernel against the row-pipelined one, and the f32 plain
  * forward of 33-64 slots row-packed with many rows; backward rows of 2049-4096 slots, few rows:
  * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-7168 slots, many rows:
- * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). */
+ * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). The forward cases that the warp
+ * forward now takes (WARP) were measured again on the H200 on 2026-11-28, paired against the
+ * plans written beside them (1.00-1.31x: select.c fwd_warp; the one-row forward's 1 x 53 only
+ * even in f32). */
 static void test_measured_picks_h200(void) {
 #define HS FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED
 #define RP FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
 #define SPLIT FUSEDNORM_KERNEL_BWD_SPLIT, FUSEDNORM_MODE_WIDE
 #define RELOAD FUSEDNORM_KERNEL_BWD_GENERIC, FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+#define WARP FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
@@ -1128,25 +1150,26 @@ static void test_measured_picks_h200(void) {
     fusednorm_mode mode;
     int taken;
   } k[] = {
-      /* forward, up to 4 rows per SM */
-      {1, 53, BF, 0, 0, HS, 1},        {512, 29, BF, 0, 0, HS, 1},      {512, 29, BF, 0, 1, HS, 1},
-      {64, 223, BF, 0, 0, HS, 1},      {1, 53, F32, 0, 0, HS, 1},       {8, 191, F32, 0, 0, HS, 1},
-      {512, 13, F32, 0, 0, HS, 0},     {512, 5, F32, 0, 0, HS, 0},      {5, 114, BF, 0, 0, HS, 1},
-      {157, 52, BF, 0, 1, HS, 1},      {767, 198, BF, 0, 0, HS, 1}, /* (sweep; 767 rows: n >= 128) */
+      /* forward, up to 4 rows per SM (was HS: the head-split lean kernel, now WARP where it runs) */
+      {1, 53, BF, 0, 0, WARP, 1},      {512, 29, BF, 0, 0, HS, 1},      {512, 29, BF, 0, 1, HS, 1},
+      {64, 223, BF, 0, 0, WARP, 1},    {1, 53, F32, 0, 0, WARP, 1},     {8, 191, F32, 0, 0, WARP, 1},
+      {512, 13, F32, 0, 0, HS, 0},     {512, 5, F32, 0, 0, HS, 0},      {5, 114, BF, 0, 0, WARP, 1},
+      {157, 52, BF, 0, 1, WARP, 1},    {767, 198, BF, 0, 0, WARP, 1}, /* (sweep; 767 rows: n >= 128) */
       /* forward, 4096 rows: plain, the row-pipelined head-split instance (RP: its plan on these
        * rows; FN_AUTO_FWD_PIPE_U_ROWS_PER_SM) before the lean one; the fused add keeps the lean
        * head-split kernel, measured faster than the row-pipelined element-wise reads (the
-       * head-split instance, faster again at 4096 rows, lost from 32768 on, so not fused) */
-      {4096, 139, BF, 0, 0, RP, 1},    {4096, 191, BF, 0, 0, RP, 1},    {4096, 223, BF, 0, 1, HS, 1},
-      {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, RP, 1},   {4096, 223, F32, 0, 0, RP, 1},
-      {4096, 89, F32, 0, 1, HS, 1},    {4096, 89, BF, 0, 0, RP, 1},     {4096, 53, BF, 0, 0, RP, 1},
-      {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, RP, 1},    {4096, 53, F32, 0, 1, HS, 0},
-      {2112, 295, BF, 0, 0, RP, 1},    {2111, 295, BF, 0, 0, HS, 1}, /* the cut: 16 rows per SM */
+       * head-split instance, faster again at 4096 rows, lost from 32768 on, so not fused); where
+       * the warp forward's rules reach (f32 from 65 columns, 16-bit from 129), WARP */
+      {4096, 139, BF, 0, 0, WARP, 1},  {4096, 191, BF, 0, 0, WARP, 1},  {4096, 223, BF, 0, 1, WARP, 1},
+      {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, WARP, 1}, {4096, 223, F32, 0, 0, WARP, 1},
+      {4096, 89, F32, 0, 1, WARP, 1},  {4096, 89, BF, 0, 0, RP, 1},     {4096, 53, BF, 0, 0, RP, 1},
+      {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, WARP, 1},  {4096, 53, F32, 0, 1, HS, 0},
+      {2112, 295, BF, 0, 0, WARP, 1},  {2111, 295, BF, 0, 0, WARP, 1},
       /* forward, 33-64 slots, many rows */
-      {32768, 295, BF, 0, 0, RP, 1},   {200000, 365, BF, 0, 0, RP, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, RP, 1},
-      {32768, 295, BF, 0, 1, HS, 1},   {200000, 477, BF, 0, 1, HS, 1},
-      {32768, 139, F32, 0, 0, RP, 1},  {200000, 139, F32, 0, 0, RP, 1}, {200000, 223, F32, 0, 0, RP, 1},
-      {157281, 190, F32, 0, 0, RP, 1},
+      {32768, 295, BF, 0, 0, WARP, 1}, {200000, 365, BF, 0, 0, RP, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, WARP, 1},
+      {32768, 295, BF, 0, 1, WARP, 1}, {200000, 477, BF, 0, 1, HS, 1},
+      {32768, 139, F32, 0, 0, WARP, 1}, {200000, 139, F32, 0, 0, WARP, 1}, {200000, 223, F32, 0, 0, WARP, 1},
+      {157281, 190, F32, 0, 0, WARP, 1},
       /* backward, few rows of 2049-4096 slots */
       {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {132, 20408, BF, 1, 1, SPLIT, 1},
       {132, 26720, BF, 1, 0, SPLIT, 1}, {16, 12289, F32, 1, 0, SPLIT, 1}, {35, 12289, F32, 1, 1, SPLIT, 1},
@@ -1167,6 +1190,7 @@ static void test_measured_picks_h200(void) {
 #undef RP
 #undef SPLIT
 #undef RELOAD
+#undef WARP
   const device *h200 = &kDevices[5];
   size_t i;
   CHECK(!strcmp(h200->name, "H200"), "kDevices[5] is %s", h200->name);
@@ -1355,7 +1379,7 @@ static void test_tile_forward(void) {
       /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors
        * (wider ones: the head-split lean kernel, FN_AUTO_FWD_HS_*); 4-byte rows narrower than a
        * vector: never */
-      {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_ROW, 64, 1},
+      {767, 198, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_WARP, 128, 4}, /* (few rows: the warp forward) */
       {3, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 64, 4},
       {300, 13, FUSEDNORM_F16, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 32, 1},
       {13, 16, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 224, 14},
@@ -1879,6 +1903,57 @@ static void test_dw_in_kernel_picks(void) {
   }
 }
 
+/* The warp forward's AUTO rules (select.c fwd_warp, FN_AUTO_FWD_WARP_*) on the H200's figures (132
+ * SMs), at both edges of each: rows an SM (16 for any width, 1024 / 256 fused for 16-bit rows of
+ * 129-320 columns), the f32 and 16-bit widths, whole aligned vectors (declined), one row (declined
+ * past 128 columns), N-d rows (declined) and widths outside 33..512. `want` 1: the warp forward
+ * with a lane holding `cols` columns, a grid covering the rows in CTAs of up to 4 warps. */
+static void test_warp_picks(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused, nd;
+    const fusednorm_layout *lay;
+    int want, cols;
+  } k[] = {
+      {2112, 33, BF, 0, 0, &kCongruent, 1, 2},      {2113, 33, BF, 0, 0, &kCongruent, 0, 0},
+      {2112, 511, BF, 1, 0, &kMisaligned, 1, 16},   {2113, 511, BF, 1, 0, &kMisaligned, 0, 0},
+      {100, 32, BF, 0, 0, &kCongruent, 0, 0},       {100, 513, F32, 0, 0, &kCongruent, 0, 0},
+      {1000000, 65, F32, 0, 0, &kCongruent, 1, 3},  {1000000, 63, F32, 0, 0, &kCongruent, 0, 0},
+      {1000000, 384, F32, 1, 0, &kMisaligned, 1, 12}, {1000000, 385, F32, 0, 0, &kCongruent, 0, 0},
+      {1000000, 100, F32, 0, 0, &kAligned, 0, 0},   {1000000, 100, F32, 0, 0, &kMisaligned, 1, 4},
+      {135168, 129, BF, 0, 0, &kCongruent, 1, 5},   {135169, 129, BF, 0, 0, &kCongruent, 0, 0},
+      {135168, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 10}, {135168, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0},
+      {100000, 128, BF, 0, 0, &kCongruent, 0, 0},   {100000, 128, BF, 0, 0, &kAligned, 0, 0},
+      {33792, 200, BF, 1, 0, &kCongruent, 1, 8},    {33793, 200, BF, 1, 0, &kCongruent, 0, 0},
+      {1, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0}, {1, 128, BF, 0, 0, &kCongruent, 1, 4},
+      {2, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 8}, {3, 97, F32, 0, 0, &kCongruent, 1, 4},
+      {4096, 139, BF, 0, 1, &kCongruent, 0, 0},
+  };
+  const device *h200 = &kDevices[5];
+  size_t i;
+  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+    fusednorm_launch l;
+    char what[160], s[256];
+    p.has_residual = k[i].fused;
+    if (k[i].nd) p.row_dims = 2, p.row_shape[0] = 2, p.row_shape[1] = k[i].rows / 2;
+    snprintf(what, sizeof what, "H200 auto %sfwd %lldx%lld %s a%d c%d%s", k[i].fused ? "fused " : "", (long long)k[i].rows,
+             (long long)k[i].n, fusednorm_dtype_name(k[i].x), k[i].lay->aligned16, k[i].lay->congruent16,
+             k[i].nd ? " 2-d rows" : "");
+    CHECK(fusednorm_select_launch(&p, 0, &h200->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
+    plan_str(&l, s, sizeof s);
+    if (k[i].want)
+      CHECK(l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.slots_per_thread == k[i].cols &&
+                l.block_threads == (k[i].rows < 4 ? 32 * (int)k[i].rows : 128) &&
+                (int64_t)l.grid * l.rows_per_cta >= k[i].rows && (int64_t)(l.grid - 1) * l.rows_per_cta < k[i].rows,
+            "%s: %s; expected fwd_warp s%d", what, s, k[i].cols);
+    else
+      CHECK(l.kernel != FUSEDNORM_KERNEL_FWD_WARP, "%s: %s; expected another family", what, s);
+    check_plan(&p, 0, k[i].lay, &l, &h200->d, what);
+  }
+}
+
 /* dw_reduce's CTA shape (launch_config.h fn_dw_reduce_shape) at both edges of each rule: the
  * width past which dw takes 32 columns a CTA, and the partial rows past which narrow dw takes 64
  * slices. */
@@ -2254,6 +2329,7 @@ int main(int argc, char **argv) {
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_dw_reduce_shape();
+  test_warp_picks();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
   test_wide_many_rows();
