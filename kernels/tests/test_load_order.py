@@ -44,12 +44,15 @@ CHECKS = [
     (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
     (re.compile(r"rms_norm_bwd_row_u1I.*Lb([01])E"), lambda m: 5 + 2 * int(m.group(1)),
      "the row's dy and s, its edge's (and ds of both), rstd"),
+    (re.compile(r"rms_norm_fwd_warpI.*Li(\d+)ELb([01])E"), lambda m: int(m.group(1)) * (1 + int(m.group(2))),
+     "every column of the lane's row: x (and r)"),
 ]
 
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
 PARAM_LINES = [
     (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_row_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
+    (re.compile(r"rms_norm_fwd_warpI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
 ]
 PARAM_BASE = 0x210  # where sm_90's kernel parameters start in constant bank 0 (below: the driver's)
 
