@@ -165,7 +165,7 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * instead of 32 past FN_DW_REDUCE_SLICES_32_MAX_P rows, so that each thread's rows stay a few loads
  * in flight (backward grids stop at 16 CTAs an SM: P <= 2112 on an H200). H200, 2026-11-28,
  * us a launch (CUDA graph of 200), this shape against 32 x 32 slices chained
- * (tools/bench/results/dw_reduce_h200_2026-11-28/): P x n 34 x 153 1.71 vs 2.32, 171 x 69 2.62 vs
+ * (tools/bench/results/warp_fwd_dw_reduce_h200_2026-11-28/probes): P x n 34 x 153 1.71 vs 2.32, 171 x 69 2.62 vs
  * 3.26, 617 x 178 2.65 vs 3.79, 1230 x 17 3.36 vs 4.92, 2112 x 420 3.84 vs 6.03, 5273 x 39 6.70
  * vs 11.07; n 1750 (P 43) 8 columns 1.88, 32 columns 2.23; n 2459-8192 32 columns 3.17-3.51 where
  * 8 took 3.65-4.08; 64 slices against 32: P 171-230 2.34-2.52 vs 2.62-2.92, P 303-405 2.74-3.29

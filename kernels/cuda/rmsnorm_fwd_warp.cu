@@ -14,16 +14,16 @@
  * for the head and tail, staging and the N-d row index; Inductor's kernel for such rows reads them
  * element by element with a warp a row. Measured on an H200 (kernels/RESULTS.md, "The warp
  * forward"): with 16 rows an SM or fewer this kernel took 0.57-0.94x the time of every family it
- * replaced; f32 rows of 65-384 columns 0.68-0.99x at any row count; 16-bit rows of 129-320
- * columns up to 1024 rows an SM (256 with the fused add) 0.77-1.0x. Where the rows are whole
- * vectors, or 16-bit rows are many and narrow, the vector families move more bytes a load and
- * stay.
+ * replaced; f32 rows of 65-384 columns 0.67-1.02x at any row count (about even with the fused
+ * add's head-split rows); 16-bit rows of 129-320 columns up to 1024 rows an SM (256 with the
+ * fused add) 0.77-1.01x. Where the rows are whole vectors, or 16-bit rows are many and narrow,
+ * the vector families move more bytes a load and stay.
  *
  * Contract (kernels/README.md): s = RN(x + r) (fused add, written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) with a true division and sqrtf, y = RN(s*rstd*w_eff) or LLAMA
  * RN(RN_T(s*rstd)*w_eff). Sum order: a lane's squares in column order, then the warp's xor tree
- * (offsets 16, 8, 4, 2, 1): the order of rms_norm_fwd_tiny with a team of 32 lanes, so the two
- * give the same bits; the instance's columns past the row add +0 and change nothing.
+ * (offsets 16, 8, 4, 2, 1), as in rms_norm_fwd_tiny's teams; the instance's columns past the row
+ * add +0 and change nothing, so the bits do not depend on which instance covers the row.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
