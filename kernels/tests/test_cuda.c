@@ -938,7 +938,7 @@ int main(int argc, char **argv) {
     static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
     static const int64_t kWarpN[] = {32, 33, 45, 63, 65, 97, 129, 142, 161, 190, 223, 257, 295, 321, 350, 420, 511, 513};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
-    static const int64_t kWarpNq[] = {33, 65, 142, 190, 295, 350, 511};
+    static const int64_t kWarpNq[] = {33, 65, 100, 142, 190, 250, 295, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const unsigned kWarp = 1u << FUSEDNORM_KERNEL_FWD_WARP;
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
