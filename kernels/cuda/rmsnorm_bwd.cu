@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
  * SL) only, and fn_dw_reduce_shape picks SL from (P, n): deterministic for a given problem.
  * Narrow dw (few columns) takes 8 columns a CTA, so that its few columns still spread over
  * n / 8 CTAs, and more slices for more rows, so that each thread's rows are few loads in flight;
- * the tree costs log2(SL) barriers where a chain over the slices cost SL dependent steps
+ * the tree costs log2(SL) barriers where a chain over the slices would cost SL dependent steps
  * (launch_config.h FN_DW_REDUCE_* has the measurements). */
 template <int COLS, int SL>
 __global__ void __launch_bounds__(COLS *SL) dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {

@@ -9,12 +9,12 @@
  *       warps a CTA, a warp a row, a grid that covers the rows: no row loop, no shared memory, no
  *       barrier, 32-bit column offsets from one row pointer.
  *
- * Why: rows that are not whole aligned 16-byte vectors (odd widths, rows at 2- or 4-byte
- * boundaries) took the vector families' head-split instances or the flat tiles, which pay per row
- * for the head and tail, staging and the N-d row index; Inductor's kernel for such rows reads them
+ * Why: for rows that are not whole aligned 16-byte vectors (odd widths, rows at 2- or 4-byte
+ * boundaries) the vector families' head-split instances and the flat tiles pay per row for the
+ * head and tail, staging and the N-d row index; Inductor's kernel for such rows reads them
  * element by element with a warp a row. Measured on an H200 (kernels/RESULTS.md, "The warp
- * forward"): with 16 rows an SM or fewer this kernel took 0.57-0.94x the time of every family it
- * replaced; f32 rows of 65-384 columns 0.67-1.02x at any row count (about even with the fused
+ * forward"): with 16 rows an SM or fewer this kernel took 0.57-0.94x the time of those families;
+ * f32 rows of 65-384 columns 0.67-1.02x at any row count (about even with the fused
  * add's head-split rows); 16-bit rows of 129-320 columns up to 1024 rows an SM (256 with the
  * fused add) 0.77-1.01x. Where the rows are whole vectors, or 16-bit rows are many and narrow,
  * the vector families move more bytes a load and stay.

@@ -703,7 +703,7 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
 /* Forward, a warp a row (rmsnorm_fwd_warp.cu): rows of one stride and FN_FWD_WARP_MIN_N ..
  * FN_FWD_WARP_MAX_N columns, any alignment, 32-bit row indices; FN_FWD_WARP_WARPS rows a CTA (a
  * CTA of only the warps with a row below that), a grid that covers the rows. AUTO takes it (H200,
- * 2026-11-28, us, a CUDA graph of launches over 8 input sets, against the plan it replaced; rows
+ * 2026-11-28, us, a CUDA graph of launches over 8 input sets, against AUTO's plan without it; rows
  * of 33-511 columns x 2000-400000 rows, bf16 and f32, plain and fused: kernels/RESULTS.md "The
  * warp forward"):
  * - with at most FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, any width: 2000 rows 1.06-1.75x
@@ -713,9 +713,9 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
  *   (0.98-1.02x) with the fused add's head-split rows; 420 columns 0.86-0.99x, 33-63 behind the
  *   tiles from 32768 rows (0.63-0.93x);
  * - 16-bit rows that are not whole vectors, 129-320 columns, up to 1024 rows an SM (256 fused):
- *   0.99-1.29x (bf16 5265 x 142 4.20 -> 2.95); from 8000 rows narrower ones lost to the tiles
- *   (0.44-0.96x), and beyond these counts or widths the vector families won back (down to
- *   0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction. */
+ *   0.99-1.29x (bf16 5265 x 142 4.20 -> 2.95); from 8000 rows narrower ones run 0.44-0.96x the
+ *   tiles' speed, and beyond these counts or widths the vector families are faster (this kernel
+ *   down to 0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction. */
 static int fwd_warp(const ctx *c, fusednorm_launch *l) {
   const int64_t n = c->p->n, rows = c->p->rows;
   const int64_t rows_per_sm = ceil_div(rows, c->d->sm_count);

@@ -1133,9 +1133,9 @@ static void test_measured_picks(void) {
  * forward of 33-64 slots row-packed with many rows; backward rows of 2049-4096 slots, few rows:
  * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-7168 slots, many rows:
  * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). The forward cases that the warp
- * forward now takes (WARP) were measured again on the H200 on 2026-11-28, paired against the
- * plans written beside them (1.00-1.31x: select.c fwd_warp; the one-row forward's 1 x 53 only
- * even in f32). */
+ * forward takes (WARP) were timed on the H200 (2026-11-28) paired against the head-split and
+ * row-pipelined plans (1.00-1.31x: select.c fwd_warp; 1 x 53 f32 about even with the lean one-row
+ * forward). */
 static void test_measured_picks_h200(void) {
 #define HS FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED
 #define RP FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
@@ -1150,7 +1150,7 @@ static void test_measured_picks_h200(void) {
     fusednorm_mode mode;
     int taken;
   } k[] = {
-      /* forward, up to 4 rows per SM (was HS: the head-split lean kernel, now WARP where it runs) */
+      /* forward, up to 4 rows per SM (HS: the head-split lean kernel; WARP: the warp forward) */
       {1, 53, BF, 0, 0, WARP, 1},      {512, 29, BF, 0, 0, HS, 1},      {512, 29, BF, 0, 1, HS, 1},
       {64, 223, BF, 0, 0, WARP, 1},    {1, 53, F32, 0, 0, WARP, 1},     {8, 191, F32, 0, 0, WARP, 1},
       {512, 13, F32, 0, 0, HS, 0},     {512, 5, F32, 0, 0, HS, 0},      {5, 114, BF, 0, 0, WARP, 1},
