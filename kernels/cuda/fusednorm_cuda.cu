@@ -405,10 +405,12 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       break;
     case FUSEDNORM_KERNEL_FWD_THREAD: kernel = fn::fwd_thread_kernel(p->x_dtype, (int)p->n, fused); break;
     case FUSEDNORM_KERNEL_FWD_WARP: {
-      /* rows of one stride, at most INT_MAX of them (select.c fwd_warp): the packed parameter block */
+      /* rows of one stride, at most INT_MAX of them (select.c fwd_warp): the packed parameter
+       * block; rows a warp = the CTA's rows over its warps */
       fn::LeanFwdParams t = lean_fwd_params(k);
-      return launch(fn::fwd_warp_kernel(p->x_dtype, plan.slots_per_thread, fused), plan, &t, stream,
-                    "rms_norm_fwd_warp launch");
+      return launch(fn::fwd_warp_kernel(p->x_dtype, plan.slots_per_thread, fused,
+                                        plan.rows_per_cta / (plan.block_threads / 32)),
+                    plan, &t, stream, "rms_norm_fwd_warp launch");
     }
     case FUSEDNORM_KERNEL_FWD_LANES:
       kernel = fn::fwd_lanes_kernel(p->x_dtype, fused);

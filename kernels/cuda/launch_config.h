@@ -181,14 +181,22 @@ static inline void fn_dw_reduce_shape(int64_t P, int64_t n, int *cols, int *slic
   *slices = P <= FN_DW_REDUCE_SLICES_32_MAX_P ? 32 : 64;
 }
 
-/* The warp forward (rmsnorm_fwd_warp.cu): a warp a row, FN_FWD_WARP_WARPS rows a CTA (its launch
- * bound), rows of FN_FWD_WARP_MIN_N..FN_FWD_WARP_MAX_N columns, lane l holding columns l + 32 k for
- * k < fn_fwd_warp_cols(n): the instance, the fewest of FN_FWD_WARP_INSTANCES that cover the row. */
+/* The warp forward (rmsnorm_fwd_warp.cu): a warp a row or two, FN_FWD_WARP_WARPS warps a CTA (its
+ * launch bound), rows of FN_FWD_WARP_MIN_N..FN_FWD_WARP_MAX_N columns, lane l holding columns
+ * l + 32 k for k < fn_fwd_warp_cols(n): the instance, the fewest of FN_FWD_WARP_INSTANCES that
+ * cover the row. Two rows a warp are built for the plain forward only, up to
+ * FN_FWD_WARP2_B16_MAX_COLS (16-bit) / FN_FWD_WARP2_F32_MAX_COLS (f32) columns a lane
+ * (fn_fwd_warp2_built). */
 #define FN_FWD_WARP_WARPS 4
 #define FN_FWD_WARP_THREADS (32 * FN_FWD_WARP_WARPS)
 #define FN_FWD_WARP_MIN_N 33
 #define FN_FWD_WARP_MAX_N 512
 #define FN_FWD_WARP_INSTANCES {2, 3, 4, 5, 6, 8, 10, 12, 16}
+#define FN_FWD_WARP2_B16_MAX_COLS 10
+#define FN_FWD_WARP2_F32_MAX_COLS 3
+static inline int fn_fwd_warp2_built(int x_size, int cols) {
+  return cols <= (x_size == 2 ? FN_FWD_WARP2_B16_MAX_COLS : FN_FWD_WARP2_F32_MAX_COLS);
+}
 static inline int fn_fwd_warp_cols(int64_t n) {
   static const int inst[] = FN_FWD_WARP_INSTANCES;
   const int64_t need = (n + 31) / 32;

@@ -1,29 +1,34 @@
 /*
- * rmsnorm_fwd_warp.cu — the warp forward: a warp a row, element by element, for rows of 33-512
- * columns of one stride (select.c fwd_warp says which).
+ * rmsnorm_fwd_warp.cu — the warp forward: a warp a row (or two), element by element, for rows of
+ * 33-512 columns of one stride (select.c fwd_warp says which).
  *
- *   rms_norm_fwd_warp<T, K, FUSED>  lane l holds columns l, l + 32, ..., l + 32 (K - 1) of its
- *       row in registers (K = fn_fwd_warp_cols(n), an instance of at least ceil(n / 32)): every
- *       load of the row, and the lane's weight bits, issued at once (unconditional, from a column
- *       that exists, zeroed past the row); the warp's xor tree; the stores. FN_FWD_WARP_WARPS
- *       warps a CTA, a warp a row, a grid that covers the rows: no row loop, no shared memory, no
- *       barrier, 32-bit column offsets from one row pointer.
+ *   rms_norm_fwd_warp<T, K, FUSED, R>  lane l holds columns l, l + 32, ..., l + 32 (K - 1) of
+ *       each of its warp's R rows in registers (K = fn_fwd_warp_cols(n), an instance of at least
+ *       ceil(n / 32)): the rows' loads, then the lane's weight bits, issued before any is used
+ *       (unconditional, from a column that exists, zeroed past the row); per row the warp's xor
+ *       tree and the stores. FN_FWD_WARP_WARPS warps a CTA, a grid that covers the rows: no row
+ *       loop, no shared memory, no barrier, 32-bit column offsets from one row pointer. R = 2
+ *       (two rows a warp) only for the plain forward, up to FN_FWD_WARP2_B16_MAX_COLS /
+ *       FN_FWD_WARP2_F32_MAX_COLS columns a lane (fn_fwd_warp2_built).
  *
  * Why: for rows that are not whole aligned 16-byte vectors (odd widths, rows at 2- or 4-byte
  * boundaries) the vector families' head-split instances and the flat tiles pay per row for the
  * head and tail, staging and the N-d row index; Inductor's kernel for such rows reads them
- * element by element with a warp a row. Measured on an H200 (kernels/RESULTS.md, "The warp
- * forward"): with 16 rows an SM or fewer this kernel took 0.57-0.94x the time of those families;
- * f32 rows of 65-384 columns 0.67-1.02x at any row count (about even with the fused
- * add's head-split rows); 16-bit rows of 129-320 columns up to 1024 rows an SM (256 with the
- * fused add) 0.77-1.01x. Where the rows are whole vectors, or 16-bit rows are many and narrow,
- * the vector families move more bytes a load and stay.
+ * element by element, a warp for one or two rows. Measured on an H200 (kernels/RESULTS.md, "The
+ * warp forward", "Two rows a warp"): with 16 rows an SM or fewer one row a warp took 0.57-0.94x
+ * the time of those families; f32 rows of 65-384 columns 0.67-1.02x at any row count (about even
+ * with the fused add's head-split rows). Two rows a warp keep twice the bytes in flight a warp and
+ * load the weight once for both; where select.c fwd_warp_rows takes them they ran 1.02-1.23x (35
+ * held-out cases, 1.10x). Not built: 12 and 16 columns a lane, where ptxas waits for the first
+ * row's values before issuing the second row's loads (0.75-0.81x at 450 columns), nor the fused
+ * add (x and r of two rows, 92-144 registers). Where the rows are whole vectors, or are many and
+ * narrow, the vector families move more bytes a load and stay.
  *
  * Contract (kernels/README.md): s = RN(x + r) (fused add, written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) with a true division and sqrtf, y = RN(s*rstd*w_eff) or LLAMA
  * RN(RN_T(s*rstd)*w_eff). Sum order: a lane's squares in column order, then the warp's xor tree
  * (offsets 16, 8, 4, 2, 1), as in rms_norm_fwd_tiny's teams; the instance's columns past the row
- * add +0 and change nothing, so the bits do not depend on which instance covers the row.
+ * add +0 and change nothing, so the bits depend neither on which instance covers the row nor on R.
  */
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
@@ -31,33 +36,10 @@
 
 namespace fn {
 
+/* A row's outputs from its s (and r) in registers: residual_out, rstd, y. */
 template <typename T, int K, bool FUSED>
-__global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp(const LeanFwdParams p) {
-  const int lane = (int)threadIdx.x & 31;
-  const int64_t row = (int64_t)blockIdx.x * FN_FWD_WARP_WARPS + ((int)threadIdx.x >> 5);
-  if (row >= p.rows) return; /* a whole warp: the xor tree below needs every lane */
-  const int n = p.n;
-  const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
-  float s[K], r[K];
-#pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int c = lane + 32 * k;
-    const float v = ld_elem(xr, tiny_col(c, n));
-    s[k] = c < n ? v : 0.0f;
-  }
-  if (FUSED) {
-    const T *rr = static_cast<const T *>(p.r) + row * p.r_stride;
-#pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int c = lane + 32 * k;
-      const float v = ld_elem(rr, tiny_col(c, n));
-      r[k] = c < n ? v : 0.0f;
-    }
-  }
-  uint32_t wb[K];
-  float w[K];
-  tiny_wbits<K>(wb, p.w, p.w_dtype, xr, lane, 32, n);
-  tiny_weff<K>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, 32, n);
+__device__ __forceinline__ void warp_row_out(const LeanFwdParams &p, int64_t row, int lane, int n, float (&s)[K],
+                                             const float (&r)[K], const float (&w)[K]) {
   if (FUSED) {
     T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
 #pragma unroll
@@ -85,34 +67,76 @@ __global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp(const L
   });
 }
 
+/* A lane's K columns of one row, zero past the row (a column that exists is loaded there). */
 template <typename T, int K>
-static const void *fwd_warp_kernel_k(bool fused) {
-  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, true>)
-               : reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, false>);
+__device__ __forceinline__ void warp_row_load(float (&s)[K], const T *row, int lane, int n) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int c = lane + 32 * k;
+    const float v = ld_elem(row, tiny_col(c, n));
+    s[k] = c < n ? v : 0.0f;
+  }
+}
+
+template <typename T, int K, bool FUSED, int R>
+__global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp(const LeanFwdParams p) {
+  static_assert(R == 1 || (R == 2 && !FUSED), "two rows a warp: the plain forward only");
+  const int lane = (int)threadIdx.x & 31;
+  const int64_t row = ((int64_t)blockIdx.x * FN_FWD_WARP_WARPS + ((int)threadIdx.x >> 5)) * R;
+  if (row >= p.rows) return; /* a whole warp: the xor tree below needs every lane */
+  const int n = p.n;
+  const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
+  float s[K], r[K], w[K];
+  uint32_t wb[K];
+  warp_row_load<T, K>(s, xr, lane, n);
+  if constexpr (R == 1) {
+    if (FUSED) warp_row_load<T, K>(r, static_cast<const T *>(p.r) + row * p.r_stride, lane, n);
+    tiny_wbits<K>(wb, p.w, p.w_dtype, xr, lane, 32, n);
+    tiny_weff<K>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, 32, n);
+    warp_row_out<T, K, FUSED>(p, row, lane, n, s, r, w);
+  } else {
+    /* the second row (the last one again past the rows: loaded, unused) before the weight */
+    float s2[K];
+    const bool two = row + 1 < p.rows;
+    warp_row_load<T, K>(s2, two ? xr + p.x_stride : xr, lane, n);
+    tiny_wbits<K>(wb, p.w, p.w_dtype, xr, lane, 32, n);
+    tiny_weff<K>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, 32, n);
+    warp_row_out<T, K, false>(p, row, lane, n, s, r, w);
+    if (two) warp_row_out<T, K, false>(p, row + 1, lane, n, s2, r, w);
+  }
+}
+
+template <typename T, int K>
+static const void *fwd_warp_kernel_k(bool fused, int rows_per_warp) {
+  if (fused) return rows_per_warp == 1 ? reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, true, 1>) : nullptr;
+  if (rows_per_warp == 1) return reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, false, 1>);
+  if constexpr (K <= (sizeof(T) == 2 ? FN_FWD_WARP2_B16_MAX_COLS : FN_FWD_WARP2_F32_MAX_COLS)) /* fn_fwd_warp2_built */
+    if (rows_per_warp == 2) return reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, false, 2>);
+  return nullptr;
 }
 
 /* FN_FWD_WARP_INSTANCES (launch_config.h) */
 template <typename T>
-static const void *fwd_warp_kernel_for(int cols, bool fused) {
+static const void *fwd_warp_kernel_for(int cols, bool fused, int rows_per_warp) {
   switch (cols) {
-    case 2: return fwd_warp_kernel_k<T, 2>(fused);
-    case 3: return fwd_warp_kernel_k<T, 3>(fused);
-    case 4: return fwd_warp_kernel_k<T, 4>(fused);
-    case 5: return fwd_warp_kernel_k<T, 5>(fused);
-    case 6: return fwd_warp_kernel_k<T, 6>(fused);
-    case 8: return fwd_warp_kernel_k<T, 8>(fused);
-    case 10: return fwd_warp_kernel_k<T, 10>(fused);
-    case 12: return fwd_warp_kernel_k<T, 12>(fused);
-    case 16: return fwd_warp_kernel_k<T, 16>(fused);
+    case 2: return fwd_warp_kernel_k<T, 2>(fused, rows_per_warp);
+    case 3: return fwd_warp_kernel_k<T, 3>(fused, rows_per_warp);
+    case 4: return fwd_warp_kernel_k<T, 4>(fused, rows_per_warp);
+    case 5: return fwd_warp_kernel_k<T, 5>(fused, rows_per_warp);
+    case 6: return fwd_warp_kernel_k<T, 6>(fused, rows_per_warp);
+    case 8: return fwd_warp_kernel_k<T, 8>(fused, rows_per_warp);
+    case 10: return fwd_warp_kernel_k<T, 10>(fused, rows_per_warp);
+    case 12: return fwd_warp_kernel_k<T, 12>(fused, rows_per_warp);
+    case 16: return fwd_warp_kernel_k<T, 16>(fused, rows_per_warp);
   }
   return nullptr;
 }
 
-const void *fwd_warp_kernel(fusednorm_dtype x, int cols, bool fused) {
+const void *fwd_warp_kernel(fusednorm_dtype x, int cols, bool fused, int rows_per_warp) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_warp_kernel_for<float>(cols, fused);
-    case FUSEDNORM_F16: return fwd_warp_kernel_for<__half>(cols, fused);
-    case FUSEDNORM_BF16: return fwd_warp_kernel_for<__nv_bfloat16>(cols, fused);
+    case FUSEDNORM_F32: return fwd_warp_kernel_for<float>(cols, fused, rows_per_warp);
+    case FUSEDNORM_F16: return fwd_warp_kernel_for<__half>(cols, fused, rows_per_warp);
+    case FUSEDNORM_BF16: return fwd_warp_kernel_for<__nv_bfloat16>(cols, fused, rows_per_warp);
   }
   return nullptr;
 }

@@ -75,14 +75,26 @@
 /* AUTO's warp forward (fwd_warp) for rows of one stride that are not whole aligned vectors: any
  * width it takes with at most FEW_ROWS_PER_SM rows an SM; f32 rows of F32_MIN_N..F32_MAX_N
  * columns at any count; 16-bit rows of B16_MIN_N..B16_MAX_N columns up to B16_ROWS_PER_SM rows an
- * SM (B16_FUSED_ROWS_PER_SM with the fused add). fwd_warp has the measurements. */
+ * SM; and the plain forward where two rows a warp pay (WARP2 below). fwd_warp and fwd_warp_rows
+ * have the measurements. */
 #define FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM 16
 #define FN_AUTO_FWD_WARP_F32_MIN_N 65
 #define FN_AUTO_FWD_WARP_F32_MAX_N 384
 #define FN_AUTO_FWD_WARP_B16_MIN_N 129
 #define FN_AUTO_FWD_WARP_B16_MAX_N 320
-#define FN_AUTO_FWD_WARP_B16_ROWS_PER_SM 1024
-#define FN_AUTO_FWD_WARP_B16_FUSED_ROWS_PER_SM 256
+#define FN_AUTO_FWD_WARP_B16_ROWS_PER_SM 256
+/* Two rows a warp (the plain forward, past FEW_ROWS_PER_SM rows an SM; fwd_warp_rows has the
+ * measurements): 16-bit rows of at most WARP2_B16_NARROW_MAX_N columns from the narrowest width of
+ * the first band whose rows an SM reach the count (WARP2_B16_BANDS: {most rows an SM, fewest
+ * columns}), wider ones past WARP_B16_ROWS_PER_SM rows an SM; f32 rows of WARP2_F32_MIN_N..64
+ * columns, from FN_FWD_WARP_MIN_N up to WARP2_F32_NARROW_ROWS_PER_SM rows an SM, and wider ones
+ * past WARP2_F32_WIDE_ROWS_PER_SM. Up to the widths whose instances are built (launch_config.h
+ * fn_fwd_warp2_built: 320 columns 16-bit, 96 f32). */
+#define FN_AUTO_FWD_WARP2_B16_NARROW_MAX_N 128
+#define FN_AUTO_FWD_WARP2_B16_BANDS {{64, 33}, {160, 60}}
+#define FN_AUTO_FWD_WARP2_F32_MIN_N 49
+#define FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM 64
+#define FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM 1024
 
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
@@ -700,41 +712,78 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
-/* Forward, a warp a row (rmsnorm_fwd_warp.cu): rows of one stride and FN_FWD_WARP_MIN_N ..
- * FN_FWD_WARP_MAX_N columns, any alignment, 32-bit row indices; FN_FWD_WARP_WARPS rows a CTA (a
- * CTA of only the warps with a row below that), a grid that covers the rows. AUTO takes it (H200,
- * 2026-11-28, us, a CUDA graph of launches over 8 input sets, against AUTO's plan without it; rows
- * of 33-511 columns x 2000-400000 rows, bf16 and f32, plain and fused: kernels/RESULTS.md "The
- * warp forward"):
+/* Two rows a warp for the warp forward (1 = one): the plain forward past
+ * FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, where bench.py measured it faster than one row a
+ * warp and than the families AUTO takes without it (H200, 2026-11-28, cold inputs, the builds
+ * interleaved old / new / new / old on 24 held-out shapes x bf16, fp16, f32; kernels/RESULTS.md
+ * "Two rows a warp"):
+ * - 16-bit rows of at most 128 columns (the tiles' and the row-pipelined kernel's there): 43-54
+ *   rows an SM, 49-92 columns 1.04-1.09x; 152-158 rows an SM, 89-97 columns 1.04-1.07x; 190-303
+ *   rows an SM, 75 and 110 columns 0.97x (not taken); a probe grid put the narrowest at 121 rows
+ *   an SM from 63 columns;
+ * - 16-bit rows of 129-320 columns against one row a warp: 379-682 rows an SM 1.01-1.07x, 1894
+ *   (140 columns, the tiles') 1.16x; 40-46 rows an SM 0.93-0.97x (not taken); 450 columns (16 a
+ *   lane) 0.75-0.81x: at 12 and 16 columns a lane ptxas waits for the first row's values before
+ *   issuing the second's loads (not built);
+ * - f32 rows of 49-64 columns (two a lane): 46-758 rows an SM 1.05-1.09x over the tiles; three a
+ *   lane against one row a warp: 2273-4546 rows an SM 1.04-1.10x, 23-190 rows an SM 0.91-1.00x;
+ * - with the fused add two rows hold x and r (92-144 registers at 10-16 columns a lane): a probe
+ *   put it at 0.56-1.05x, not built. */
+static int fwd_warp_rows(const ctx *c, int64_t n, int64_t rows_per_sm) {
+  static const int64_t bands[][2] = FN_AUTO_FWD_WARP2_B16_BANDS;
+  const int nb = (int)(sizeof bands / sizeof bands[0]);
+  if (c->fused || rows_per_sm <= FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM ||
+      !fn_fwd_warp2_built((int)c->xs, fn_fwd_warp_cols(n)))
+    return 1;
+  if (c->xs == 4)
+    return (n > 64 ? rows_per_sm > FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM
+                   : n >= FN_AUTO_FWD_WARP2_F32_MIN_N || rows_per_sm <= FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM)
+               ? 2
+               : 1;
+  if (n > FN_AUTO_FWD_WARP2_B16_NARROW_MAX_N)
+    return rows_per_sm > FN_AUTO_FWD_WARP_B16_ROWS_PER_SM ? 2 : 1;
+  for (int i = 0; i < nb; ++i)
+    if (rows_per_sm <= bands[i][0]) return n >= bands[i][1] ? 2 : 1;
+  return 1;
+}
+
+/* Forward, a warp a row or two (rmsnorm_fwd_warp.cu): rows of one stride and FN_FWD_WARP_MIN_N ..
+ * FN_FWD_WARP_MAX_N columns, any alignment, 32-bit row indices; FN_FWD_WARP_WARPS warps a CTA (a
+ * CTA of only the warps with a row below that), a grid that covers the rows; two rows a warp where
+ * fwd_warp_rows says. AUTO takes it (H200, 2026-11-28, us, a CUDA graph of launches over 8 input
+ * sets, against AUTO's plan without it; rows of 33-511 columns x 2000-400000 rows, bf16 and f32,
+ * plain and fused: kernels/RESULTS.md "The warp forward"):
  * - with at most FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, any width: 2000 rows 1.06-1.75x
  *   faster than every family (row-pipelined, head-split lean rows, tiles);
  * - f32 rows that are not whole vectors, 65-384 columns, any count: 1.01-1.50x over the
  *   row-pipelined head-split instance and the tiles (f32 157281 x 190 78.7 -> 61.2), about even
  *   (0.98-1.02x) with the fused add's head-split rows; 420 columns 0.86-0.99x, 33-63 behind the
- *   tiles from 32768 rows (0.63-0.93x);
- * - 16-bit rows that are not whole vectors, 129-320 columns, up to 1024 rows an SM (256 fused):
- *   0.99-1.29x (bf16 5265 x 142 4.20 -> 2.95); from 8000 rows narrower ones run 0.44-0.96x the
- *   tiles' speed, and beyond these counts or widths the vector families are faster (this kernel
- *   down to 0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction. */
+ *   tiles from 32768 rows (0.63-0.93x) with one row a warp;
+ * - 16-bit rows of 129-320 columns up to 256 rows an SM (one row a warp measured 0.99-1.29x up
+ *   to 1024, bf16 5265 x 142 4.20 -> 2.95; the plain forward takes two rows a warp past 256):
+ *   beyond these counts or widths the vector families are faster (this kernel down to 0.77x): a
+ *   2-byte load moves an eighth of a vector's bytes per instruction;
+ * - the plain forward where two rows a warp pay (fwd_warp_rows). */
 static int fwd_warp(const ctx *c, fusednorm_launch *l) {
   const int64_t n = c->p->n, rows = c->p->rows;
   const int64_t rows_per_sm = ceil_div(rows, c->d->sm_count);
-  int ok;
+  int ok, rw;
   if (c->p->row_dims > 1 || n < FN_FWD_WARP_MIN_N || n > FN_FWD_WARP_MAX_N || rows > INT_MAX ||
       (c->aligned && n % c->vec == 0))
     return 0;
   /* One row of more than four columns a lane keeps the lean one-row forward, whose CTA spreads it
    * over more threads (1 x 255: this kernel 0.96-0.99x; 1 x 53 and 5 x 114 1.01-1.06x). */
   if (rows == 1 && n > 4 * 32) return 0;
+  rw = fwd_warp_rows(c, n, rows_per_sm);
   if (c->xs == 4)
     ok = n >= FN_AUTO_FWD_WARP_F32_MIN_N && n <= FN_AUTO_FWD_WARP_F32_MAX_N;
   else
     ok = n >= FN_AUTO_FWD_WARP_B16_MIN_N && n <= FN_AUTO_FWD_WARP_B16_MAX_N &&
-         rows_per_sm <= (c->fused ? FN_AUTO_FWD_WARP_B16_FUSED_ROWS_PER_SM : FN_AUTO_FWD_WARP_B16_ROWS_PER_SM);
-  if (!ok && rows_per_sm > FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM) return 0;
+         rows_per_sm <= FN_AUTO_FWD_WARP_B16_ROWS_PER_SM;
+  if (!ok && rw == 1 && rows_per_sm > FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM) return 0;
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_WARP,
-            (int)min64(FN_FWD_WARP_THREADS, 32 * rows));
-  l->rows_per_cta = l->block_threads / 32;
+            (int)min64(FN_FWD_WARP_THREADS, 32 * ceil_div(rows, rw)));
+  l->rows_per_cta = l->block_threads / 32 * rw;
   l->slots_per_thread = fn_fwd_warp_cols(n); /* the instance: a lane's columns */
   l->grid = ceil_div(rows, l->rows_per_cta);
   return 1;

@@ -60,6 +60,7 @@ typedef struct {
   int ran[FUSEDNORM_KERNEL_COUNT_]; /* launches by the family their plan named (a section that is
                                        there to test a family checks that it ran) */
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
+  int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -177,6 +178,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
         fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK) {
       c->ran[l.kernel]++;
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
+      c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -932,9 +934,11 @@ int main(int argc, char **argv) {
     static const int64_t kTinyFMq[] = {1, 5, 300};
     static const int64_t kTinyFNq[] = {1, 13, 33, 100, 255};
     /* The warp forward (rmsnorm_fwd_warp.cu, AUTO): every instance (2 to 16 columns a lane: n =
-     * 33..512), widths at and past each instance's last column, few rows (any width) and counts
-     * where only its f32 or 16-bit rules take it, any alignment (the apart pass: every tensor at
-     * its own 2- or 4-byte offset), and widths just outside it (32, 513: other families). */
+     * 33..512), one row a warp (up to 16 rows an SM: 2000 rows on 132 SMs; f32 from 97 columns)
+     * and two (the plain forward from 17 rows an SM: 4099 rows takes every 16-bit instance, and
+     * f32's two), widths at and past each instance's last column, counts where only some of its
+     * rules take it, an odd count (a last warp with one row), any alignment (the apart pass: every
+     * tensor at its own 2- or 4-byte offset), and widths just outside it (32, 513: other families). */
     static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
     static const int64_t kWarpN[] = {32, 33, 45, 63, 65, 97, 129, 142, 161, 190, 223, 257, 295, 321, 350, 420, 511, 513};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
@@ -1006,7 +1010,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
-      c.ran_bwd_pipe2 = 0;
+      c.ran_bwd_pipe2 = c.ran_fwd_warp2 = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -1021,6 +1025,13 @@ int main(int argc, char **argv) {
         printf("[%s] %d of them at two slots a lane\n", b.name, c.ran_bwd_pipe2);
         if (c.ran_bwd_pipe2 == 0) {
           printf("FAIL [%s] no launch ran bwd_pipe at two slots a lane\n", b.name);
+          ++failed;
+        }
+      }
+      if ((sections[i].want & kWarp) && o.filter == NULL && o.case_index < 0) {
+        printf("[%s] %d of them at two rows a warp\n", b.name, c.ran_fwd_warp2);
+        if (c.ran_fwd_warp2 == 0) {
+          printf("FAIL [%s] no launch ran fwd_warp at two rows a warp\n", b.name);
           ++failed;
         }
       }

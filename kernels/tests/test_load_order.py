@@ -44,8 +44,13 @@ CHECKS = [
     (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
     (re.compile(r"rms_norm_bwd_row_u1I.*Lb([01])E"), lambda m: 5 + 2 * int(m.group(1)),
      "the row's dy and s, its edge's (and ds of both), rstd"),
-    (re.compile(r"rms_norm_fwd_warpI.*Li(\d+)ELb([01])E"), lambda m: int(m.group(1)) * (1 + int(m.group(2))),
+    # Two rows a warp (R = 2, the plain forward past 16 rows an SM, where other warps' loads are
+    # in flight): the first row's columns; ptxas issues some of the second row's after a first
+    # conversion at 6-16 columns a lane.
+    (re.compile(r"rms_norm_fwd_warpI.*Li(\d+)ELb([01])ELi1E"), lambda m: int(m.group(1)) * (1 + int(m.group(2))),
      "every column of the lane's row: x (and r)"),
+    (re.compile(r"rms_norm_fwd_warpI.*Li(\d+)ELb0ELi2E"), lambda m: int(m.group(1)),
+     "every column of the lane's first row"),
 ]
 
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)

@@ -252,9 +252,17 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
                 p->n >= FN_FWD_WARP_MIN_N && p->n <= FN_FWD_WARP_MAX_N && !(lay->aligned16 && p->n % vec == 0) &&
                 p->rows <= INT_MAX,
             "%s: warp forward outside its rows: %s", what, s);
-      CHECK(l->rows_per_cta * 32 == l->block_threads && l->rows_per_cta <= p->rows && l->smem_bytes == 0 &&
-                !l->weight_smem && l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta,
-            "%s: warp forward geometry: %s", what, s);
+      {
+        /* one or two rows a warp; two only where built (fn_fwd_warp2_built: the plain forward) */
+        const int warps = l->block_threads / 32, rw = warps > 0 ? l->rows_per_cta / warps : 0;
+        CHECK(l->block_threads % 32 == 0 && warps >= 1 && warps <= FN_FWD_WARP_WARPS &&
+                  (rw == 1 || (rw == 2 && !p->has_residual &&
+                               fn_fwd_warp2_built((int)fusednorm_dtype_size(p->x_dtype), l->slots_per_thread))) &&
+                  l->rows_per_cta == warps * rw && (warps == FN_FWD_WARP_WARPS || l->grid == 1) &&
+                  (int64_t)(warps - 1) * rw < p->rows && l->smem_bytes == 0 && !l->weight_smem &&
+                  l->grid == (p->rows + l->rows_per_cta - 1) / l->rows_per_cta,
+              "%s: warp forward geometry: %s", what, s);
+      }
       inst = in_set(l->slots_per_thread, kcols, (int)(sizeof kcols / sizeof kcols[0])) &&
              l->slots_per_thread == fn_fwd_warp_cols(p->n) && 32 * (int64_t)l->slots_per_thread >= p->n;
       break;
@@ -1159,10 +1167,11 @@ static void test_measured_picks_h200(void) {
        * rows; FN_AUTO_FWD_PIPE_U_ROWS_PER_SM) before the lean one; the fused add keeps the lean
        * head-split kernel, measured faster than the row-pipelined element-wise reads (the
        * head-split instance, faster again at 4096 rows, lost from 32768 on, so not fused); where
-       * the warp forward's rules reach (f32 from 65 columns, 16-bit from 129), WARP */
+       * the warp forward's rules reach (f32 from 65 columns, the fused add's 16-bit from 129, the
+       * plain 16-bit forward two rows a warp: 4000 rows x 52-81 columns 1.27-1.29x over RP), WARP */
       {4096, 139, BF, 0, 0, WARP, 1},  {4096, 191, BF, 0, 0, WARP, 1},  {4096, 223, BF, 0, 1, WARP, 1},
       {4096, 89, BF, 0, 1, HS, 1},     {4096, 139, F32, 0, 0, WARP, 1}, {4096, 223, F32, 0, 0, WARP, 1},
-      {4096, 89, F32, 0, 1, WARP, 1},  {4096, 89, BF, 0, 0, RP, 1},     {4096, 53, BF, 0, 0, RP, 1},
+      {4096, 89, F32, 0, 1, WARP, 1},  {4096, 89, BF, 0, 0, WARP, 1},   {4096, 53, BF, 0, 0, WARP, 1},
       {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, WARP, 1},  {4096, 53, F32, 0, 1, HS, 0},
       {2112, 295, BF, 0, 0, WARP, 1},  {2111, 295, BF, 0, 0, WARP, 1},
       /* forward, 33-64 slots, many rows */
@@ -1370,7 +1379,7 @@ static void test_tile_forward(void) {
       {1000000, 3, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_THREAD, 256, 1024},
       {1000000, 4, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 256}, /* a vector */
       /* below a full wave a team per row (11 rows x 16 lanes), up to the CTA's 256 threads */
-      {5601, 92, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 192, 11},
+      {5601, 92, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 192, 11}, /* (plain: warp) */
       {209133, 1, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 192, 1536},
       {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 32, 16}, /* tiny problems: */
       {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
@@ -1903,29 +1912,49 @@ static void test_dw_in_kernel_picks(void) {
   }
 }
 
-/* The warp forward's AUTO rules (select.c fwd_warp, FN_AUTO_FWD_WARP_*) on the H200's figures (132
- * SMs), at both edges of each: rows an SM (16 for any width, 1024 / 256 fused for 16-bit rows of
- * 129-320 columns), the f32 and 16-bit widths, whole aligned vectors (declined), one row (declined
- * past 128 columns), N-d rows (declined) and widths outside 33..512. `want` 1: the warp forward
- * with a lane holding `cols` columns, a grid covering the rows in CTAs of up to 4 warps. */
+/* The warp forward's AUTO rules (select.c fwd_warp, fwd_warp_rows, FN_AUTO_FWD_WARP*) on the H200's
+ * figures (132 SMs), at both edges of each: rows an SM (16 for any width with one row a warp; the
+ * plain 16-bit forward's two rows a warp at 64 and 160 rows an SM up to 128 columns, past 256 from
+ * 129 to 320 columns; 256 for one row a warp of 16-bit rows of 129-320 columns), the f32 widths and
+ * counts of one and of two rows a warp, whole aligned vectors (declined), one row (declined past
+ * 128 columns), N-d rows (declined) and widths outside 33..512. `rw` 1 or 2: the warp forward with
+ * a lane holding `cols` columns of `rw` rows, a grid covering the rows in CTAs of up to 4 warps;
+ * 0: another family. */
 static void test_warp_picks(void) {
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
     int fused, nd;
     const fusednorm_layout *lay;
-    int want, cols;
+    int rw, cols;
   } k[] = {
-      {2112, 33, BF, 0, 0, &kCongruent, 1, 2},      {2113, 33, BF, 0, 0, &kCongruent, 0, 0},
-      {2112, 511, BF, 1, 0, &kMisaligned, 1, 16},   {2113, 511, BF, 1, 0, &kMisaligned, 0, 0},
-      {100, 32, BF, 0, 0, &kCongruent, 0, 0},       {100, 513, F32, 0, 0, &kCongruent, 0, 0},
-      {1000000, 65, F32, 0, 0, &kCongruent, 1, 3},  {1000000, 63, F32, 0, 0, &kCongruent, 0, 0},
+      /* one row a warp up to 16 rows an SM, any width */
+      {2112, 33, BF, 0, 0, &kCongruent, 1, 2},      {2112, 511, BF, 1, 0, &kMisaligned, 1, 16},
+      {2113, 511, BF, 1, 0, &kMisaligned, 0, 0},    {2112, 52, F32, 0, 0, &kCongruent, 1, 2},
+      /* 16-bit plain rows of at most 128 columns: two rows a warp, the bands */
+      {2113, 33, BF, 0, 0, &kCongruent, 2, 2},      {8448, 33, BF, 0, 0, &kCongruent, 2, 2},
+      {8449, 33, BF, 0, 0, &kCongruent, 0, 0},      {8449, 59, BF, 0, 0, &kCongruent, 0, 0},
+      {8449, 60, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 2}, {21120, 60, BF, 0, 0, &kCongruent, 2, 2},
+      {21120, 128, BF, 0, 0, &kCongruent, 2, 4},    {21121, 128, BF, 0, 0, &kCongruent, 0, 0},
+      {8448, 128, BF, 0, 0, &kAligned, 0, 0},       {100, 32, BF, 0, 0, &kCongruent, 0, 0},
+      /* 16-bit rows of 129-320 columns: one row a warp up to 256 rows an SM, then (plain) two */
+      {2113, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 10}, {33792, 129, BF, 0, 0, &kCongruent, 1, 5},
+      {33793, 129, BF, 0, 0, &kCongruent, 2, 5},    {33793, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 2, 10},
+      {1000000, 320, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 10}, {33793, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0},
+      {8448, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0},
+      {33792, 200, BF, 1, 0, &kCongruent, 1, 8},    {33793, 200, BF, 1, 0, &kCongruent, 0, 0},
+      {33792, 128, BF, 1, 0, &kCongruent, 0, 0},    {33792, 321, FUSEDNORM_F16, 1, 0, &kCongruent, 0, 0},
+      /* f32: two rows a warp at 49-64 columns (from 33 up to 64 rows an SM), at 65-96 past 1024;
+       * one row a warp at 65-384 */
+      {1000000, 49, F32, 0, 0, &kCongruent, 2, 2},  {1000000, 48, F32, 0, 0, &kCongruent, 0, 0},
+      {8448, 33, F32, 0, 0, &kMisaligned, 2, 2},    {8449, 48, F32, 0, 0, &kCongruent, 0, 0},
+      {8449, 64, F32, 0, 0, &kMisaligned, 2, 2},    {135168, 65, F32, 0, 0, &kCongruent, 1, 3},
+      {135169, 96, F32, 0, 0, &kCongruent, 2, 3},   {1000000, 65, F32, 0, 0, &kCongruent, 2, 3},
+      {1000000, 97, F32, 0, 0, &kCongruent, 1, 4},  {1000000, 65, F32, 1, 0, &kCongruent, 1, 3},
       {1000000, 384, F32, 1, 0, &kMisaligned, 1, 12}, {1000000, 385, F32, 0, 0, &kCongruent, 0, 0},
       {1000000, 100, F32, 0, 0, &kAligned, 0, 0},   {1000000, 100, F32, 0, 0, &kMisaligned, 1, 4},
-      {135168, 129, BF, 0, 0, &kCongruent, 1, 5},   {135169, 129, BF, 0, 0, &kCongruent, 0, 0},
-      {135168, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 10}, {135168, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0},
-      {100000, 128, BF, 0, 0, &kCongruent, 0, 0},   {100000, 128, BF, 0, 0, &kAligned, 0, 0},
-      {33792, 200, BF, 1, 0, &kCongruent, 1, 8},    {33793, 200, BF, 1, 0, &kCongruent, 0, 0},
+      {100, 513, F32, 0, 0, &kCongruent, 0, 0},
+      /* one row, a few rows, N-d rows */
       {1, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0}, {1, 128, BF, 0, 0, &kCongruent, 1, 4},
       {2, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 8}, {3, 97, F32, 0, 0, &kCongruent, 1, 4},
       {4096, 139, BF, 0, 1, &kCongruent, 0, 0},
@@ -1943,12 +1972,14 @@ static void test_warp_picks(void) {
              k[i].nd ? " 2-d rows" : "");
     CHECK(fusednorm_select_launch(&p, 0, &h200->d, k[i].lay, &l) == FUSEDNORM_OK, "%s: status", what);
     plan_str(&l, s, sizeof s);
-    if (k[i].want)
+    if (k[i].rw) {
+      const int64_t warps = (k[i].rows + k[i].rw - 1) / k[i].rw;
       CHECK(l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.slots_per_thread == k[i].cols &&
-                l.block_threads == (k[i].rows < 4 ? 32 * (int)k[i].rows : 128) &&
-                (int64_t)l.grid * l.rows_per_cta >= k[i].rows && (int64_t)(l.grid - 1) * l.rows_per_cta < k[i].rows,
-            "%s: %s; expected fwd_warp s%d", what, s, k[i].cols);
-    else
+                l.block_threads == (warps < 4 ? 32 * (int)warps : 128) &&
+                l.rows_per_cta == l.block_threads / 32 * k[i].rw && (int64_t)l.grid * l.rows_per_cta >= k[i].rows &&
+                (int64_t)(l.grid - 1) * l.rows_per_cta < k[i].rows,
+            "%s: %s; expected fwd_warp s%d, %d rows a warp", what, s, k[i].cols, k[i].rw);
+    } else
       CHECK(l.kernel != FUSEDNORM_KERNEL_FWD_WARP, "%s: %s; expected another family", what, s);
     check_plan(&p, 0, k[i].lay, &l, &h200->d, what);
   }
