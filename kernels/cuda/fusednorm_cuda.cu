@@ -408,6 +408,9 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
       /* rows of one stride, at most INT_MAX of them (select.c fwd_warp): the packed parameter
        * block; rows a warp = the CTA's rows over its warps */
       fn::LeanFwdParams t = lean_fwd_params(k);
+      if (plan.load_elems > 1) /* the sub-vector instance: two rows a warp, the plain forward */
+        return launch(fused ? nullptr : fn::fwd_warp_vec_kernel(p->x_dtype, plan.load_elems, plan.slots_per_thread),
+                      plan, &t, stream, "rms_norm_fwd_warp_vec launch");
       return launch(fn::fwd_warp_kernel(p->x_dtype, plan.slots_per_thread, fused,
                                         plan.rows_per_cta / (plan.block_threads / 32)),
                     plan, &t, stream, "rms_norm_fwd_warp launch");

@@ -197,6 +197,12 @@ static inline void fn_dw_reduce_shape(int64_t P, int64_t n, int *cols, int *slic
 static inline int fn_fwd_warp2_built(int x_size, int cols) {
   return cols <= (x_size == 2 ? FN_FWD_WARP2_B16_MAX_COLS : FN_FWD_WARP2_F32_MAX_COLS);
 }
+/* Sub-vector loads (the plain 16-bit forward, two rows a warp: rms_norm_fwd_warp_vec<T,V,K>): rows
+ * of FN_FWD_WARP_VEC_MIN_N..FN_FWD_WARP_VEC_MAX_N columns, V = 2 or 4 elements a load, lane l
+ * holding loads l + 32 k for k < fn_fwd_warp_vec_cols(n, V) (every count there is an instance). */
+#define FN_FWD_WARP_VEC_MIN_N 65
+#define FN_FWD_WARP_VEC_MAX_N 320
+static inline int fn_fwd_warp_vec_cols(int64_t n, int v) { return (int)((n / v + 31) / 32); }
 static inline int fn_fwd_warp_cols(int64_t n) {
   static const int inst[] = FN_FWD_WARP_INSTANCES;
   const int64_t need = (n + 31) / 32;

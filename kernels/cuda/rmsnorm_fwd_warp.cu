@@ -106,6 +106,102 @@ __global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp(const L
   }
 }
 
+/* V elements of T as one load: 4 or 8 bytes. */
+template <int BYTES> struct WarpLoad;
+template <> struct WarpLoad<4> { using type = uint32_t; };
+template <> struct WarpLoad<8> { using type = uint2; };
+
+/* The sub-vector instance: rows (every start) and the weight on a boundary of V elements of T, n a
+ * multiple of V; lane l holds loads l + 32 k of each of its warp's two rows (V consecutive columns
+ * each), the rows' loads then the weight's before any is used; per row the lane's squares in
+ * column order, the warp's xor tree, the stores as whole loads. The plain forward only. */
+template <typename T, int V, int K>
+__global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp_vec(const LeanFwdParams p) {
+  using U = typename WarpLoad<V * sizeof(T)>::type;
+  const int lane = (int)threadIdx.x & 31;
+  const int64_t row = ((int64_t)blockIdx.x * FN_FWD_WARP_WARPS + ((int)threadIdx.x >> 5)) * 2;
+  if (row >= p.rows) return; /* a whole warp: the xor tree below needs every lane */
+  const int n = p.n, nv = n / V;
+  const bool two = row + 1 < p.rows;
+  const U *x0 = reinterpret_cast<const U *>(static_cast<const T *>(p.x) + row * p.x_stride);
+  const U *x1 = two ? reinterpret_cast<const U *>(static_cast<const T *>(p.x) + (row + 1) * p.x_stride) : x0;
+  /* without a weight, bits of the row (unused): no branch between the loads */
+  const U *wv = p.w != nullptr ? static_cast<const U *>(p.w) : x0;
+  U a[K], b[K], wu[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) a[k] = x0[min(lane + 32 * k, nv - 1)];
+#pragma unroll
+  for (int k = 0; k < K; ++k) b[k] = x1[min(lane + 32 * k, nv - 1)];
+#pragma unroll
+  for (int k = 0; k < K; ++k) wu[k] = __ldg(wv + min(lane + 32 * k, nv - 1));
+  float w[K][V];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const T *e = reinterpret_cast<const T *>(&wu[k]);
+#pragma unroll
+    for (int i = 0; i < V; ++i) w[k][i] = p.w != nullptr ? to_f(e[i]) + p.offset : 1.0f;
+  }
+  auto out = [&](int64_t r, const U (&u)[K]) {
+    float s[K][V];
+    float ss = 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      const T *e = reinterpret_cast<const T *>(&u[k]);
+      const bool in = lane + 32 * k < nv; /* past the row: +0, adds nothing */
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        s[k][i] = in ? to_f(e[i]) : 0.0f;
+        ss = fmaf(s[k][i], s[k][i], ss);
+      }
+    }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
+    const float rstd = rstd_of(ss, n, p.eps);
+    if (p.rstd != nullptr && lane == 0) p.rstd[r] = rstd;
+    U *yr = reinterpret_cast<U *>(static_cast<T *>(p.y) + r * p.y_stride);
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int k = 0; k < K; ++k) {
+        if (lane + 32 * k < nv) {
+          U o;
+          T *e = reinterpret_cast<T *>(&o);
+#pragma unroll
+          for (int i = 0; i < V; ++i) e[i] = from_f<T>(normalize_elem<T, L>(s[k][i], w[k][i], rstd));
+          yr[lane + 32 * k] = o;
+        }
+      }
+    });
+  };
+  out(row, a);
+  if (two) out(row + 1, b);
+}
+
+/* FN_FWD_WARP_VEC_MIN_N..MAX_N: V = 2, K = 2..5; V = 4, K = 1..3 */
+template <typename T>
+static const void *fwd_warp_vec_kernel_for(int v, int cols) {
+  if (v == 2) switch (cols) {
+      case 2: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 2, 2>);
+      case 3: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 2, 3>);
+      case 4: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 2, 4>);
+      case 5: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 2, 5>);
+    }
+  if (v == 4) switch (cols) {
+      case 1: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 4, 1>);
+      case 2: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 4, 2>);
+      case 3: return reinterpret_cast<const void *>(&rms_norm_fwd_warp_vec<T, 4, 3>);
+    }
+  return nullptr;
+}
+
+const void *fwd_warp_vec_kernel(fusednorm_dtype x, int load_elems, int cols) {
+  switch (x) {
+    case FUSEDNORM_F16: return fwd_warp_vec_kernel_for<__half>(load_elems, cols);
+    case FUSEDNORM_BF16: return fwd_warp_vec_kernel_for<__nv_bfloat16>(load_elems, cols);
+    default: return nullptr; /* 16-bit rows only (select.c fwd_warp_load_elems) */
+  }
+}
+
 template <typename T, int K>
 static const void *fwd_warp_kernel_k(bool fused, int rows_per_warp) {
   if (fused) return rows_per_warp == 1 ? reinterpret_cast<const void *>(&rms_norm_fwd_warp<T, K, true, 1>) : nullptr;

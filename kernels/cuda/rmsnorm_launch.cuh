@@ -150,6 +150,7 @@ const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);
 /* The warp forward (rmsnorm_fwd_warp.cu) with `cols` columns a lane (fn_fwd_warp_cols); NULL if
  * no such instance. */
 const void *fwd_warp_kernel(fusednorm_dtype x, int cols, bool fused, int rows_per_warp);
+const void *fwd_warp_vec_kernel(fusednorm_dtype x, int load_elems, int cols);
 /* The forward of rows narrower than a vector (rmsnorm_fwd_tile.cu rms_norm_fwd_thread) of `n`
  * columns (16-bit: 1, 2, 3, 4, 6; f32: 1, 2, 3), with or without the fused add; NULL otherwise. */
 const void *fwd_thread_kernel(fusednorm_dtype x, int n, bool fused);

@@ -267,6 +267,9 @@ typedef struct {
   int dense;      /* every row tensor's rows lie back to back (row i at element i*n of its base:
                      the [rows, n] block contiguous); with congruent16 the rows can be tiled as one
                      run of 16-byte vectors. 0 (not known) keeps the row-wise plans. */
+  int align_bytes;/* the largest of 16, 8, 4, 2, 1 that divides every row start of every row tensor
+                     and the weight's address (with the weight in the rows' dtype; else at most the
+                     element size); 0 (not known) is read as 16 with aligned16, else 1 */
 } fusednorm_layout;
 
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
@@ -305,6 +308,8 @@ typedef struct {
                                 cooperative launch, so the grid must be co-resident; a grid of
                                 one CTA writes its row as dw, not cooperative) instead of a
                                 second launch; the same sum, bit for bit. Else 0 */
+  int load_elems;            /* FWD_WARP: elements a load (1, or 2 / 4: the sub-vector instance,
+                                rows and weight on that boundary); else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

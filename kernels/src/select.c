@@ -96,6 +96,11 @@
 #define FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM 64
 #define FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM 1024
 
+/* Sub-vector loads in the warp forward (fwd_warp_load_elems): the plain 16-bit forward of rows of
+ * FN_FWD_WARP_VEC_MIN_N..FN_FWD_WARP_VEC_MAX_N columns (launch_config.h) past
+ * FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM whose every start and the weight sit on a 4- or
+ * 8-byte boundary. */
+
 /* The flat-tile forward (fwd_tile): full tiles per SM below which tiles shrink, and the fewest
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
@@ -485,6 +490,40 @@ static int rows_aligned16(const fusednorm_problem *p, const void *ptr, int64_t s
   return 1;
 }
 
+/* The largest power of two up to 16 dividing every row start of one tensor (its pointer, and each
+ * stride a row index can step by); 16 for no tensor. */
+static int rows_align(const fusednorm_problem *p, const void *ptr, int64_t stride, const int64_t *outer,
+                      size_t elem) {
+  uint64_t g = 16;
+  if (ptr == NULL) return 16;
+  g |= (uint64_t)(uintptr_t)ptr;
+  if (p->row_dims <= 1) {
+    if (p->rows > 1) g |= (uint64_t)stride * elem;
+  } else {
+    for (int k = 0; k < p->row_dims; ++k)
+      if (p->row_shape[k] > 1) g |= (uint64_t)(k == p->row_dims - 1 ? stride : outer[k]) * elem;
+  }
+  return (int)(g & (~g + 1));
+}
+
+/* fusednorm_layout.align_bytes from the row tensors' and the weight's alignment (a weight in
+ * another dtype than the rows' caps it at the rows' element size). */
+static int layout_align(const fusednorm_problem *p, const void *w, int a) {
+  const size_t xs = fusednorm_dtype_size(p->x_dtype);
+  if (p->has_weight && w != NULL) {
+    if (p->w_dtype != p->x_dtype) {
+      if (a > (int)xs) a = (int)xs;
+    } else {
+      const uint64_t g = (uint64_t)(uintptr_t)w | 16;
+      const int wa = (int)(g & (~g + 1));
+      if (wa < a) a = wa;
+    }
+  }
+  return a;
+}
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                           fusednorm_layout *out) {
   size_t xs;
@@ -509,6 +548,12 @@ fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fuse
   out->dense = rows_dense(p, a->x, a->x_stride, a->x_outer) && rows_dense(p, a->y, a->y_stride, a->y_outer) &&
                (!p->has_residual || (rows_dense(p, a->residual, a->residual_stride, a->residual_outer) &&
                                      rows_dense(p, a->residual_out, a->residual_out_stride, a->residual_out_outer)));
+  out->align_bytes = layout_align(
+      p, a->weight,
+      min_int(min_int(rows_align(p, a->x, a->x_stride, a->x_outer, xs), rows_align(p, a->y, a->y_stride, a->y_outer, xs)),
+              p->has_residual ? min_int(rows_align(p, a->residual, a->residual_stride, a->residual_outer, xs),
+                                        rows_align(p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs))
+                              : 16));
   return FUSEDNORM_OK;
 }
 
@@ -534,6 +579,11 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
   out->dense = rows_dense(p, a->dy, a->dy_stride, a->dy_outer) && rows_dense(p, a->s, a->s_stride, a->s_outer) &&
                rows_dense(p, a->dx, a->dx_stride, a->dx_outer) &&
                rows_dense(p, ds, ds ? a->ds_stride : 0, a->ds_outer);
+  out->align_bytes = layout_align(
+      p, a->weight,
+      min_int(min_int(rows_align(p, a->dy, a->dy_stride, a->dy_outer, xs), rows_align(p, a->s, a->s_stride, a->s_outer, xs)),
+              min_int(rows_align(p, a->dx, a->dx_stride, a->dx_outer, xs),
+                      rows_align(p, ds, ds ? a->ds_stride : 0, a->ds_outer, xs))));
   return FUSEDNORM_OK;
 }
 
@@ -545,6 +595,7 @@ typedef struct {
   int backward, aligned, fused, w32, xs, vec;
   int congruent; /* rows congruent modulo 16 bytes (aligned rows are): the head-split lean kernels */
   int dense;     /* rows back to back in every row tensor: the flat-tile forward */
+  int align;     /* fusednorm_layout.align_bytes (0 read as 16 where aligned, else 1) */
   int64_t slots; /* vector slots of a row */
 } ctx;
 
@@ -612,6 +663,7 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->workspace_bytes = 0;
   l->unaligned = 0;
   l->dw_in_kernel = 0;
+  l->load_elems = 0;
 }
 
 /* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
@@ -747,6 +799,25 @@ static int fwd_warp_rows(const ctx *c, int64_t n, int64_t rows_per_sm) {
   return 1;
 }
 
+/* Elements a load for the warp forward (1: element by element): 4 or 2 where the plain 16-bit
+ * forward's rows (every start, with the weight in the rows' dtype) sit on 8- or 4-byte boundaries
+ * and the width is a multiple of that, past FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, rows of
+ * FN_FWD_WARP_VEC_MIN_N..FN_FWD_WARP_VEC_MAX_N columns; always two rows a warp. Inductor, which
+ * compiles each shape, loads such rows as 8- or 4-byte vectors and ran them near the copy's speed;
+ * the element-wise warp forward 0.61-0.67x of it (kernels/RESULTS.md "Sub-vector loads"). A probe
+ * (H200, 2026-11-28, every launch's outputs in their own buffers; against the library's plan of
+ * then): 16-bit rows of 70-300 columns on 4- or 8-byte boundaries at 38-3030 rows an SM
+ * 1.16-1.57x (fp16 400000 x 300 193.3 -> 125.4 us, 3841 GB/s); 60 and 36 columns 0.55-0.86x of
+ * the tiles (not taken); f32 rows on 8-byte boundaries 1.00-1.15x (not built). */
+static int fwd_warp_load_elems(const ctx *c, int64_t n, int64_t rows_per_sm) {
+  if (c->fused || c->xs != 2 || rows_per_sm <= FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM || n < FN_FWD_WARP_VEC_MIN_N ||
+      n > FN_FWD_WARP_VEC_MAX_N)
+    return 1;
+  if (c->align >= 8 && n % 4 == 0) return 4;
+  if (c->align >= 4 && n % 2 == 0) return 2;
+  return 1;
+}
+
 /* Forward, a warp a row or two (rmsnorm_fwd_warp.cu): rows of one stride and FN_FWD_WARP_MIN_N ..
  * FN_FWD_WARP_MAX_N columns, any alignment, 32-bit row indices; FN_FWD_WARP_WARPS warps a CTA (a
  * CTA of only the warps with a row below that), a grid that covers the rows; two rows a warp where
@@ -763,18 +834,20 @@ static int fwd_warp_rows(const ctx *c, int64_t n, int64_t rows_per_sm) {
  *   to 1024, bf16 5265 x 142 4.20 -> 2.95; the plain forward takes two rows a warp past 256):
  *   beyond these counts or widths the vector families are faster (this kernel down to 0.77x): a
  *   2-byte load moves an eighth of a vector's bytes per instruction;
- * - the plain forward where two rows a warp pay (fwd_warp_rows). */
+ * - the plain forward where two rows a warp pay (fwd_warp_rows), and 16-bit rows on 4- or 8-byte
+ *   boundaries as such sub-vectors (fwd_warp_load_elems). */
 static int fwd_warp(const ctx *c, fusednorm_launch *l) {
   const int64_t n = c->p->n, rows = c->p->rows;
   const int64_t rows_per_sm = ceil_div(rows, c->d->sm_count);
-  int ok, rw;
+  int ok, rw, ve;
   if (c->p->row_dims > 1 || n < FN_FWD_WARP_MIN_N || n > FN_FWD_WARP_MAX_N || rows > INT_MAX ||
       (c->aligned && n % c->vec == 0))
     return 0;
   /* One row of more than four columns a lane keeps the lean one-row forward, whose CTA spreads it
    * over more threads (1 x 255: this kernel 0.96-0.99x; 1 x 53 and 5 x 114 1.01-1.06x). */
   if (rows == 1 && n > 4 * 32) return 0;
-  rw = fwd_warp_rows(c, n, rows_per_sm);
+  ve = fwd_warp_load_elems(c, n, rows_per_sm);
+  rw = ve > 1 ? 2 : fwd_warp_rows(c, n, rows_per_sm);
   if (c->xs == 4)
     ok = n >= FN_AUTO_FWD_WARP_F32_MIN_N && n <= FN_AUTO_FWD_WARP_F32_MAX_N;
   else
@@ -784,7 +857,8 @@ static int fwd_warp(const ctx *c, fusednorm_launch *l) {
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_WARP,
             (int)min64(FN_FWD_WARP_THREADS, 32 * ceil_div(rows, rw)));
   l->rows_per_cta = l->block_threads / 32 * rw;
-  l->slots_per_thread = fn_fwd_warp_cols(n); /* the instance: a lane's columns */
+  l->load_elems = ve;
+  l->slots_per_thread = ve > 1 ? fn_fwd_warp_vec_cols(n, ve) : fn_fwd_warp_cols(n); /* the instance: a lane's loads */
   l->grid = ceil_div(rows, l->rows_per_cta);
   return 1;
 }
@@ -1407,6 +1481,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.aligned = layout->aligned16 != 0;
   c.congruent = c.aligned || layout->congruent16 != 0;
   c.dense = layout->dense != 0;
+  c.align = layout->align_bytes > 0 ? layout->align_bytes : c.aligned ? 16 : 1;
   c.fused = p->has_residual != 0;
   c.w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
   c.xs = (int)fusednorm_dtype_size(p->x_dtype);
@@ -1417,7 +1492,7 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
 
 fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,
                                             size_t *bytes) {
-  static const fusednorm_layout kLayouts[3] = {{1, 1, 0}, {0, 1, 0}, {0, 0, 0}}; /* (density: the forward's only) */
+  static const fusednorm_layout kLayouts[3] = {{1, 1, 0, 16}, {0, 1, 0, 0}, {0, 0, 0, 0}}; /* (density: the forward's only) */
   int i;
   if (bytes == NULL) return FUSEDNORM_ERR_NULL_POINTER;
   *bytes = 0;

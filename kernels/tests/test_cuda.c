@@ -61,6 +61,7 @@ typedef struct {
                                        there to test a family checks that it ran) */
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
+  int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -179,6 +180,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran[l.kernel]++;
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
+      c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -312,7 +314,7 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
    * forward runs in AUTO and the backward keeps the forced family. */
   fusednorm_problem pf = p;
   {
-    const fusednorm_layout al = {1, 1, 0};
+    const fusednorm_layout al = {1, 1, 0, 16};
     if (plan_unsupported(&pf, 0, &al)) pf.mode = FUSEDNORM_MODE_AUTO;
   }
   const size_t mn = (size_t)M * (size_t)N;
@@ -413,7 +415,7 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
   const size_t mn = (size_t)M * (size_t)N, wb = fusednorm_dtype_size(wdt);
   fusednorm_device_info info;
   BCHECK(fusednorm_cuda_device_info(-1, &info));
-  const fusednorm_layout lay = {shift == 0, 1, 0};
+  const fusednorm_layout lay = {shift == 0, 1, 0, 0};
   fusednorm_launch la, lf;
   BCHECK(fusednorm_select_launch(&p, 1, &info, &lay, &la));
   fusednorm_problem pf = p;
@@ -527,7 +529,7 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   if ((N + 16 / (int64_t)es - 1) / (16 / (int64_t)es) > FN_SPLIT_AUTO_MIN_SLOTS) pu.mode = FUSEDNORM_MODE_AUTO;
   fusednorm_device_info info;
   BCHECK(fusednorm_cuda_device_info(-1, &info));
-  const fusednorm_layout lal = {1, 1, 0}, lcg16 = {0, 1, 0};
+  const fusednorm_layout lal = {1, 1, 0, 16}, lcg16 = {0, 1, 0, 0};
   fusednorm_launch la, lu;
   BCHECK(fusednorm_select_launch(&pa, 1, &info, &lal, &la));
   BCHECK(fusednorm_select_launch(&pu, 1, &info, &lcg16, &lu));
@@ -649,7 +651,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * that silently ran another kernel would test nothing. */
   for (int i = 0; i < n; ++i) {
     fusednorm_problem p = fusednorm_problem_init(list[i].rows, list[i].n, FUSEDNORM_BF16, FUSEDNORM_BF16);
-    const fusednorm_layout al = {1, 1, 0};
+    const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
     const fusednorm_status st = fusednorm_select_launch(&p, 0, info, &al, &l);
@@ -667,7 +669,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * on a device of 64 SMs or more; the AUTO runs below take it there. */
   {
     fusednorm_problem p = fusednorm_problem_init(2, 1048576, FUSEDNORM_BF16, FUSEDNORM_BF16);
-    const fusednorm_layout al = {1, 1, 0};
+    const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
     const int maxcl = fn_fwd_wide_max_cluster(info->cc_major);
     const int want = maxcl < 2 ? info->sm_count >= 6 : info->sm_count >= 2 * 2 * maxcl;
@@ -936,13 +938,16 @@ int main(int argc, char **argv) {
     /* The warp forward (rmsnorm_fwd_warp.cu, AUTO): every instance (2 to 16 columns a lane: n =
      * 33..512), one row a warp (up to 16 rows an SM: 2000 rows on 132 SMs; f32 from 97 columns)
      * and two (the plain forward from 17 rows an SM: 4099 rows takes every 16-bit instance, and
-     * f32's two), widths at and past each instance's last column, counts where only some of its
-     * rules take it, an odd count (a last warp with one row), any alignment (the apart pass: every
-     * tensor at its own 2- or 4-byte offset), and widths just outside it (32, 513: other families). */
+     * f32's two), the sub-vector instances (16-bit rows on 4- and 8-byte boundaries at 4099 rows:
+     * 100 and 300 columns 8-byte loads, one and three a lane; 126, 142, 250, 298 4-byte, two to
+     * five; 228 8-byte, two), widths at and past each instance's last column, counts where only
+     * some of its rules take it, an odd count (a last warp with one row), any alignment (the apart
+     * pass: every tensor at its own 2- or 4-byte offset), and widths just outside it (32, 513:
+     * other families). */
     static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
-    static const int64_t kWarpN[] = {32, 33, 45, 63, 65, 97, 129, 142, 161, 190, 223, 257, 295, 321, 350, 420, 511, 513};
+    static const int64_t kWarpN[] = {32, 33, 45, 63, 64, 65, 66, 97, 126, 129, 142, 161, 190, 223, 228, 257, 295, 298, 300, 320, 321, 350, 420, 511, 513};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
-    static const int64_t kWarpNq[] = {33, 65, 100, 142, 190, 250, 295, 350, 511}; /* every instance */
+    static const int64_t kWarpNq[] = {33, 65, 100, 126, 142, 190, 228, 250, 295, 298, 300, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const unsigned kWarp = 1u << FUSEDNORM_KERNEL_FWD_WARP;
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
@@ -1010,7 +1015,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
-      c.ran_bwd_pipe2 = c.ran_fwd_warp2 = 0;
+      c.ran_bwd_pipe2 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -1032,6 +1037,13 @@ int main(int argc, char **argv) {
         printf("[%s] %d of them at two rows a warp\n", b.name, c.ran_fwd_warp2);
         if (c.ran_fwd_warp2 == 0) {
           printf("FAIL [%s] no launch ran fwd_warp at two rows a warp\n", b.name);
+          ++failed;
+        }
+        /* rows on 4- or 8-byte boundaries: the aligned pass only (the apart pass offsets each
+         * tensor by 2 or 4 bytes on its own) */
+        printf("[%s] %d of them with sub-vector loads\n", b.name, c.ran_fwd_warp_vec);
+        if (sections[i].misalign == OFFS_NONE && c.ran_fwd_warp_vec == 0) {
+          printf("FAIL [%s] no launch ran fwd_warp with sub-vector loads\n", b.name);
           ++failed;
         }
       }

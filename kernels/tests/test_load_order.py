@@ -51,6 +51,8 @@ CHECKS = [
      "every column of the lane's row: x (and r)"),
     (re.compile(r"rms_norm_fwd_warpI.*Li(\d+)ELb0ELi2E"), lambda m: int(m.group(1)),
      "every column of the lane's first row"),
+    (re.compile(r"rms_norm_fwd_warp_vecI.*Li[24]ELi(\d)EE"), lambda m: 2 * int(m.group(1)),
+     "every load of the lane's two rows"),
 ]
 
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
@@ -58,6 +60,7 @@ PARAM_LINES = [
     (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_row_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_warpI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
+    (re.compile(r"rms_norm_fwd_warp_vecI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
 ]
 PARAM_BASE = 0x210  # where sm_90's kernel parameters start in constant bank 0 (below: the driver's)
 

@@ -43,7 +43,8 @@ int main(void) {
     fusednorm_problem p = fusednorm_problem_init(M, N, t, t);
     const int bwd = strstr(op, "bwd") != NULL;
     const size_t e = fusednorm_dtype_size(t);
-    const fusednorm_layout lay = {(N * e) % 16 == 0, 1, 1};
+    const long long rb = (long long)N * (long long)e; /* a row's bytes: the rows' boundary */
+    const fusednorm_layout lay = {rb % 16 == 0, 1, 1, rb % 16 == 0 ? 16 : rb % 8 == 0 ? 8 : rb % 4 == 0 ? 4 : rb % 2 == 0 ? 2 : 1};
     fusednorm_launch l;
     p.has_residual = strstr(op, "add") != NULL;
     p.mode = (fusednorm_mode)mi;
