@@ -259,7 +259,7 @@ typedef struct {
  * bytes and the same row stride in bytes modulo 16, so every row starts the same number of bytes
  * off a 16-byte boundary in all of them (a row-dependent head of fewer than one vector before an
  * aligned interior; the weight may lie anywhere). aligned16 implies congruent16 for the rows. The
- * fusednorm_*_layout functions below compute both from the arguments, the same way for both
+ * fusednorm_*_layout functions below compute every field from the arguments, the same way for both
  * directions; a layout with congruent16 = 0 and aligned16 = 1 is read as congruent. */
 typedef struct {
   int aligned16;

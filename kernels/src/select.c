@@ -804,11 +804,12 @@ static int fwd_warp_rows(const ctx *c, int64_t n, int64_t rows_per_sm) {
  * and the width is a multiple of that, past FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM rows an SM, rows of
  * FN_FWD_WARP_VEC_MIN_N..FN_FWD_WARP_VEC_MAX_N columns; always two rows a warp. Inductor, which
  * compiles each shape, loads such rows as 8- or 4-byte vectors and ran them near the copy's speed;
- * the element-wise warp forward 0.61-0.67x of it (kernels/RESULTS.md "Sub-vector loads"). A probe
- * (H200, 2026-11-28, every launch's outputs in their own buffers; against the library's plan of
- * then): 16-bit rows of 70-300 columns on 4- or 8-byte boundaries at 38-3030 rows an SM
- * 1.16-1.57x (fp16 400000 x 300 193.3 -> 125.4 us, 3841 GB/s); 60 and 36 columns 0.55-0.86x of
- * the tiles (not taken); f32 rows on 8-byte boundaries 1.00-1.15x (not built). */
+ * the element-wise warp forward 0.61-0.67x of it (kernels/RESULTS.md "Sub-vector loads in the warp
+ * forward"). H200, 2026-11-28: a probe (every launch's outputs in their own buffers, against the
+ * library's plan of then) put 16-bit rows of 70-300 columns on 4- or 8-byte boundaries at 38-3030
+ * rows an SM at 1.16-1.57x (fp16 400000 x 300 193.3 -> 125.4 us, 3841 GB/s), 60 and 36 columns at
+ * 0.55-0.86x of the tiles (not taken), f32 rows on 8-byte boundaries at 1.00-1.15x (not built);
+ * bench.py, paired, 20 held-out 16-bit cases 1.246x (1.02-1.49x). */
 static int fwd_warp_load_elems(const ctx *c, int64_t n, int64_t rows_per_sm) {
   if (c->fused || c->xs != 2 || rows_per_sm <= FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM || n < FN_FWD_WARP_VEC_MIN_N ||
       n > FN_FWD_WARP_VEC_MAX_N)
