@@ -372,7 +372,7 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
         same_plan = 1;
         for (int dir = 0; dir < 2; ++dir) {
           const fusednorm_layout *u = &lay[0][dir], *v = &lay[1][dir];
-          if (u->aligned16 != v->aligned16 || u->congruent16 != v->congruent16 ||
+          if (u->aligned16 != v->aligned16 || u->congruent16 != v->congruent16 || u->align_bytes != v->align_bytes ||
               (u->congruent16 && !u->aligned16) || (v->congruent16 && !v->aligned16))
             same_plan = 0;
         }
