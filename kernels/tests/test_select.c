@@ -62,7 +62,7 @@ static const fusednorm_layout kAligned = {1, 1, 0, 16}, kMisaligned = {0, 0, 0, 
 static const fusednorm_layout kDenseMisaligned = {0, 0, 1, 0}, kDenseAligned = {1, 1, 1, 16}, kDenseCongruent = {0, 1, 1, 0};
 /* Congruent rows whose every start (and the weight) is on an 8- / 4-byte boundary: the warp
  * forward's sub-vector loads (select.c fwd_warp_load_elems). */
-static const fusednorm_layout kAlign8 = {0, 1, 1, 8}, kAlign4 = {0, 1, 1, 4};
+static const fusednorm_layout kAlign8 = {0, 1, 1, 8}, kAlign4 = {0, 1, 1, 4}, kAlign2 = {0, 1, 1, 2};
 static const fusednorm_layout *const kLayouts[] = {&kMisaligned,      &kAligned,      &kCongruent, &kDenseMisaligned,
                                                    &kDenseAligned,    &kDenseCongruent, &kAlign8,  &kAlign4};
 #define NLAYOUTS ((int)(sizeof kLayouts / sizeof kLayouts[0]))
@@ -1945,7 +1945,7 @@ static void test_warp_picks(void) {
        * rows an SM, two rows a warp, at any count; not with the fused add, f32, or fewer rows */
       {2113, 140, BF, 0, 0, &kAlign8, 2, 2, 4},     {2112, 140, BF, 0, 0, &kAlign8, 1, 5, 1},
       {1000000, 140, FUSEDNORM_F16, 0, 0, &kAlign8, 2, 2, 4}, {1000000, 142, BF, 0, 0, &kAlign8, 2, 3, 2},
-      {1000000, 140, BF, 0, 0, &kAlign4, 2, 3, 2},  {1000000, 141, BF, 0, 0, &kAlign8, 2, 5, 1},
+      {1000000, 140, BF, 0, 0, &kAlign4, 2, 3, 2},  {1000000, 142, BF, 0, 0, &kAlign2, 2, 5, 1},  {1000000, 141, BF, 0, 0, &kAlign8, 2, 5, 1},
       {33793, 65, BF, 0, 0, &kAlign4, 0, 0, 0},     {33793, 66, BF, 0, 0, &kAlign4, 2, 2, 2},
       {33793, 64, BF, 0, 0, &kAlign4, 0, 0, 0},     {4096, 68, FUSEDNORM_F16, 0, 0, &kAlign8, 2, 1, 4},
       {33793, 320, BF, 0, 0, &kAlign8, 2, 3, 4},    {33793, 318, BF, 0, 0, &kAlign8, 2, 5, 2},
@@ -2281,6 +2281,65 @@ static void test_density(void) {
   CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && !lay.dense, "ds padded");
 }
 
+/* fusednorm_layout.align_bytes from made-up addresses: the largest of 16, 8, 4, 2, 1 dividing every
+ * row start (each tensor's base and every stride a row index steps by) and the weight's address,
+ * capped at the rows' element size by a weight of another dtype; the backward's the same way. */
+static void test_align_bytes(void) {
+  fusednorm_problem p = prob(10, 140, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  fusednorm_fwd_args fa;
+  fusednorm_bwd_args ba;
+  fusednorm_layout lay;
+  memset(&fa, 0, sizeof fa);
+  memset(&ba, 0, sizeof ba);
+  fa.x = (const void *)(uintptr_t)4096, fa.x_stride = 140, fa.y = (void *)(uintptr_t)8192, fa.y_stride = 140;
+  fa.weight = (const void *)(uintptr_t)16384;
+#define ALIGN_IS(want, text) \
+  CHECK(fusednorm_forward_layout(&p, &fa, &lay) == FUSEDNORM_OK && lay.align_bytes == (want), "%s: align_bytes %d, expected %d", \
+        text, lay.align_bytes, want)
+  ALIGN_IS(8, "280-byte rows");
+  fa.y_stride = 144;
+  ALIGN_IS(8, "y's rows 288 bytes apart");
+  fa.y_stride = 142;
+  ALIGN_IS(4, "y's rows 284 bytes apart");
+  fa.y_stride = 140, fa.weight = (const void *)(uintptr_t)16388;
+  ALIGN_IS(4, "the weight at 4 bytes past 16");
+  fa.weight = (const void *)(uintptr_t)16386;
+  ALIGN_IS(2, "the weight at 2 bytes past 16");
+  fa.weight = (const void *)(uintptr_t)16384, p.w_dtype = FUSEDNORM_F32;
+  ALIGN_IS(2, "an f32 weight with bf16 rows");
+  p.w_dtype = FUSEDNORM_BF16, p.has_weight = 0, fa.weight = NULL;
+  ALIGN_IS(8, "no weight");
+  p.has_weight = 1, fa.weight = (const void *)(uintptr_t)16384, fa.x = (const void *)(uintptr_t)4100;
+  ALIGN_IS(4, "x at 4 bytes past 16");
+  fa.x = (const void *)(uintptr_t)4096, fa.x_stride = fa.y_stride = 144;
+  ALIGN_IS(16, "rows 288 bytes apart");
+  p.rows = 1, fa.x_stride = 141;
+  ALIGN_IS(16, "one row: its stride never stepped");
+  p.rows = 10, fa.x_stride = 144, p.has_residual = 1, fa.residual = (const void *)(uintptr_t)32768, fa.residual_stride = 144;
+  fa.residual_out = (void *)(uintptr_t)65538, fa.residual_out_stride = 144;
+  ALIGN_IS(2, "residual_out at 2 bytes past 16");
+  fa.residual_out = (void *)(uintptr_t)65536, fa.residual_out_stride = 146;
+  ALIGN_IS(4, "residual_out's rows 292 bytes apart");
+  /* N-d: a leading dim of 2 whose stride (in elements) is 142: its step is 284 bytes */
+  fa.residual_out_stride = 144, fa.x_stride = 144;
+  p.row_dims = 2, p.row_shape[0] = 2, p.row_shape[1] = 5;
+  fa.x_outer[0] = 142, fa.y_outer[0] = fa.residual_outer[0] = fa.residual_out_outer[0] = 720;
+  ALIGN_IS(4, "N-d: x's outer step 284 bytes");
+  p.row_shape[0] = 1;
+  ALIGN_IS(16, "N-d: a dim of size 1 is never stepped");
+#undef ALIGN_IS
+  /* backward: dy, s, dx and (fused) ds */
+  p = prob(10, 140, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+  ba.dy = (const void *)(uintptr_t)4096, ba.dy_stride = 140, ba.s = (const void *)(uintptr_t)8192, ba.s_stride = 140;
+  ba.dx = (void *)(uintptr_t)12288, ba.dx_stride = 140, ba.weight = (const void *)(uintptr_t)16384;
+  ba.ds = (const void *)(uintptr_t)20482, ba.ds_stride = 140;
+  CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.align_bytes == 8, "backward: %d, expected 8 (ds not read)",
+        lay.align_bytes);
+  p.has_residual = 1;
+  CHECK(fusednorm_backward_layout(&p, &ba, &lay) == FUSEDNORM_OK && lay.align_bytes == 2, "backward, ds at 2 bytes past 16: %d",
+        lay.align_bytes);
+}
+
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
@@ -2387,6 +2446,7 @@ int main(int argc, char **argv) {
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_dw_reduce_shape();
+  test_align_bytes();
   test_warp_picks();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
