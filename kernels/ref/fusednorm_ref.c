@@ -492,7 +492,12 @@ static int say(char *why, size_t len, int ok, const char *fmt, ...) {
  *     every element of the row, so the within-1-ulp fraction is all-or-nothing per row and says
  *     nothing about the implementation; max and L2 below are the meaningful rules.
  *  MAX: |got - ref| <= 2 x naive max error + 1 ulp (16-bit) or + 4 ulp (f32: rstd's sum, sqrt
- *     and divide plus two products are ~4 roundings any fp32 implementation incurs).
+ *     and divide plus two products are ~4 roundings any fp32 implementation incurs). For f32
+ *     outputs the 2 x naive part is at least 2^-22 max|ref| (L2's floor, 4 u of the largest
+ *     value): the naive max is one sample of a rounding walk, and on a small tensor whose dx
+ *     cancels (dx = rstd (g - h mean(g h)), terms up to ~max|dx|) a lucky sample demanded less
+ *     than one rounding of those terms (seen: 5 x 7 f32 without weight, 8.1e-8 against a naive
+ *     max of 3.35e-8).
  *  L2: relative L2 <= 1.5 x naive's + 2^-22 (below a few fp32 roundings everything is
  *     fp32-accurate; without the floor a shape where naive happens to be exact demands bitwise
  *     equality with it).
@@ -551,12 +556,15 @@ static int rule_vs_naive(fusednorm_dtype dtype, const fusednorm_err_stats *g,
                  what, 100 * frac, 100 * need, 100 * nfrac);
   }
   double excess = dtype == FUSEDNORM_F32 ? g->max_excess4 : g->max_excess;
-  if (excess > 2.0 * nv->max_abs)
+  double allow = 2.0 * nv->max_abs;
+  if (dtype == FUSEDNORM_F32 && allow < L2_FLOOR * g->max_abs_ref) allow = L2_FLOOR * g->max_abs_ref;
+  if (excess > allow)
     return say(why, len, 0,
-               "%s: max error %.3g at [%lld,%lld] (got %.9g, ref %.9g) exceeds 2 x naive fp32 max "
-               "%.3g + %d ulp",
+               "%s: max error %.3g at [%lld,%lld] (got %.9g, ref %.9g) exceeds max(2 x naive fp32 max "
+               "%.3g, %s) + %d ulp",
                what, g->max_abs, (long long)g->worst_row, (long long)g->worst_col, g->worst_got,
-               g->worst_ref, nv->max_abs, dtype == FUSEDNORM_F32 ? 4 : 1);
+               g->worst_ref, nv->max_abs, dtype == FUSEDNORM_F32 ? "2^-22 max|ref|" : "0",
+               dtype == FUSEDNORM_F32 ? 4 : 1);
   double l2 = fusednorm_err_stats_rel_l2(g), nl2 = fusednorm_err_stats_rel_l2(nv);
   if (l2 > 1.5 * nl2 + L2_FLOOR)
     return say(why, len, 0, "%s: relative L2 %.3g exceeds 1.5 x naive fp32 %.3g", what, l2, nl2);
