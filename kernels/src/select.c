@@ -522,8 +522,6 @@ static int layout_align(const fusednorm_problem *p, const void *w, int a) {
   return a;
 }
 
-static int min_int(int a, int b) { return a < b ? a : b; }
-
 fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                           fusednorm_layout *out) {
   size_t xs;
@@ -550,10 +548,10 @@ fusednorm_status fusednorm_forward_layout(const fusednorm_problem *p, const fuse
                                      rows_dense(p, a->residual_out, a->residual_out_stride, a->residual_out_outer)));
   out->align_bytes = layout_align(
       p, a->weight,
-      min_int(min_int(rows_align(p, a->x, a->x_stride, a->x_outer, xs), rows_align(p, a->y, a->y_stride, a->y_outer, xs)),
-              p->has_residual ? min_int(rows_align(p, a->residual, a->residual_stride, a->residual_outer, xs),
-                                        rows_align(p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs))
-                              : 16));
+      (int)min64(min64(rows_align(p, a->x, a->x_stride, a->x_outer, xs), rows_align(p, a->y, a->y_stride, a->y_outer, xs)),
+                 p->has_residual ? min64(rows_align(p, a->residual, a->residual_stride, a->residual_outer, xs),
+                                         rows_align(p, a->residual_out, a->residual_out_stride, a->residual_out_outer, xs))
+                                 : 16));
   return FUSEDNORM_OK;
 }
 
@@ -581,9 +579,9 @@ fusednorm_status fusednorm_backward_layout(const fusednorm_problem *p, const fus
                rows_dense(p, ds, ds ? a->ds_stride : 0, a->ds_outer);
   out->align_bytes = layout_align(
       p, a->weight,
-      min_int(min_int(rows_align(p, a->dy, a->dy_stride, a->dy_outer, xs), rows_align(p, a->s, a->s_stride, a->s_outer, xs)),
-              min_int(rows_align(p, a->dx, a->dx_stride, a->dx_outer, xs),
-                      rows_align(p, ds, ds ? a->ds_stride : 0, a->ds_outer, xs))));
+      (int)min64(min64(rows_align(p, a->dy, a->dy_stride, a->dy_outer, xs), rows_align(p, a->s, a->s_stride, a->s_outer, xs)),
+                 min64(rows_align(p, a->dx, a->dx_stride, a->dx_outer, xs),
+                       rows_align(p, ds, ds ? a->ds_stride : 0, a->ds_outer, xs))));
   return FUSEDNORM_OK;
 }
 
