@@ -416,7 +416,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
                     plan, &t, stream, "rms_norm_fwd_warp launch");
     }
     case FUSEDNORM_KERNEL_FWD_LANES:
-      kernel = fn::fwd_lanes_kernel(p->x_dtype, fused);
+      kernel = fn::fwd_lanes_kernel(p->x_dtype, fused, k.nd.dims > 1);
       k.team = fn_fwd_lanes_team(p->n / fn_vec_elems(p->x_dtype));
       break;
     default: break; /* a backward family: a bug in select.c */
@@ -480,7 +480,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     const void *kernel = nullptr;
     switch (plan.kernel) {
       case FUSEDNORM_KERNEL_BWD_PIPE:
-        kernel = fn::bwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr);
+        kernel = fn::bwd_pipe_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, k.nd.dims > 1);
         break;
       case FUSEDNORM_KERNEL_BWD_ROW: {
         /* at most one row a CTA, head-split, one slot per thread, rows of at most

@@ -214,6 +214,11 @@ static inline int fn_fwd_warp_cols(int64_t n) {
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 
+/* Dynamic shared memory of the row-pipelined backward with a weight: the combine's pairs of every
+ * group (a warp, or a team of 32 lanes) in rows of their own (rmsnorm_bwd_slot.cuh
+ * combine_team_dw<..., true>): 2 x groups x n floats (16 KB at 256 columns). */
+static inline int64_t fn_bwd_pipe_smem(int64_t n) { return 2 * (FN_ROW_PACKED_THREADS / 32) * n * 4; }
+
 /* The flat-tile forward (rmsnorm_fwd_tile.cu): CTA size bound, 16-byte vectors per thread (a tile
  * holds up to FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors of whole rows), resident CTAs of the
  * launch bound, rows per thread in the row phase at most, and the row phase's geometry: a row over
@@ -267,6 +272,11 @@ static inline int fn_warp_team(int64_t x) {
  * CTAs of up to FN_FWD_LANES_THREADS threads (its launch bound), a row over fn_fwd_lanes_team
  * lanes (one per vector of the row), FN_FWD_LANES_ROWS rows per team loaded at once. */
 #define FN_FWD_LANES_THREADS 128
+/* Its resident CTAs asked of ptxas: 12 (<= 40 registers) for the single-stride instances, where
+ * the probe measured 1.05x over the unbounded N-d kernel (45 registers, 10 CTAs; 16 CTAs, 32
+ * registers, spill and ran 0.86-0.91x; H200, kernels/RESULTS.md "The narrow backward's dw
+ * combine"); the N-d instances keep ptxas's own choice (0: no count asked; 45-47 registers). */
+#define FN_FWD_LANES_MIN_CTAS(nd) ((nd) ? 0 : 12)
 #define FN_FWD_LANES_ROWS 2
 #define FN_FWD_LANES_MAX_SLOTS 32
 static inline int fn_fwd_lanes_team(int64_t slots) { return fn_warp_team(slots); }

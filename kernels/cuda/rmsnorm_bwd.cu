@@ -215,7 +215,7 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
  * 16-bit instances, at 126-128 registers (two CTAs a SM), measured slower than the persistent
  * backward everywhere and are not built (kernels/RESULTS.md, "Two slots a lane in the
  * row-pipelined backward"). */
-template <typename T, int S, bool HAS_DS>
+template <typename T, int S, bool HAS_DS, bool ND>
 __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S, HAS_DS, (int)sizeof(T)))
     rms_norm_bwd_pipe(const BwdParams p) {
   using V = Vec<T>;
@@ -242,10 +242,10 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;
       if (k > 0 && col >= p.n) break;
-      load_slot(r.dy[k], static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer), col, p.n, al);
-      load_slot(r.s[k], static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer), col, p.n, al);
+      load_slot(r.dy[k], static_cast<const T *>(p.dy) + row_offset_nd<ND>(p.nd, row, p.dy_stride, p.dy_outer), col, p.n, al);
+      load_slot(r.s[k], static_cast<const T *>(p.s) + row_offset_nd<ND>(p.nd, row, p.s_stride, p.s_outer), col, p.n, al);
       if (HAS_DS)
-        load_slot(r.ds[k], static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer), col, p.n, al);
+        load_slot(r.ds[k], static_cast<const T *>(p.ds) + row_offset_nd<ND>(p.nd, row, p.ds_stride, p.ds_outer), col, p.n, al);
     }
   };
   float dwc[S][N];
@@ -271,7 +271,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
       if (k > 0 && col >= p.n) break;
       V dxv;
       slot_dx(dxv, r.dy[k], r.s[k], r.ds[k], HAS_DS, wv[k], r.rs, mean_gn, p.llama, dwc[k]);
-      store_slot(static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer), dxv, col, p.n, al);
+      store_slot(static_cast<T *>(p.dx) + row_offset_nd<ND>(p.nd, row, p.dx_stride, p.dx_outer), dxv, col, p.n, al);
     }
   };
 
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
     process(b, row + rstep, 1);
     fetch(b, row + 3 * rstep);
   }
-  if (has_w) combine_team_dw<N, S>(dwc, pl, col0, step, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
+  if (has_w) combine_team_dw<N, S, true>(dwc, pl, col0, step, dyn_smem, p.ws + pl.unit * (int64_t)p.n, p.dw, p.w_dtype);
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
@@ -368,25 +368,29 @@ const void *bwd_kernel(fusednorm_dtype x, int cache) {
   return nullptr;
 }
 
-template <typename T>
+template <typename T, bool ND>
 static const void *bwd_pipe_kernel_for(int slots, bool has_ds) {
   switch (slots) {
-    case 1: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, true>)
-                          : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, false>);
+    case 1: return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, true, ND>)
+                          : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 1, false, ND>);
     case 2: /* f32 only: the 16-bit instances measured 0.57-0.95x the persistent backward (RESULTS) */
       if constexpr (sizeof(T) == 4)
-        return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, true>)
-                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, false>);
+        return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, true, ND>)
+                      : reinterpret_cast<const void *>(&rms_norm_bwd_pipe<T, 2, false, ND>);
       break;
   }
   return nullptr;
 }
 
-const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds) {
+template <typename T> static const void *bwd_pipe_kernel_nd(int slots, bool has_ds, bool nd) {
+  return nd ? bwd_pipe_kernel_for<T, true>(slots, has_ds) : bwd_pipe_kernel_for<T, false>(slots, has_ds);
+}
+
+const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds, bool nd) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_pipe_kernel_for<float>(slots, has_ds);
-    case FUSEDNORM_F16: return bwd_pipe_kernel_for<__half>(slots, has_ds);
-    case FUSEDNORM_BF16: return bwd_pipe_kernel_for<__nv_bfloat16>(slots, has_ds);
+    case FUSEDNORM_F32: return bwd_pipe_kernel_nd<float>(slots, has_ds, nd);
+    case FUSEDNORM_F16: return bwd_pipe_kernel_nd<__half>(slots, has_ds, nd);
+    case FUSEDNORM_BF16: return bwd_pipe_kernel_nd<__nv_bfloat16>(slots, has_ds, nd);
   }
   return nullptr;
 }

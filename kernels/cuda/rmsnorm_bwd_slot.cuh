@@ -170,16 +170,23 @@ static __device__ __noinline__ void dw_reduce_in_kernel(const float *ws, int P, 
  * the CTA.
  *   Teams narrower than a warp (team a power of two, as team_sum needs): first the teams of a
  *   warp, by a butterfly over the lanes that hold the same columns (log2(32 / team) shuffle
- *   steps, no barrier), then the warps in warp order in shared memory. With narrow rows a CTA
- *   holds up to 256 teams: a barrier per team would cost ~20-100 us in a kernel that moves a few
- *   bytes (measured on an H100), a barrier per warp at most 8.
- *   Teams of a warp or more: the teams in team order in shared memory.
- * Both carry compensated pairs (the sum over up to 256 teams is most of a narrow row's dw sum)
- * in `smem`: n sums and n compensations. Deterministic: the order depends on the launch only. */
-template <int N, int C>
+ *   steps, no barrier), then the warps in warp order. With narrow rows a CTA holds up to 256
+ *   teams: a barrier per team would cost ~20-100 us in a kernel that moves a few bytes (measured
+ *   on an H100).
+ *   Teams of a warp or more: the teams in team order.
+ * The groups (warps, or teams) are then added in group order, as compensated pairs (the sum over
+ * up to 256 teams is most of a narrow row's dw sum), one of two ways with the same bits (the
+ * same chain of comp2_add from group 0 on):
+ *   ROWS = false: one running pair per column in `smem` (n sums and n compensations), a group
+ *     after the other, a barrier each;
+ *   ROWS = true: every group's pairs to its own rows of `smem` (2 x groups x n floats,
+ *     fn_combine_rows_smem), one barrier, then a thread per column runs the chain. The groups'
+ *     barriers were most of the combine's cost in the row-pipelined backward: ~5 us of a
+ *     24 us bf16 65536 x 128 backward (H200, kernels/RESULTS.md).
+ * Deterministic: the order depends on the launch only. */
+template <int N, int C, bool ROWS = false>
 __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
                                                 float *smem, float *wsrow, void *dw = nullptr, int w_dtype = 0) {
-  float *sum = smem, *comp = smem + pl.c1;
   Comp2 acc[C][N];
 #pragma unroll
   for (int k = 0; k < C; ++k)
@@ -201,6 +208,29 @@ __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const 
     group = (int)(threadIdx.x >> 5);
     leader = (int)(threadIdx.x & 31) < pl.team;
   }
+  if (ROWS) {
+    float *sum = smem + (int64_t)group * pl.c1, *comp = smem + (int64_t)(groups + group) * pl.c1;
+    if (leader) {
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        const int col = col0 + k * step;
+#pragma unroll
+        for (int e = 0; e < N; ++e)
+          if (col + e < pl.c1) {
+            sum[col + e] = acc[k][e].s;
+            comp[col + e] = acc[k][e].c;
+          }
+      }
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < pl.c1; j += blockDim.x) {
+      Comp2 v{smem[j], smem[(int64_t)groups * pl.c1 + j]};
+      for (int g = 1; g < groups; ++g) v = comp2_add(v, Comp2{smem[(int64_t)g * pl.c1 + j], smem[(int64_t)(groups + g) * pl.c1 + j]});
+      partial_out(wsrow, dw, w_dtype, j, __fsub_rn(v.s, v.c));
+    }
+    return;
+  }
+  float *sum = smem, *comp = smem + pl.c1;
   for (int g = 0; g < groups; ++g) {
     if (group == g && leader) {
 #pragma unroll

@@ -62,6 +62,15 @@ __device__ __forceinline__ int64_t row_offset(const fn_row_dims &nd, int64_t row
   return fn_row_offset_dims(&nd, row, stride, outer);
 }
 
+/* row_offset with the N-d path compiled in (ND) or out: the instances of a few latency-bound
+ * kernels for single-stride rows (nd.dims 1, every contiguous tensor) leave out the divisions'
+ * code, 3-5% of their time (H200, kernels/RESULTS.md "The narrow backward's dw combine"). */
+template <bool ND>
+__device__ __forceinline__ int64_t row_offset_nd(const fn_row_dims &nd, int64_t row, int64_t stride,
+                                                 const int64_t (&outer)[3]) {
+  return ND ? row_offset(nd, row, stride, outer) : row * stride;
+}
+
 __device__ __forceinline__ float to_f(float v) { return v; }
 __device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }

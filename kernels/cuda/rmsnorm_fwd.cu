@@ -369,8 +369,9 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
  * row-pipelined kernel's with S = 1 and the same team (the lane's vector in element order, then
  * the team's xor tree; the unrolled tree's steps beyond the team are not added), so which of the
  * two kernels takes a row does not change its result. */
-template <typename T, bool FUSED>
-__global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const FwdParams p) {
+template <typename T, bool FUSED, bool ND>
+__global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND))
+    rms_norm_fwd_lanes(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   constexpr int R = FN_FWD_LANES_ROWS;
@@ -391,8 +392,8 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
 #pragma unroll
       for (int k = 0; k < 4; ++k) sv[r].w[k] = rv[r].w[k] = 0u;
       if (has && row < p.rows) {
-        ld16(sv[r].w, static_cast<const T *>(p.x) + row_offset(p.nd, row, p.x_stride, p.x_outer) + col);
-        if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset(p.nd, row, p.r_stride, p.r_outer) + col);
+        ld16(sv[r].w, static_cast<const T *>(p.x) + row_offset_nd<ND>(p.nd, row, p.x_stride, p.x_outer) + col);
+        if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset_nd<ND>(p.nd, row, p.r_stride, p.r_outer) + col);
       }
     }
     /* The weight after the rows' loads are issued, in each step (the grid is one pass): converted
@@ -405,7 +406,7 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
         const int64_t row = base + (int64_t)r * teams + team;
         add_residual(sv[r], rv[r]); /* s replaces x (zeros stay zeros) */
         if (has && row < p.rows)
-          st16(static_cast<T *>(p.ro) + row_offset(p.nd, row, p.ro_stride, p.ro_outer) + col, sv[r].w);
+          st16(static_cast<T *>(p.ro) + row_offset_nd<ND>(p.nd, row, p.ro_stride, p.ro_outer) + col, sv[r].w);
       }
     }
     float ss[R];
@@ -430,7 +431,7 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS) rms_norm_fwd_lanes(const
         if (!has) continue;
         V yv;
         normalize_slot<T, L>(yv, sv[r], wv, rstd);
-        st16(static_cast<T *>(p.y) + row_offset(p.nd, row, p.y_stride, p.y_outer) + col, yv.w);
+        st16(static_cast<T *>(p.y) + row_offset_nd<ND>(p.nd, row, p.y_stride, p.y_outer) + col, yv.w);
       }
     });
   }
@@ -474,16 +475,20 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unali
   return nullptr;
 }
 
-template <typename T> static const void *fwd_lanes_kernel_for(bool fused) {
-  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, true>)
-               : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false>);
+template <typename T, bool ND> static const void *fwd_lanes_kernel_for(bool fused) {
+  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, true, ND>)
+               : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false, ND>);
 }
 
-const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused) {
+template <typename T> static const void *fwd_lanes_kernel_nd(bool fused, bool nd) {
+  return nd ? fwd_lanes_kernel_for<T, true>(fused) : fwd_lanes_kernel_for<T, false>(fused);
+}
+
+const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused, bool nd) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_lanes_kernel_for<float>(fused);
-    case FUSEDNORM_F16: return fwd_lanes_kernel_for<__half>(fused);
-    case FUSEDNORM_BF16: return fwd_lanes_kernel_for<__nv_bfloat16>(fused);
+    case FUSEDNORM_F32: return fwd_lanes_kernel_nd<float>(fused, nd);
+    case FUSEDNORM_F16: return fwd_lanes_kernel_nd<__half>(fused, nd);
+    case FUSEDNORM_BF16: return fwd_lanes_kernel_nd<__nv_bfloat16>(fused, nd);
   }
   return nullptr;
 }

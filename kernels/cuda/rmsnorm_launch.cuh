@@ -132,8 +132,9 @@ const void *fwd_kernel(fusednorm_dtype x, int cache);
  * (`unaligned`) for 1 and 2; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unaligned);
 /* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes; p.team:
- * lanes per row), with or without the fused add; NULL for a bad dtype. */
-const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused);
+ * lanes per row), with or without the fused add, with N-d row addressing (`nd`) or without; NULL
+ * for a bad dtype. */
+const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused, bool nd);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight, aligned or head-split
  * (`unaligned`, rmsnorm_unaligned.cuh); `lean`: the instance for rows of one stride, one row per
@@ -170,8 +171,9 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
  * thread, the instance without the staging (rms_norm_bwd_row_u1), which needs no dynamic shared
  * memory; NULL otherwise. */
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row);
-/* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds. */
-const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds);
+/* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds, with
+ * N-d row addressing (`nd`: rows of more than one stride) or without. */
+const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds, bool nd);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
  * FN_DW_IN_KERNEL_MAX_PARTIALS rows, in CTAs of cols x slices threads (fn_dw_reduce_shape: the
  * instances it names; NULL otherwise), dw_reduce_chain (kDwChainThreads per CTA) for at most that. */

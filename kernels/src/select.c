@@ -1251,7 +1251,7 @@ static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
 
 /* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots) or, f32 only,
  * two (33-64 slots), the row-pipelined kernel; each CTA sums its teams' dw in shared memory
- * (sums + compensations). */
+ * (every group's sums + compensations, fn_bwd_pipe_smem). */
 static int bwd_packed(const ctx *c, fusednorm_launch *l) {
   const int spt = c->slots > 32 ? 2 : 1;
   const int team = pow2_ceil(ceil_div(c->slots, spt));
@@ -1259,10 +1259,11 @@ static int bwd_packed(const ctx *c, fusednorm_launch *l) {
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_PIPE, FN_ROW_PACKED_THREADS);
   l->rows_per_cta = FN_ROW_PACKED_THREADS / team;
   l->slots_per_thread = spt;
-  l->smem_bytes = c->p->has_weight ? 2 * (size_t)c->p->n * sizeof(float) : 0;
+  l->smem_bytes = c->p->has_weight ? (size_t)fn_bwd_pipe_smem(c->p->n) : 0;
   l->grid = grid_of(ceil_div(c->p->rows, l->rows_per_cta),
-                    (int64_t)c->d->sm_count *
-                        ctas_per_sm(c->d, FN_ROW_PACKED_THREADS, fn_regs_estimate_bwd_pipe(c->xs, c->fused, spt), 0));
+                    (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_ROW_PACKED_THREADS,
+                                                          fn_regs_estimate_bwd_pipe(c->xs, c->fused, spt),
+                                                          (int64_t)l->smem_bytes));
   set_workspace(c, l, l->grid, 0);
   return 1;
 }

@@ -9,6 +9,9 @@ backward 1.27x slower on an H200 that way). So: no estimate below ptxas's count,
 for the sm_90a build the estimates are taken from. An estimate more than one step above is
 reported (it costs the grid residency) but does not fail.
 
+A kernel's instances with and without N-d row addressing (a last bool template argument, e.g.
+rms_norm_bwd_pipe's ND) share one estimate: the larger of their counts is checked.
+
 usage: test_regs.py TABLE_BINARY PTXAS_LOG
 """
 import re
@@ -17,7 +20,7 @@ import sys
 
 DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
 ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd)I"
-                   r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?E")
+                   r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)?E")
 USED = re.compile(r"Used (\d+) registers")
 
 

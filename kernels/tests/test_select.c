@@ -151,6 +151,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       CHECK(l->rows_per_cta * team == l->block_threads && team <= 32 && (int64_t)team * l->slots_per_thread >= slots &&
                 (team == 1 || (int64_t)team * l->slots_per_thread < 2 * slots),
             "%s: row-packed backward geometry: %s", what, s);
+      /* every group's dw pairs in rows of their own (combine_team_dw's one-barrier form) */
+      CHECK(l->smem_bytes == (p->has_weight ? (size_t)fn_bwd_pipe_smem(p->n) : 0), "%s: row-packed backward smem: %s",
+            what, s);
       inst = l->slots_per_thread == 1
                  ? slots <= 32
                  : l->slots_per_thread == 2 && p->x_dtype == FUSEDNORM_F32 && slots > 32 && slots <= 64;
@@ -483,7 +486,7 @@ static const struct {
 /* The plans of kShapes on each device of kDevices, in that order (test_select --print). */
 static const char *const kPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g432 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
@@ -520,7 +523,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A100-80GB auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm1024 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm8192 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g288 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
@@ -557,7 +560,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* A10 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm1024 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm8192 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g568 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
@@ -594,7 +597,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* L40S auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g512 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
@@ -631,7 +634,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* RTX4090 auto fwd 16384x4100 bf16 */
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
@@ -668,7 +671,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H100-SXM auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
@@ -705,7 +708,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* H200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g592 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
@@ -742,7 +745,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t160 r1 c1 k1 g16384 s4 ch4100 sm0 st0/0 w0 dw0 P0 ws0 u1", /* B200 auto fwd 16384x4100 bf16 */
     "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm1024 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm8192 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_pipe/row_packed t256 r8 c1 k1 g680 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
@@ -791,13 +794,13 @@ static const struct {
     /* QK-norm, head_dim 128, millions of rows: the row-pipelined row-packed kernels, 16 lanes of
      * one slot per row, 16 teams per CTA */
     {1048576, 128, BF, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
-    {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352"},
+    {1048576, 128, BF, 1, 0, "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352"},
     {65536, 128, BF, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 64, F32, 0, 0, "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch64 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Row-packed up to 32 slots in both directions; just above, one small CTA per row
      * (select.c: H200 runs of 2026-11-22 01:08 and 02:53 UTC). */
-    {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm2048 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
-    {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520"},
+    {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm16384 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
+    {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm16384 st0/0 w0 dw0 P396 ws405520"},
     {262144, 256, BF, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g32768 s1 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
     {131072, 512, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots, many rows: row-packed (FN_AUTO_FWD_MID_SLOTS) */
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
@@ -944,13 +947,13 @@ static const int kNarrowDevices[] = {0, 3, 5, 6}; /* A100-80GB, RTX4090, H200, B
 /* test_select --print prints these after kPins and kH200. */
 static const char *const kNarrowPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* A100-80GB auto bwd 4096x128 bf16 */
-    "bwd_pipe/row_packed t256 r32 c1 k1 g432 s1 ch64 sm512 st0/0 w0 dw0 P432 ws110608", /* A100-80GB auto bwd 1048576x64 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 65536x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm8192 st0/0 w0 dw0 P256 ws131088", /* A100-80GB auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r32 c1 k1 g432 s1 ch64 sm4096 st0/0 w0 dw0 P432 ws110608", /* A100-80GB auto bwd 1048576x64 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm768 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g324 s1 ch256 sm2048 st0/0 w0 dw0 P324 ws331792", /* A100-80GB auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm1024 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm6144 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g324 s1 ch256 sm16384 st0/0 w0 dw0 P324 ws331792", /* A100-80GB auto fused bwd 262144x256 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* A100-80GB auto bwd 8x128 bf16 */
@@ -959,13 +962,13 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* A100-80GB auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 4096x128 bf16 */
-    "bwd_pipe/row_packed t256 r32 c1 k1 g512 s1 ch64 sm512 st0/0 w0 dw0 P512 ws131088", /* RTX4090 auto bwd 1048576x64 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 65536x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm8192 st0/0 w0 dw0 P256 ws131088", /* RTX4090 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r32 c1 k1 g512 s1 ch64 sm4096 st0/0 w0 dw0 P512 ws131088", /* RTX4090 auto bwd 1048576x64 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm768 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g384 s1 ch256 sm2048 st0/0 w0 dw0 P384 ws393232", /* RTX4090 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm1024 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm6144 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g384 s1 ch256 sm16384 st0/0 w0 dw0 P384 ws393232", /* RTX4090 auto fused bwd 262144x256 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* RTX4090 auto bwd 8x128 bf16 */
@@ -974,13 +977,13 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* RTX4090 auto bwd 32x12288 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g8 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* H200 auto bwd 4096x128 bf16 */
-    "bwd_pipe/row_packed t256 r32 c1 k1 g528 s1 ch64 sm512 st0/0 w0 dw0 P528 ws135184", /* H200 auto bwd 1048576x64 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 65536x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm8192 st0/0 w0 dw0 P256 ws131088", /* H200 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r32 c1 k1 g528 s1 ch64 sm4096 st0/0 w0 dw0 P528 ws135184", /* H200 auto bwd 1048576x64 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm768 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm2048 st0/0 w0 dw0 P396 ws405520", /* H200 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm1024 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm6144 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm16384 st0/0 w0 dw0 P396 ws405520", /* H200 auto fused bwd 262144x256 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* H200 auto bwd 8x128 bf16 */
@@ -989,13 +992,13 @@ static const char *const kNarrowPins[] = {
     "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm1024 st0/0 w0 dw0 P256 ws131088", /* B200 auto bwd 4096x128 bf16 */
-    "bwd_pipe/row_packed t256 r32 c1 k1 g592 s1 ch64 sm512 st0/0 w0 dw0 P592 ws151568", /* B200 auto bwd 1048576x64 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g256 s1 ch128 sm8192 st0/0 w0 dw0 P256 ws131088", /* B200 auto bwd 4096x128 bf16 */
+    "bwd_pipe/row_packed t256 r32 c1 k1 g592 s1 ch64 sm4096 st0/0 w0 dw0 P592 ws151568", /* B200 auto bwd 1048576x64 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm768 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g444 s1 ch256 sm2048 st0/0 w0 dw0 P444 ws454672", /* B200 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm1024 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
+    "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm6144 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g444 s1 ch256 sm16384 st0/0 w0 dw0 P444 ws454672", /* B200 auto fused bwd 262144x256 bf16 */
+    "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* B200 auto bwd 8x128 bf16 */
