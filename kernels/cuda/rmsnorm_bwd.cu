@@ -214,7 +214,9 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
  * persistent backward's head-split instance moves ~1.8 TB/s against ~2.6 for aligned rows; the
  * 16-bit instances, at 126-128 registers (two CTAs a SM), measured slower than the persistent
  * backward everywhere and are not built (kernels/RESULTS.md, "Two slots a lane in the
- * row-pipelined backward"). */
+ * row-pipelined backward"). ND: rows addressed through every leading stride (row_offset_nd); the
+ * launch takes the instance without it for rows of one stride. The CTA's dw: combine_team_dw's
+ * one-barrier form (every warp's pairs in rows of their own: fn_bwd_pipe_smem). */
 template <typename T, int S, bool HAS_DS, bool ND>
 __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S, HAS_DS, (int)sizeof(T)))
     rms_norm_bwd_pipe(const BwdParams p) {

@@ -179,8 +179,9 @@ static __device__ __noinline__ void dw_reduce_in_kernel(const float *ws, int P, 
  * same chain of comp2_add from group 0 on):
  *   ROWS = false: one running pair per column in `smem` (n sums and n compensations), a group
  *     after the other, a barrier each;
- *   ROWS = true: every group's pairs to its own rows of `smem` (2 x groups x n floats,
- *     fn_combine_rows_smem), one barrier, then a thread per column runs the chain. The groups'
+ *   ROWS = true: every group's pairs to its own rows of `smem` (2 x groups x n floats: the
+ *     row-pipelined backward's fn_bwd_pipe_smem), one barrier, then a thread per column runs the
+ *     chain. The groups'
  *     barriers were most of the combine's cost in the row-pipelined backward: ~5 us of a
  *     24 us bf16 65536 x 128 backward (H200, kernels/RESULTS.md).
  * Deterministic: the order depends on the launch only. */

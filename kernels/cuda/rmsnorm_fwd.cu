@@ -11,7 +11,7 @@
  *       not whole aligned vectors, each row's interior as 16-byte vectors from the row's own head,
  *       the head and tail elements one per lane of the team (rmsnorm_unaligned.cuh's split, per
  *       team).
- *   rms_norm_fwd_lanes<T, FUSED>  rows of at most 32 whole aligned 16-byte vectors: a team of
+ *   rms_norm_fwd_lanes<T, FUSED, ND>  rows of at most 32 whole aligned 16-byte vectors: a team of
  *       p.team lanes (a power of two >= the row's vectors) per row, one vector per lane,
  *       FN_FWD_LANES_ROWS rows per team loaded at once, the lane's effective weight in registers;
  *       no shared memory, no barrier, one pass per CTA (the row-packed family's kernel for
@@ -368,7 +368,8 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
  * warp's loads of one step cover consecutive rows. Per-row arithmetic and sum order are the
  * row-pipelined kernel's with S = 1 and the same team (the lane's vector in element order, then
  * the team's xor tree; the unrolled tree's steps beyond the team are not added), so which of the
- * two kernels takes a row does not change its result. */
+ * two kernels takes a row does not change its result. ND as rms_norm_bwd_pipe's (rmsnorm_bwd.cu);
+ * the single-stride instances are bounded at FN_FWD_LANES_MIN_CTAS CTAs an SM. */
 template <typename T, bool FUSED, bool ND>
 __global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND))
     rms_norm_fwd_lanes(const FwdParams p) {
