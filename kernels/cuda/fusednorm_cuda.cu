@@ -221,6 +221,18 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
   int wdt = (int)p->w_dtype;
   cudaLaunchConfig_t cfg = {};
   cfg.stream = stream;
+  /* A programmatic dependent launch where the kernels carry sm_90 code (device_info's cc is the
+   * compiled architecture's: not with compute_80 PTX): the reduction's launch overlaps the
+   * backward's tail, and the kernel waits for the backward's writes (rmsnorm_bwd.cu
+   * wait_for_primary). */
+  cudaLaunchAttribute attr[1];
+  fusednorm_device_info info;
+  if (device_info(-1, &info) == FUSEDNORM_OK && info.cc_major >= 9) {
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+  }
   if (P <= FN_DW_IN_KERNEL_MAX_PARTIALS) {
     int P32 = (int)P;
     void *cargs[] = {(void *)&ws, &P32, &n, &dw, &wdt};

@@ -308,8 +308,19 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
  * n / 8 CTAs, and more slices for more rows, so that each thread's rows are few loads in flight;
  * the tree costs log2(SL) barriers where a chain over the slices would cost SL dependent steps
  * (launch_config.h FN_DW_REDUCE_* has the measurements). */
+/* The reductions below are launched as programmatic dependents of the backward that wrote the
+ * partial rows where the kernels have sm_90 code (fusednorm_cuda.cu launch_dw_reduce): their
+ * launch overlaps the backward's last CTAs, and griddepcontrol.wait holds them until that grid has
+ * completed and its writes are visible. Launched otherwise, the wait returns at once. */
+__device__ __forceinline__ void wait_for_primary() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 template <int COLS, int SL>
 __global__ void __launch_bounds__(COLS *SL) dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
+  wait_for_primary();
   __shared__ float part[SL][COLS + 1];
   __shared__ float pcomp[SL][COLS + 1];
   const int lane = (int)threadIdx.x % COLS, slice = (int)threadIdx.x / COLS;
@@ -345,6 +356,7 @@ __global__ void __launch_bounds__(COLS *SL) dw_reduce(const float *ws, int64_t P
 /* dw from P <= FN_DW_IN_KERNEL_MAX_PARTIALS partial rows (dw_chain, a thread per column): the
  * sum that dw_reduce_in_kernel makes, as its own launch. */
 __global__ void __launch_bounds__(kDwChainThreads) dw_reduce_chain(const float *ws, int P, int n, void *dw, int w_dtype) {
+  wait_for_primary();
   const int threads = (int)(gridDim.x * blockDim.x);
   for (int col = (int)(blockIdx.x * blockDim.x + threadIdx.x); col < n; col += threads)
     store_dw(dw, w_dtype, col, dw_chain(ws, P, n, col));
