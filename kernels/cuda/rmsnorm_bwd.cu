@@ -220,6 +220,7 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
 template <typename T, int S, bool HAS_DS, bool ND>
 __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S, HAS_DS, (int)sizeof(T)))
     rms_norm_bwd_pipe(const BwdParams p) {
+  allow_dependents();
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[];
