@@ -181,9 +181,8 @@ static __device__ __noinline__ void dw_reduce_in_kernel(const float *ws, int P, 
  *     after the other, a barrier each;
  *   ROWS = true: every group's pairs to its own rows of `smem` (2 x groups x n floats: the
  *     row-pipelined backward's fn_bwd_pipe_smem), one barrier, then a thread per column runs the
- *     chain. The groups'
- *     barriers were most of the combine's cost in the row-pipelined backward: ~5 us of a
- *     24 us bf16 65536 x 128 backward (H200, kernels/RESULTS.md).
+ *     chain. A barrier per group costs the row-pipelined backward ~5 us of a 24 us bf16
+ *     65536 x 128 backward, most of its combine (H200, kernels/RESULTS.md).
  * Deterministic: the order depends on the launch only. */
 template <int N, int C, bool ROWS = false>
 __device__ __forceinline__ void combine_team_dw(const float (&dwc)[C][N], const Place &pl, int col0, int step,
