@@ -300,15 +300,6 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
 }
 
-/* dw[j] = sum_u ws[u][j] over the P partial rows (P > FN_DW_IN_KERNEL_MAX_PARTIALS): a CTA of
- * COLS columns x SL fixed slices of the rows; each slice summed in row order, then the slices
- * combined by a fixed pairwise tree (slice i takes in slice i + h, h = 1, 2, 4, ...), every step
- * compensated (Kahan: the partner's sum, then its lost low-order part). The bits depend on (P,
- * SL) only, and fn_dw_reduce_shape picks SL from (P, n): deterministic for a given problem.
- * Narrow dw (few columns) takes 8 columns a CTA, so that its few columns still spread over
- * n / 8 CTAs, and more slices for more rows, so that each thread's rows are few loads in flight;
- * the tree costs log2(SL) barriers where a chain over the slices would cost SL dependent steps
- * (launch_config.h FN_DW_REDUCE_* has the measurements). */
 /* The reductions below are launched as programmatic dependents of the backward that wrote the
  * partial rows where the kernels have sm_90 code (fusednorm_cuda.cu launch_dw_reduce): their
  * launch overlaps the backward's last CTAs, and griddepcontrol.wait holds them until that grid has
@@ -319,6 +310,15 @@ __device__ __forceinline__ void wait_for_primary() {
 #endif
 }
 
+/* dw[j] = sum_u ws[u][j] over the P partial rows (P > FN_DW_IN_KERNEL_MAX_PARTIALS): a CTA of
+ * COLS columns x SL fixed slices of the rows; each slice summed in row order, then the slices
+ * combined by a fixed pairwise tree (slice i takes in slice i + h, h = 1, 2, 4, ...), every step
+ * compensated (Kahan: the partner's sum, then its lost low-order part). The bits depend on (P,
+ * SL) only, and fn_dw_reduce_shape picks SL from (P, n): deterministic for a given problem.
+ * Narrow dw (few columns) takes 8 columns a CTA, so that its few columns still spread over
+ * n / 8 CTAs, and more slices for more rows, so that each thread's rows are few loads in flight;
+ * the tree costs log2(SL) barriers where a chain over the slices would cost SL dependent steps
+ * (launch_config.h FN_DW_REDUCE_* has the measurements). */
 template <int COLS, int SL>
 __global__ void __launch_bounds__(COLS *SL) dw_reduce(const float *ws, int64_t P, int n, void *dw, int w_dtype) {
   wait_for_primary();
