@@ -222,12 +222,14 @@ fusednorm_status launch_dw_reduce(const fusednorm_problem *p, const fusednorm_la
   cudaLaunchConfig_t cfg = {};
   cfg.stream = stream;
   /* A programmatic dependent launch where the kernels carry sm_90 code (device_info's cc is the
-   * compiled architecture's: not with compute_80 PTX): the reduction's launch overlaps the
-   * backward's tail, and the kernel waits for the backward's writes (rmsnorm_bwd.cu
-   * wait_for_primary). */
+   * compiled architecture's: not with compute_80 PTX): the backward never triggers it early, so it
+   * is scheduled as the backward's last CTAs exit, overlapping the grid's completion, and the
+   * kernel waits for the backward's writes (rmsnorm_bwd.cu wait_for_primary). An early trigger
+   * (griddepcontrol.launch_dependents on entry) measured slower on every backward family: H200,
+   * kernels/RESULTS.md "dw_reduce as a programmatic dependent launch". */
   cudaLaunchAttribute attr[1];
   fusednorm_device_info info;
-  if (device_info(-1, &info) == FUSEDNORM_OK && info.cc_major >= 9) {
+  if (device_info(-1, &info) == FUSEDNORM_OK && FN_DW_REDUCE_DEPENDENT(info.cc_major)) {
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.attrs = attr;

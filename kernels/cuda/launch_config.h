@@ -147,6 +147,10 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * (687) 1.01-1.02x, 3001 (751) 0.97x. */
 #define FN_BWD_ROW_U1_MAX_SLOTS(x_size) ((x_size) == 4 ? 512 : 128)
 
+/* dw_reduce is launched as a programmatic dependent of the backward (fusednorm_cuda.cu
+ * launch_dw_reduce, griddepcontrol) where the kernels carry code of compute capability >= 9.0:
+ * device_info's cc_major is the compiled architecture's. */
+#define FN_DW_REDUCE_DEPENDENT(cc_major) ((cc_major) >= 9)
 /* The most partial-dw rows (CTAs) a backward sums in the kernel itself (plan dw_in_kernel,
  * rmsnorm_bwd_slot.cuh dw_reduce_in_kernel: a thread per column, P dependent steps). */
 #define FN_DW_IN_KERNEL_MAX_PARTIALS 32

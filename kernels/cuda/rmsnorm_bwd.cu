@@ -220,7 +220,6 @@ __global__ void __maxnreg__(FN_BWD_C2_REGS) rms_norm_bwd_c2(const BwdParams p) {
 template <typename T, int S, bool HAS_DS, bool ND>
 __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S, HAS_DS, (int)sizeof(T)))
     rms_norm_bwd_pipe(const BwdParams p) {
-  allow_dependents();
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[];
@@ -302,8 +301,8 @@ __global__ void __launch_bounds__(FN_ROW_PACKED_THREADS, FN_BWD_PIPE_MIN_CTAS(S,
 
 /* The reductions below are launched as programmatic dependents of the backward that wrote the
  * partial rows where the kernels have sm_90 code (fusednorm_cuda.cu launch_dw_reduce): their
- * launch overlaps the backward's last CTAs, and griddepcontrol.wait holds them until that grid has
- * completed and its writes are visible. Launched otherwise, the wait returns at once. */
+ * launch overlaps the backward grid's completion, and griddepcontrol.wait holds them until that
+ * grid has completed and its writes are visible. Launched otherwise, the wait returns at once. */
 __device__ __forceinline__ void wait_for_primary() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.wait;" ::: "memory");

@@ -20,7 +20,6 @@ namespace fn {
 
 template <typename T, int S, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const BwdParams p) {
-  allow_dependents();
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[]; /* the fp32 effective weight of the row (n floats) */
@@ -124,7 +123,6 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const B
  * (no rounding), and the partial rows are summed in their fixed order as always. */
 template <typename T, int S, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const BwdParams p) {
-  allow_dependents();
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[];
@@ -236,7 +234,6 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row_u(const
  * on the H200: kernels/RESULTS.md. */
 template <typename T, bool HAS_DS>
 __global__ void __launch_bounds__(FN_MAX_THREADS(1, 1)) rms_norm_bwd_row_u1(const BwdParams p) {
-  allow_dependents();
   using V = Vec<T>;
   constexpr int N = V::N;
   __shared__ PaddedRed red;

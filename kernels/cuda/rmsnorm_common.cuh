@@ -62,16 +62,6 @@ __device__ __forceinline__ int64_t row_offset(const fn_row_dims &nd, int64_t row
   return fn_row_offset_dims(&nd, row, stride, outer);
 }
 
-/* The backward's partial-dw reduction is a programmatic dependent launch (fusednorm_cuda.cu
- * launch_dw_reduce) that waits for this grid's completion itself (rmsnorm_bwd.cu
- * wait_for_primary): a kernel writing partial rows may let it be scheduled from its start, so that
- * its launch is done by the time this grid ends. No effect where nothing depends on the grid. */
-__device__ __forceinline__ void allow_dependents() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
-}
-
 /* row_offset with the N-d path compiled in (ND) or out: the instances of a few latency-bound
  * kernels for single-stride rows (nd.dims 1, every contiguous tensor) leave out the divisions'
  * code, 3-5% of their time (H200, kernels/RESULTS.md "The narrow backward's dw combine"). */

@@ -129,24 +129,19 @@
  * 8.4 -> 11.2). */
 #define FN_AUTO_TINY_BWD_PASSES 2
 #define FN_AUTO_ROW_PACKED_BWD_SLOTS 32
-/* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM{16,32} rows
- * per SM (16-bit / 32-bit x): each row-packed CTA ends by combining its teams' dw in shared
- * memory and writes a partial row, a cost per launch of ~11 us (fp32) to ~13.5 us (16-bit) on an
- * H100 whatever the rows; the persistent backward starts at ~9 us and pays per row. H100 SXM (132
- * SMs), 2026-11-26 19:05 UTC, tools/bench, cold inputs, both forced in one run, us, bwd (the
- * fused-add backward within 1 us of it), row-packed vs persistent:
- *   bf16: 3 x 8 13.4 vs 9.1; 300 x 8 13.4 vs 10.0; 1792 x 9 14.8 vs 13.1; 2000 x 36 15.2 vs 14.7;
- *     3000 x 8 13.5 vs 14.1; 3138 x 10 14.9 vs 15.3; 11122 x 5 13.2 vs 17.2; 48091 x 1 13.5 vs
- *     35.7; 14542 x 36 19.3 vs 28.8; 65536 x 64 24.8 vs 56.7; 512 x 128 13.4 vs 10.3;
- *     4096 x 128 15.6 vs 15.3 (a tie);
- *   fp32: 3 x 8 11.3 vs 8.8; 300 x 8 11.3 vs 9.7; 512 x 128 12.3 vs 10.1; 1792 x 9 11.9 vs 12.9;
- *     2000 x 36 13.5 vs 14.3; 3000 x 8 11.5 vs 13.7; 4096 x 128 14.8 vs 15.4; 48091 x 1 12.0
- *     vs 34.5.
- * The crossover is 2000-3000 rows for bf16 and 512-1792 for fp32, whatever the width (1 to 128
- * columns); it scales with the SMs, over which the persistent backward spreads its rows. f16 is
- * taken to behave as bf16 (not timed here). Without a weight there is no dw to combine. */
-#define FN_AUTO_PACKED_BWD_ROWS_PER_SM16 20
-#define FN_AUTO_PACKED_BWD_ROWS_PER_SM32 12
+/* AUTO backward with a weight, row-packed only from FN_AUTO_PACKED_BWD_ROWS_PER_SM rows per SM:
+ * each row-packed CTA ends by combining its teams' dw in shared memory and writes a partial row, a
+ * cost per launch whatever the rows; the persistent backward pays per row. H200 (132 SMs),
+ * 2026-11-29, bench.py, cold, both forced in one run, twice, bf16 and f32, plain and fused, 8-256
+ * columns (8 widths), geomean of persistent / row-packed time over the widths up to 128 columns
+ * (kernels/RESULTS.md, "The row-packed backward from 8 rows an SM"):
+ *   rows   64    128   256   512   1024  2048  4096
+ *   bf16   0.99  0.99  0.92  1.02  1.04  1.27  1.44
+ *   f32    1.01  1.03  0.92  1.04  1.06  1.30  1.31
+ * Single cases scatter by +-15% around these (5-9 us launches), so the cut is where the two tie
+ * below 2048 rows and row-packed leads from 2048 on. It scales with the SMs, over which the
+ * persistent backward spreads its rows. Without a weight there is no dw to combine. */
+#define FN_AUTO_PACKED_BWD_ROWS_PER_SM 8
 /* AUTO backward of f32 rows of 33-64 slots (129-256 columns) that are not whole aligned vectors:
  * the row-packed kernel at two slots a lane from this many rows per SM, else the persistent
  * backward's head-split instance (or its generic kernel). H200, 2026-11-28, both forced in one run
@@ -1269,11 +1264,10 @@ static int bwd_packed(const ctx *c, fusednorm_launch *l) {
 }
 
 /* AUTO: enough rows for the row-packed backward's per-launch cost of combining dw
- * (FN_AUTO_PACKED_BWD_ROWS_PER_SM*); without a weight there is no dw and no combine. */
+ * (FN_AUTO_PACKED_BWD_ROWS_PER_SM); without a weight there is no dw and no combine. */
 static int packed_bwd_pays(const ctx *c) {
   if (!c->p->has_weight) return 1;
-  const int64_t per_sm = c->xs >= 4 ? FN_AUTO_PACKED_BWD_ROWS_PER_SM32 : FN_AUTO_PACKED_BWD_ROWS_PER_SM16;
-  return c->p->rows >= per_sm * c->d->sm_count;
+  return c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD_ROWS_PER_SM * c->d->sm_count;
 }
 
 /* Resident CTAs per SM that a generic-sized backward launch really has (its grid may not fill
@@ -1409,11 +1403,19 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
 
 /* AUTO: a grid of at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs (few rows, small problems) sums dw
  * in the backward kernel itself (plan dw_in_kernel): there the second launch (dw_reduce's ~2 us
- * and the gap before it) is a large part of the time. */
+ * and the gap before it) is a large part of the time. Where dw_reduce is a programmatic dependent
+ * launch (FN_DW_REDUCE_DEPENDENT) only a grid of one CTA does: H200, 2026-11-29, bench.py cold,
+ * paired, us, in the kernel vs dw_reduce's dependent launch: 2-32 CTAs 1.03-1.19x slower in the
+ * kernel (bf16 2 x 630 7.39 vs 6.26, 4 x 2048 7.48 vs 6.30, 32 x 8192 11.89 vs 11.08; 3 x 9000
+ * a tie), one CTA of <= 8 columns a thread 1.15x faster (1 x 1024 5.14 vs 5.94), one CTA of 32
+ * columns a thread 1.15x slower (bf16 1 x 16384 12.55 vs 10.95) (kernels/RESULTS.md, "dw_reduce
+ * as a programmatic dependent launch"). */
 static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
+  const int64_t max_grid = FN_DW_REDUCE_DEPENDENT(c->d->cc_major) ? 1 : FN_DW_IN_KERNEL_MAX_PARTIALS;
   if (c->p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
-      l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS &&
-      (l->grid == 1 || c->p->n <= FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD * l->grid * l->block_threads))
+      l->grid <= max_grid &&
+      ((l->grid == 1 && !FN_DW_REDUCE_DEPENDENT(c->d->cc_major)) ||
+       c->p->n <= FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD * l->grid * l->block_threads))
     l->dw_in_kernel = 1;
   return FUSEDNORM_OK;
 }

@@ -402,11 +402,13 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
           what, s);
   /* dw summed in the kernel: AUTO's choice for the persistent and row-packed backwards with a
    * weight, exactly when the grid has at most FN_DW_IN_KERNEL_MAX_PARTIALS CTAs and either one
-   * CTA or at most 8 columns per thread (FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD) */
+   * CTA or at most 8 columns per thread (FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD); where dw_reduce is
+   * a dependent launch (cc >= 9.0), only one CTA of at most 8 columns per thread */
+  const int dep = d->cc_major >= 9;
   CHECK(l->dw_in_kernel == (p->mode == FUSEDNORM_MODE_AUTO && p->has_weight &&
                             (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
-                            l->grid <= FN_DW_IN_KERNEL_MAX_PARTIALS &&
-                            (l->grid == 1 || p->n <= 8 * l->grid * l->block_threads)),
+                            l->grid <= (dep ? 1 : 32) &&
+                            ((!dep && l->grid == 1) || p->n <= 8 * l->grid * l->block_threads)),
         "%s: dw in the kernel: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
@@ -987,9 +989,9 @@ static const char *const kNarrowPins[] = {
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* H200 auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* H200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* H200 auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* H200 auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* H200 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* H200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* H200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 8x65536 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g4096 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 65536x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 65536x128 bf16 */
@@ -1002,9 +1004,9 @@ static const char *const kNarrowPins[] = {
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* B200 auto bwd 8x128 bf16 */
-    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232 dk", /* B200 auto bwd 8x12288 bf16 */
-    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552 dk", /* B200 auto fused bwd 4x4096 f32 */
-    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880 dk", /* B200 auto bwd 32x12288 bf16 */
+    "bwd_row/persistent t384 r1 c1 k1 g8 s4 ch12288 sm49152 st0/0 w1 dw1 P8 ws393232", /* B200 auto bwd 8x12288 bf16 */
+    "bwd_row/persistent t1024 r1 c1 k1 g4 s1 ch4096 sm16384 st0/0 w1 dw1 P4 ws65552", /* B200 auto fused bwd 4x4096 f32 */
+    "bwd_row/persistent t384 r1 c1 k1 g32 s4 ch12288 sm49152 st0/0 w1 dw1 P32 ws1572880", /* B200 auto bwd 32x12288 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g32 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 8x65536 bf16 */
 };
 
@@ -1052,8 +1054,10 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  * 2026-11-26, tools/bench, cold inputs; the us are in select.c): each case must get the family that
  * measured faster, on contiguous tensors as the bench had them (rows of a multiple of 16 bytes
  * aligned, the others all congruent).
- *   Backward, FN_AUTO_PACKED_BWD_ROWS_PER_SM*: row-packed (`mode` ROW_PACKED) against persistent,
- *   19:05 UTC (bwd and fused bwd; 4096 x 128 bf16, a tie within 2%, left out); the rows marked
+ *   Backward, FN_AUTO_PACKED_BWD_ROWS_PER_SM: row-packed (`mode` ROW_PACKED) against persistent,
+ *   19:05 UTC (bwd and fused bwd; 4096 x 128 bf16, a tie within 2%, left out; 512-2000 rows,
+ *   where the one-barrier dw combine has since made the two tie, re-measured on the H200:
+ *   test_measured_picks_h200); the rows marked
  *   "17:01" are the earlier full run and sweep, where row-packed won before its dw combine got
  *   faster. Without a weight the row-packed backward has no dw to combine and stays row-packed.
  *   Forward, FN_AUTO_FWD_WIDE_MIN_SLOTS: the wide forward (`mode` WIDE) against the generic one
@@ -1074,11 +1078,10 @@ static const struct {
   int taken;           /* measured faster: 1 that family, 0 the other */
 } kMeasured[] = {
 #define PK2(r, n, x, t) {r, n, x, 1, 0, 1, PK, t}, {r, n, x, 1, 1, 1, PK, t}
-    PK2(3, 8, BF, 0),      PK2(300, 8, BF, 0),     PK2(1792, 9, BF, 0),     PK2(2000, 36, BF, 0),
-    PK2(512, 128, BF, 0),  PK2(3000, 8, BF, 1),    PK2(3138, 10, BF, 1),    PK2(11122, 5, BF, 1),
-    PK2(20000, 10, BF, 1), PK2(14542, 36, BF, 1),  PK2(48091, 1, BF, 1),    PK2(132371, 1, BF, 1),
-    PK2(65536, 64, BF, 1), PK2(1048576, 64, BF, 1),
-    PK2(3, 8, F32, 0),     PK2(300, 8, F32, 0),    PK2(512, 128, F32, 0),   PK2(1792, 9, F32, 1),
+    PK2(3, 8, BF, 0),      PK2(300, 8, BF, 0),     PK2(3000, 8, BF, 1),     PK2(3138, 10, BF, 1),
+    PK2(11122, 5, BF, 1),  PK2(20000, 10, BF, 1),  PK2(14542, 36, BF, 1),   PK2(48091, 1, BF, 1),
+    PK2(132371, 1, BF, 1), PK2(65536, 64, BF, 1),  PK2(1048576, 64, BF, 1),
+    PK2(3, 8, F32, 0),     PK2(300, 8, F32, 0),    PK2(1792, 9, F32, 1),
     PK2(2000, 36, F32, 1), PK2(3000, 8, F32, 1),   PK2(3138, 10, F32, 1),   PK2(4096, 128, F32, 1),
     PK2(11122, 5, F32, 1), PK2(20000, 10, F32, 1), PK2(14542, 36, F32, 1),  PK2(48091, 1, F32, 1),
     PK2(132371, 1, F32, 1), PK2(65536, 64, F32, 1), PK2(1048576, 64, F32, 1),
@@ -1165,6 +1168,7 @@ static void test_measured_picks_h200(void) {
 #define SPLIT FUSEDNORM_KERNEL_BWD_SPLIT, FUSEDNORM_MODE_WIDE
 #define RELOAD FUSEDNORM_KERNEL_BWD_GENERIC, FUSEDNORM_MODE_MULTI_WAVE_RELOAD
 #define WARP FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED
+#define PIPE FUSEDNORM_KERNEL_BWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
@@ -1209,12 +1213,20 @@ static void test_measured_picks_h200(void) {
       {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
       {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
       {1844, 69916, F32, 1, 0, RELOAD, 0}, {2400, 26720, BF, 1, 0, RELOAD, 0}, {2400, 12289, F32, 1, 0, RELOAD, 0},
+      /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
+       * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
+       * (1.13-1.51x at every width up to 128 columns); 512-1024 rows tie, not pinned */
+      {256, 100, BF, 1, 0, PIPE, 0},  {256, 100, BF, 1, 1, PIPE, 0},  {256, 100, F32, 1, 0, PIPE, 0},
+      {256, 100, F32, 1, 1, PIPE, 0}, {2048, 8, BF, 1, 0, PIPE, 1},   {2048, 44, BF, 1, 1, PIPE, 1},
+      {2048, 128, BF, 1, 0, PIPE, 1}, {2048, 24, F32, 1, 0, PIPE, 1}, {2048, 64, F32, 1, 1, PIPE, 1},
+      {4096, 100, BF, 1, 1, PIPE, 1}, {4096, 24, F32, 1, 0, PIPE, 1},
   };
 #undef HS
 #undef RP
 #undef SPLIT
 #undef RELOAD
 #undef WARP
+#undef PIPE
   const device *h200 = &kDevices[5];
   size_t i;
   CHECK(!strcmp(h200->name, "H200"), "kDevices[5] is %s", h200->name);
@@ -1892,39 +1904,45 @@ static void test_split_chunk(void) {
   }
 }
 
-/* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named: one
- * CTA always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid,
- * not 2 x 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100,
- * 2026-11-27, 2 x 4096 in 2 CTAs of 128 threads: 12.1 us in the kernel against 9.5 with the
- * second launch), not above 32 CTAs. The threads: one slot per thread below one row per SM
+/* dw in the backward kernel (select.c with_dw_in_kernel), H100 figures, bf16 unless named, twice:
+ * at cc 8.0 (what a compute_80 PTX build reports on it: dw_reduce is an ordinary launch) one CTA
+ * always (it writes dw itself), a few CTAs with at most 8 columns per thread of the grid, not 2 x
+ * 16384 (2 CTAs of 512 threads: 16 columns each, the ratio measured on H100, 2026-11-27, 2 x 4096
+ * in 2 CTAs of 128 threads: 12.1 us in the kernel against 9.5 with the second launch), not above
+ * 32 CTAs (`dk8`); at cc 9.0 (dw_reduce a programmatic dependent launch) only one CTA of at most 8
+ * columns per thread (`dk9`). The threads: one slot per thread below one row per SM
  * (bwd_persistent), up to 1024; from one row per SM on, 4 slots per thread again (132 x 4096). */
 static void test_dw_in_kernel_picks(void) {
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
-    int grid, threads, dk;
+    int grid, threads, dk8, dk9;
   } k[] = {
-      {1, 4096, FUSEDNORM_BF16, 1, 512, 1},    {2, 16384, FUSEDNORM_BF16, 2, 512, 0},
-      {8, 1024, FUSEDNORM_BF16, 8, 128, 1},    {4, 1000, FUSEDNORM_F32, 4, 256, 1},
-      {32, 4096, FUSEDNORM_BF16, 32, 512, 1},  {1, 16384, FUSEDNORM_BF16, 1, 512, 1},
-      {4, 8192, FUSEDNORM_BF16, 4, 1024, 1},   {3, 8192, FUSEDNORM_BF16, 3, 1024, 1},
-      {33, 4096, FUSEDNORM_BF16, 33, 512, 0},  {131, 4096, FUSEDNORM_BF16, 131, 512, 0},
-      {132, 4096, FUSEDNORM_BF16, 132, 128, 0},
+      {1, 4096, FUSEDNORM_BF16, 1, 512, 1, 1},    {2, 16384, FUSEDNORM_BF16, 2, 512, 0, 0},
+      {8, 1024, FUSEDNORM_BF16, 8, 128, 1, 0},    {4, 1000, FUSEDNORM_F32, 4, 256, 1, 0},
+      {32, 4096, FUSEDNORM_BF16, 32, 512, 1, 0},  {1, 16384, FUSEDNORM_BF16, 1, 512, 1, 0},
+      {4, 8192, FUSEDNORM_BF16, 4, 1024, 1, 0},   {3, 8192, FUSEDNORM_BF16, 3, 1024, 1, 0},
+      {33, 4096, FUSEDNORM_BF16, 33, 512, 0, 0},  {131, 4096, FUSEDNORM_BF16, 131, 512, 0, 0},
+      {132, 4096, FUSEDNORM_BF16, 132, 128, 0, 0}, {1, 1024, FUSEDNORM_F32, 1, 256, 1, 1},
   };
-  const device *h100 = &kDevices[4];
   size_t i;
-  for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
-    fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
-    fusednorm_launch l;
-    char what[128], s[256];
-    snprintf(what, sizeof what, "H100-SXM auto bwd %lldx%lld %s", (long long)k[i].rows, (long long)k[i].n,
-             fusednorm_dtype_name(k[i].x));
-    CHECK(fusednorm_select_launch(&p, 1, &h100->d, &kAligned, &l) == FUSEDNORM_OK, "%s: status", what);
-    plan_str(&l, s, sizeof s);
-    CHECK(l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.grid == k[i].grid && l.block_threads == k[i].threads &&
-              l.dw_in_kernel == k[i].dk,
-          "%s: %s; expected bwd_row g%d t%d dk%d", what, s, k[i].grid, k[i].threads, k[i].dk);
-    check_plan(&p, 1, &kAligned, &l, &h100->d, what);
+  for (int cc = 8; cc <= 9; ++cc) {
+    fusednorm_device_info d = kDevices[4].d;
+    d.cc_major = cc;
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      fusednorm_problem p = prob(k[i].rows, k[i].n, k[i].x, FUSEDNORM_MODE_AUTO);
+      fusednorm_launch l;
+      char what[128], s[256];
+      const int dk = cc == 8 ? k[i].dk8 : k[i].dk9;
+      snprintf(what, sizeof what, "H100-SXM at cc %d.0 auto bwd %lldx%lld %s", cc, (long long)k[i].rows,
+               (long long)k[i].n, fusednorm_dtype_name(k[i].x));
+      CHECK(fusednorm_select_launch(&p, 1, &d, &kAligned, &l) == FUSEDNORM_OK, "%s: status", what);
+      plan_str(&l, s, sizeof s);
+      CHECK(l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.grid == k[i].grid && l.block_threads == k[i].threads &&
+                l.dw_in_kernel == dk,
+            "%s: %s; expected bwd_row g%d t%d dk%d", what, s, k[i].grid, k[i].threads, dk);
+      check_plan(&p, 1, &kAligned, &l, &d, what);
+    }
   }
 }
 
