@@ -1,5 +1,6 @@
 """train.py's bad-input and failure behaviour under mpirun -np 1/2/3 (CPU, gloo):
-  - every bad argument exits 2 with the reason on every rank, before torch is even imported;
+  - every bad argument exits 2 with the reason on every rank, before torch is even imported (np 1
+    and 3);
   - a bad --data or --out exits 2 on every rank (rank 0's reason, named as such) before training;
   - --dry-run checks everything on every rank and exits 0 without training;
   - --global-batch not divisible by the ranks: exit 2 on every rank;
@@ -86,8 +87,10 @@ def main():
         (["--steps", "x"], r"argument --steps: 'x' is not an integer"),
         (["--eval-batches", "0"], r"argument --eval-batches: 0 is outside"),
     ]
+    # Each rank parses its arguments alike, before any communication: one size above 1 shows that
+    # every rank refuses them.
     for args, reason in bad_args:
-        for np_ in nps:
+        for np_ in (1, 3):
             dt = expect_usage(np_, base + args, reason)
         print(f"  {' '.join(args):28s} exit 2 on every rank ({dt:.1f} s at np 3): {reason}")
 

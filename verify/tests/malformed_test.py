@@ -1,7 +1,8 @@
 """A corpus of malformed inputs, generated here (no committed binaries). Each must end every rank
 with exit 2 and a clear message naming the problem (checked on every rank's stderr), within a
-timeout (no hang), without writing a report. Run directly and under mpirun -np 2; the NaN case is
-placed in a record owned by rank 1, so rank 0 learns the reason from another rank."""
+timeout (no hang), without writing a report. Run directly and under mpirun -np 2 and 3 (bad arguments: 3,
+FILE_NPS / ARG_NPS); the NaN case is placed in a record owned by rank 1, so rank 0 learns the reason
+from another rank."""
 import os
 import re
 import shutil
@@ -65,9 +66,18 @@ def regression_dir():
     raise FileNotFoundError("verify/fuzz/regressions")
 
 
+# MPI sizes a case runs at (None: without mpirun). A bad file's records are split over the ranks,
+# so its cases run at 2 and 3 ranks. A bad argument (an option, or a fault spec checked against
+# the file's list of records) is refused by every rank alike, whatever its share of the records:
+# one size above 1 shows that every rank says so and none hangs.
+FILE_NPS = (None, 2, 3)
+ARG_NPS = (None, 3)
+
+
 def cases():
     c = []
-    add = lambda name, path, expect, extra=(): c.append((name, path, expect, list(extra)))
+    nps = [FILE_NPS]
+    add = lambda name, path, expect, extra=(): c.append((name, path, expect, list(extra), nps[0]))
     add("missing file", os.path.join(T, "nope.h5"), r"cannot open: No such file")
     add("directory", T, r"is a directory")
     p = os.path.join(T, "text.h5")
@@ -249,6 +259,7 @@ def cases():
     good(p)
     add("locked by a writer", p, r"locked by another process .*unable to lock")
     ok = good(os.path.join(T, "ok.h5"))
+    nps[0] = ARG_NPS  # the rest: bad arguments
     add("no arguments", None, r"no capture file given")
     add("unknown option", ok, r"unknown option '--frobnicate'", ["--frobnicate"])
     add("bad device", ok, r"--device 'gpu': use auto, cuda or cpu", ["--device", "gpu"])
@@ -296,10 +307,10 @@ def main():
     # A writer holding the file open (HDF5's file lock) for the "locked" case.
     locker = h5py.File(os.path.join(T, "locked.h5"), "r+")
     only = os.environ.get("ONLY")  # a regex of case names, for manual reruns
-    for name, path, expect, extra in all_cases:
+    for name, path, expect, extra, nps in all_cases:
         if only and not re.search(only, name):
             continue
-        for np_ in (None, 2, 3):
+        for np_ in nps:
             args = ([] if path is None else [path]) + extra
             if not any(e.startswith("--report") for e in extra):
                 args += ["--report", report]
