@@ -134,7 +134,7 @@
  * cost per launch whatever the rows; the persistent backward pays per row. H200 (132 SMs),
  * 2026-11-29, bench.py, cold, both forced in one run, twice, bf16 and f32, plain and fused, 8-256
  * columns (8 widths), geomean of persistent / row-packed time over the widths up to 128 columns
- * (kernels/RESULTS.md, "The row-packed backward from 8 rows an SM"):
+ * (kernels/RESULTS.md, "AUTO's backward after the dependent launch"):
  *   rows   64    128   256   512   1024  2048  4096
  *   bf16   0.99  0.99  0.92  1.02  1.04  1.27  1.44
  *   f32    1.01  1.03  0.92  1.04  1.06  1.30  1.31
@@ -1408,8 +1408,8 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
  * paired, us, in the kernel vs dw_reduce's dependent launch: 2-32 CTAs 1.03-1.19x slower in the
  * kernel (bf16 2 x 630 7.39 vs 6.26, 4 x 2048 7.48 vs 6.30, 32 x 8192 11.89 vs 11.08; 3 x 9000
  * a tie), one CTA of <= 8 columns a thread 1.15x faster (1 x 1024 5.14 vs 5.94), one CTA of 32
- * columns a thread 1.15x slower (bf16 1 x 16384 12.55 vs 10.95) (kernels/RESULTS.md, "dw_reduce
- * as a programmatic dependent launch"). */
+ * columns a thread 1.15x slower (bf16 1 x 16384 12.55 vs 10.95) (kernels/RESULTS.md, "AUTO's
+ * backward after the dependent launch"). */
 static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
   const int64_t max_grid = FN_DW_REDUCE_DEPENDENT(c->d->cc_major) ? 1 : FN_DW_IN_KERNEL_MAX_PARTIALS;
   if (c->p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
