@@ -2,20 +2,24 @@
 
     bazel build --define=kerneldev_set=FN_SPLIT_THREADS=256 //tools/kerneldev:test_cuda_variant
 
-The copies live under <package>/variant/kernels/...; output groups "cu", "hdrs" and "c" split them
-for cuda_library and cc_library. Without the define, the copies equal the production sources.
+The copies live under <package>/variant/kernels/...; output groups "cu", "hdrs", "c" and "test"
+(kernels/tests/ sources, whose includes of the kernels' headers must see the variant's constants)
+split them for cuda_library, cc_library and the test binary. Without the define, the copies equal
+the production sources.
 """
 
 def _kernel_variant_impl(ctx):
     spec = ctx.var.get("kerneldev_set", "")
     root = ctx.label.package + "/variant"
-    outs = {"cu": [], "hdrs": [], "c": []}
+    outs = {"cu": [], "hdrs": [], "c": [], "test": []}
     all_outs = []
     for src in ctx.files.srcs:
         rel = src.short_path[src.short_path.index("kernels/"):]
         out = ctx.actions.declare_file("variant/" + rel)
         all_outs.append(out)
-        if rel.endswith(".cu"):
+        if rel.startswith("kernels/tests/"):
+            outs["test"].append(out)
+        elif rel.endswith(".cu"):
             outs["cu"].append(out)
         elif rel.endswith(".c"):
             outs["c"].append(out)
@@ -43,6 +47,7 @@ def _kernel_variant_impl(ctx):
             cu = depset(outs["cu"]),
             hdrs = depset(outs["hdrs"]),
             c = depset(outs["c"]),
+            test = depset(outs["test"]),
         ),
     ]
 
