@@ -1411,11 +1411,14 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
  * columns a thread 1.15x slower (bf16 1 x 16384 12.55 vs 10.95) (kernels/RESULTS.md, "AUTO's
  * backward after the dependent launch"). */
 static fusednorm_status with_dw_in_kernel(const ctx *c, fusednorm_launch *l) {
-  const int64_t max_grid = FN_DW_REDUCE_DEPENDENT(c->d->cc_major) ? 1 : FN_DW_IN_KERNEL_MAX_PARTIALS;
+  const int dependent = FN_DW_REDUCE_DEPENDENT(c->d->cc_major);
+  /* without the dependent launch one CTA writes its row as dw at any width; otherwise a few CTAs
+   * (one with it) of at most FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD columns a thread */
+  const int one_cta = l->grid == 1 && !dependent;
+  const int few = l->grid <= (dependent ? 1 : FN_DW_IN_KERNEL_MAX_PARTIALS) &&
+                  c->p->n <= FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD * l->grid * l->block_threads;
   if (c->p->has_weight && (l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
-      l->grid <= max_grid &&
-      ((l->grid == 1 && !FN_DW_REDUCE_DEPENDENT(c->d->cc_major)) ||
-       c->p->n <= FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD * l->grid * l->block_threads))
+      (one_cta || few))
     l->dw_in_kernel = 1;
   return FUSEDNORM_OK;
 }
