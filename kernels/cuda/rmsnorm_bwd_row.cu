@@ -1,7 +1,10 @@
 /*
  * rmsnorm_bwd_row.cu — the lean persistent backward: one row per CTA at a time, grid-stride over
  * rows, the whole row in S <= 4 register slots per thread, for 16-byte aligned rows with n a
- * multiple of the vector width and a weight (fn_bwd_row in launch_config.h decides).
+ * multiple of the vector width and a weight (select.c bwd_persistent decides). S = 8 (at most 512
+ * threads, one CTA an SM: FN_BWD_ROW_THREADS) for the plain backward of rows of 2049-4096 slots
+ * (select.c bwd_row8), which otherwise read the columns beyond the generic kernel's registers
+ * twice.
  *
  * Same arithmetic in the same order as bwd_body in rmsnorm_bwd.cu with CACHE = S, one team per
  * CTA and the weight staged in shared memory (slot_dot / slot_dx of rmsnorm_bwd_slot.cuh; the
@@ -19,7 +22,7 @@
 namespace fn {
 
 template <typename T, int S, bool HAS_DS>
-__global__ void __launch_bounds__(FN_MAX_THREADS(1, S)) rms_norm_bwd_row(const BwdParams p) {
+__global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   extern __shared__ float dyn_smem[]; /* the fp32 effective weight of the row (n floats) */
@@ -323,11 +326,14 @@ FN_BWD_ROW_INSTANCE(rms_norm_bwd_row)
 FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
 #undef FN_BWD_ROW_INSTANCE
 
-template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned) {
-  return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
+/* S = 8: aligned rows, plain backward only (select.c bwd_row8 says why). */
+template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool unaligned) {
+  if (has_ds || unaligned || !FN_BWD_ROW8_DTYPE(sizeof(T))) return nullptr;
+  return reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false>);
 }
 
 template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row) {
+  if (cache == 8) return rms_norm_bwd_row8_for<T>(has_ds, unaligned);
   if (unaligned && one_row && cache == 1)
     return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, true>)
                   : reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, false>);

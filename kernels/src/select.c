@@ -279,6 +279,19 @@
  * measured. */
 #define FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM 9
 #define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
+/* The lean backward at 8 slots a thread (bwd_row8: plain, aligned rows of 2049-4096 slots) in
+ * place of the generic, split-row or cluster kernel: f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
+ * rows an SM, 16-bit rows of at most FN_AUTO_BWD_ROW8_16_MAX_SLOTS slots from
+ * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM. H200, 2026-11-29 11:28 UTC, bench.py cold, paired old / new /
+ * new / old, us, AUTO before vs 8 slots a thread (tools/bench/results/row8_headsplit_h200_2026-11-29):
+ * - f32 n 8200 / 12288 / 16384: 8 rows 0.99 / 0.89 / 0.83x, 66 rows 1.09 / 0.93 / 0.97x, 132 rows
+ *   1.11-1.13x, 400 1.17-1.28x, 1000 1.29-1.39x, 4096 1.41-1.46x (4096 x 16384 319.6 -> 219.4);
+ * - bf16 n 16400 / 24576 / 32768: 8 rows 0.64-0.78x, 66 0.76-1.01x, 132 0.99-1.05x, 400
+ *   1.08-1.18x, 1000 1.20 / 1.20 / 1.04x, 4096 1.27 / 1.24 / 0.96x (the cluster kernel keeps
+ *   4096 slots). */
+#define FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM 1
+#define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 3
+#define FN_AUTO_BWD_ROW8_16_MAX_SLOTS 3072
 #define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
  * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
@@ -349,6 +362,13 @@
  *   16.2 us wide against 13.4 generic (H100, 17:27 UTC). */
 #define FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS 65536
 #define FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS 2048
+/* ... and of the rows the head-split lean forward takes (16-bit, up to 4096 slots at 1024 threads:
+ * FN_FWD_ROW_U_MAX_THREADS), the wide forward only at most one row every
+ * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW SMs. H200, 2026-11-29 11:28 UTC, bench.py cold, us, fp16,
+ * AUTO with the lean head-split forward vs forced wide (what AUTO ran before): 8 x 16411 7.31 vs
+ * 7.0, 18 x 25734 7.86 vs 8.0, 45 x 25734 8.31 vs 8.6, 65 x 25734 8.58 vs 12.4
+ * (tools/bench/results/row8_headsplit_h200_2026-11-29). */
+#define FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW 8
 /* AUTO forward without clusters (compute capability < 9.0, or a build whose code for this device
  * has none): the wide forward's grid sum (a cooperative grid, one grid-wide barrier a round of
  * rows and one at the end) for rows of at least FN_AUTO_FWD_WIDE_GRID_MIN_SLOTS slots with at
@@ -1196,7 +1216,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
       (slots >= FN_AUTO_FWD_WIDE_MIN_SLOTS
            ? 2 * c->p->rows < c->d->sm_count || slots >= FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS
            : c->xs == 2 && slots >= FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS && 2 * c->p->rows < c->d->sm_count &&
-                 !fwd_row(c, l)) &&
+                 (!fwd_row(c, l) || (l->unaligned && c->p->rows * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW <= c->d->sm_count))) &&
       fwd_wide(c, l, 0))
     return FUSEDNORM_OK;
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*), clusters only: a grid barrier a round of rows does not pay. */
@@ -1347,6 +1367,26 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
   return 1;
 }
 
+/* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
+ * the S <= 4 instances' FN_MAX_CACHED_SLOTS, up to 8 x FN_BWD_ROW8_MAX_THREADS slots, aligned, n
+ * a multiple of the vector, a weight (staged in shared memory), no fused add; one CTA an SM, the
+ * persistent grid. */
+static int bwd_row8(const ctx *c, fusednorm_launch *l) {
+  const int64_t threads = max64(64, round_up(ceil_div(c->slots, 8), 32));
+  const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float);
+  if (c->fused || !c->p->has_weight || !FN_BWD_ROW8_DTYPE(c->xs) || !c->aligned || c->p->n % c->vec != 0 ||
+      c->slots <= FN_MAX_CACHED_SLOTS || threads > FN_BWD_ROW8_MAX_THREADS || !smem_ok(c, smem))
+    return 0;
+  plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_BWD_ROW, (int)threads);
+  l->slots_per_thread = 8;
+  l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, (int)threads, FN_BWD_ROW8_REGS, smem));
+  l->weight_smem = 1;
+  l->dw_smem = 1;
+  l->smem_bytes = (size_t)smem;
+  set_workspace(c, l, l->grid, 0);
+  return 1;
+}
+
 /* Backward, the split-row kernel (rmsnorm_bwd_wide.cu; geometry: fn_split_bwd). `any_width`: also
  * rows of at most FN_SPLIT_AUTO_MIN_SLOTS slots under AUTO. */
 static int bwd_split(const ctx *c, fusednorm_launch *l, int any_width) {
@@ -1428,7 +1468,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     case FUSEDNORM_MODE_ROW_PACKED:
       return bwd_tiny(c, l) || bwd_packed(c, l) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_PERSISTENT:
-      return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_ROW) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
+      return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_ROW) || bwd_row8(c, l) ? FUSEDNORM_OK
+                                                                              : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_RELOAD:
       return bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
     case FUSEDNORM_MODE_MULTI_WAVE_CACHED: return FUSEDNORM_ERR_MODE_UNSUPPORTED; /* forward only */
@@ -1449,6 +1490,11 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
    * the columns beyond its registers streamed. */
+  if ((c->xs == 4 ? c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
+                  : c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_16_ROWS_PER_SM * c->d->sm_count &&
+                        c->slots <= FN_AUTO_BWD_ROW8_16_MAX_SLOTS) &&
+      bwd_row8(c, l))
+    return with_dw_in_kernel(c, l);
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
       c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
       c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&

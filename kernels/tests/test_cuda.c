@@ -60,6 +60,7 @@ typedef struct {
   int ran[FUSEDNORM_KERNEL_COUNT_]; /* launches by the family their plan named (a section that is
                                        there to test a family checks that it ran) */
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
+  int ran_bwd_row8;     /* ... the lean backward at eight slots a thread */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
@@ -179,6 +180,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
         fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK) {
       c->ran[l.kernel]++;
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
+      c->ran_bwd_row8 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
     }
@@ -891,7 +893,7 @@ int main(int argc, char **argv) {
    * rows of 1 to 20000), forced row_packed over the narrow ones, and misaligned pointers. Many
    * rows of few columns are also where a column-wide rounding (fl(w + offset)) repeats in every
    * row, which the bias rules must not mistake for a bias. */
-  if (!forced_only || o.mode == FUSEDNORM_MODE_ROW_PACKED) {
+  if (!forced_only || o.mode == FUSEDNORM_MODE_ROW_PACKED || o.mode == FUSEDNORM_MODE_PERSISTENT) {
     static const int64_t kNarrowM[] = {1, 3, 8, 33, 257, 2000, 20000};
     static const int64_t kNarrowN[] = {8, 16, 24, 40, 64, 96, 100, 120, 128, 136, 200, 248, 255, 256};
     static const int64_t kNarrowMq[] = {3, 33, 257, 2000};
@@ -955,6 +957,15 @@ int main(int argc, char **argv) {
      * other families). */
     static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
     static const int64_t kWarpN[] = {32, 33, 45, 63, 64, 65, 66, 97, 126, 129, 142, 161, 190, 223, 228, 257, 295, 298, 300, 320, 321, 350, 420, 511, 513};
+    /* The lean backward at eight slots a thread (plain, aligned rows of 2049-4096 slots: f32
+     * 8196-16384 columns, 16-bit 16392-32768): forced persistent over a CTA's one row to many
+     * rows a CTA (rows on more and fewer CTAs than SMs), widths at both ends of the range and
+     * between; the engine's other variants (fused add, strides, no weight) check that the forced
+     * mode refuses them or runs the S <= 4 kernel. */
+    static const int64_t kRow8M[] = {1, 7, 150, 1001};
+    static const int64_t kRow8N[] = {8196, 12288, 16384, 16392, 24576, 32768};
+    static const int64_t kRow8Mq[] = {7, 1001};
+    static const int64_t kRow8Nq[] = {8196, 16384, 32768};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
     static const int64_t kWarpNq[] = {33, 65, 100, 126, 142, 190, 228, 250, 295, 298, 300, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)
@@ -964,6 +975,7 @@ int main(int argc, char **argv) {
     const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
     const unsigned kTiny = 1u << FUSEDNORM_KERNEL_FWD_TINY | 1u << FUSEDNORM_KERNEL_BWD_TINY;
     const unsigned kPipeBwd = 1u << FUSEDNORM_KERNEL_BWD_PIPE;
+    const unsigned kRow8 = 1u << FUSEDNORM_KERNEL_BWD_ROW;
     const struct {
       const char *name;
       fusednorm_mode mode;
@@ -1014,6 +1026,9 @@ int main(int argc, char **argv) {
          o.quick ? NEL(kWarpMq) : NEL(kWarpM), o.quick ? NEL(kWarpNq) : NEL(kWarpN), kWarp},
         {"cuda/auto/warp/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kWarpMq, kWarpNq, NEL(kWarpMq), NEL(kWarpNq),
          kWarp},
+        {"cuda/persistent/row8", FUSEDNORM_MODE_PERSISTENT, OFFS_NONE, o.quick ? kRow8Mq : kRow8M,
+         o.quick ? kRow8Nq : kRow8N, o.quick ? NEL(kRow8Mq) : NEL(kRow8M), o.quick ? NEL(kRow8Nq) : NEL(kRow8N),
+         kRow8},
     };
 #undef NEL
     for (size_t i = 0; i < sizeof sections / sizeof *sections; ++i) {
@@ -1024,7 +1039,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
-      c.ran_bwd_pipe2 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = 0;
+      c.ran_bwd_pipe2 = c.ran_bwd_row8 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -1039,6 +1054,13 @@ int main(int argc, char **argv) {
         printf("[%s] %d of them at two slots a lane\n", b.name, c.ran_bwd_pipe2);
         if (c.ran_bwd_pipe2 == 0) {
           printf("FAIL [%s] no launch ran bwd_pipe at two slots a lane\n", b.name);
+          ++failed;
+        }
+      }
+      if ((sections[i].want & kRow8) && o.filter == NULL && o.case_index < 0) {
+        printf("[%s] %d of them at eight slots a thread\n", b.name, c.ran_bwd_row8);
+        if (c.ran_bwd_row8 == 0) {
+          printf("FAIL [%s] no launch ran bwd_row at eight slots a thread\n", b.name);
           ++failed;
         }
       }

@@ -100,7 +100,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xs, l->unaligned);
     case FUSEDNORM_KERNEL_FWD_GENERIC: return FN_MAX_THREADS(0, s);
     case FUSEDNORM_KERNEL_BWD_PIPE: return FN_ROW_PACKED_THREADS;
-    case FUSEDNORM_KERNEL_BWD_ROW: return FN_MAX_THREADS(1, s);
+    case FUSEDNORM_KERNEL_BWD_ROW: return FN_BWD_ROW_THREADS(s);
     case FUSEDNORM_KERNEL_BWD_GENERIC: return FN_MAX_THREADS(1, s);
     case FUSEDNORM_KERNEL_BWD_SPLIT: return FN_SPLIT_MAX_THREADS(s, xs);
     case FUSEDNORM_KERNEL_FWD_WIDE: return FN_FWD_WIDE_MAX_THREADS;
@@ -161,7 +161,10 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
-      inst = in_set(l->slots_per_thread, k124, 3);
+      /* S = 8: aligned rows, plain, the dtypes built (rms_norm_bwd_row8_for) */
+      inst = in_set(l->slots_per_thread, k124, 3) ||
+             (l->slots_per_thread == 8 && !l->unaligned && !p->has_residual &&
+              FN_BWD_ROW8_DTYPE((int)fusednorm_dtype_size(p->x_dtype)));
       break;
     case FUSEDNORM_KERNEL_BWD_GENERIC:
       CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
@@ -874,7 +877,12 @@ static const struct {
     {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
     {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088"},
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
-    {4096, 16384, F32, 1, 0, "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s1 ch16384 sm49152 st0/0 w0 dw1 P132 ws8650768"}, /* f32, many rows: FN_AUTO_BWD_F32_RELOAD_* */
+    /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
+     * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from 3); the fused add
+     * keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+    {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
+    {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
+    {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm98304 st0/0 w1 dw1 P132 ws12976144"},
     {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227088"},
     {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856"}, /* 32768 slots: split */
     {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P4 ws4259856"},
@@ -1167,6 +1175,7 @@ static void test_measured_picks_h200(void) {
 #define RP FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
 #define SPLIT FUSEDNORM_KERNEL_BWD_SPLIT, FUSEDNORM_MODE_WIDE
 #define RELOAD FUSEDNORM_KERNEL_BWD_GENERIC, FUSEDNORM_MODE_MULTI_WAVE_RELOAD
+#define ROW8 FUSEDNORM_KERNEL_BWD_ROW, FUSEDNORM_MODE_PERSISTENT
 #define WARP FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED
 #define PIPE FUSEDNORM_KERNEL_BWD_PIPE, FUSEDNORM_MODE_ROW_PACKED
   static const struct {
@@ -1213,6 +1222,12 @@ static void test_measured_picks_h200(void) {
       {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
       {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
       {1844, 69916, F32, 1, 0, RELOAD, 0}, {2400, 26720, BF, 1, 0, RELOAD, 0}, {2400, 12289, F32, 1, 0, RELOAD, 0},
+      /* backward, plain aligned rows of 2049-4096 slots, 2026-11-29 (FN_AUTO_BWD_ROW8_*): the lean
+       * kernel at 8 slots a thread against AUTO before (generic, split-row or cluster) */
+      {132, 12288, F32, 1, 0, ROW8, 1}, {400, 8200, F32, 1, 0, ROW8, 1},   {4096, 16384, F32, 1, 0, ROW8, 1},
+      {400, 24576, BF, 1, 0, ROW8, 1},  {1000, 16400, BF, 1, 0, ROW8, 1},  {4096, 24576, BF, 1, 0, ROW8, 1},
+      {8, 16384, F32, 1, 0, ROW8, 0},   {66, 12288, F32, 1, 0, ROW8, 0},   {66, 24576, BF, 1, 0, ROW8, 0},
+      {8, 32768, BF, 1, 0, ROW8, 0},    {4096, 32768, BF, 1, 0, ROW8, 0},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
        * (1.13-1.51x at every width up to 128 columns); 512-1024 rows tie, not pinned */
@@ -1225,6 +1240,7 @@ static void test_measured_picks_h200(void) {
 #undef RP
 #undef SPLIT
 #undef RELOAD
+#undef ROW8
 #undef WARP
 #undef PIPE
   const device *h200 = &kDevices[5];
@@ -1522,11 +1538,14 @@ static void check_wide_picks(const wide_pick *k, size_t count) {
 
 static void test_wide_fwd_picks(void) {
   static const wide_pick k[] = {
-      {8, 16411, FUSEDNORM_BF16, 0, 1},   {18, 25734, FUSEDNORM_BF16, 0, 1},  {45, 25734, FUSEDNORM_BF16, 0, 1},
+      /* (16-bit rows the head-split lean forward holds: the wide kernel only at most one row
+       * every 8 SMs, FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW; the H100 had measured the wide kernel
+       * against the generic one at 18-65 x 25734, the H200 the lean one against it, 2026-11-29) */
+      {8, 16411, FUSEDNORM_BF16, 0, 1},   {18, 25734, FUSEDNORM_BF16, 0, 0},  {45, 25734, FUSEDNORM_BF16, 0, 0},
       {8, 24576, FUSEDNORM_BF16, 1, 1},   {45, 40003, FUSEDNORM_BF16, 0, 1},  {45, 369199, FUSEDNORM_BF16, 0, 1},
       {90, 369199, FUSEDNORM_F32, 0, 1},  {8, 16384, FUSEDNORM_BF16, 0, 0},   {90, 24576, FUSEDNORM_BF16, 1, 0},
       {90, 40003, FUSEDNORM_BF16, 0, 0},  {90, 109347, FUSEDNORM_BF16, 0, 0}, {90, 369199, FUSEDNORM_BF16, 0, 0},
-      {90, 16411, FUSEDNORM_F32, 0, 0},   {90, 40003, FUSEDNORM_F32, 0, 0},   {65, 25734, FUSEDNORM_BF16, 0, 1},
+      {90, 16411, FUSEDNORM_F32, 0, 0},   {90, 40003, FUSEDNORM_F32, 0, 0},   {65, 25734, FUSEDNORM_BF16, 0, 0},
       {66, 25734, FUSEDNORM_BF16, 0, 0},  {65, 65536, FUSEDNORM_BF16, 0, 1},  {66, 65536, FUSEDNORM_BF16, 0, 0},
       {66, 524288, FUSEDNORM_BF16, 0, 1},   {65, 14223, FUSEDNORM_F32, 1, 0}, /* (the sweep, 17:27 UTC) */
   };
@@ -2095,8 +2114,11 @@ static void test_all_valid(void) {
                     }
                     /* the layouts differ only where congruent rows take the split-row kernel,
                      * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*),
-                     * or f32 rows that are not aligned the row-packed one (FN_AUTO_PACKED_BWD2_*) */
+                     * aligned rows the lean kernel at 8 slots a thread (FN_AUTO_BWD_ROW8_*), or
+                     * f32 rows that are not aligned the row-packed one (FN_AUTO_PACKED_BWD2_*) */
                     if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT &&
+                        (l[a].kernel == FUSEDNORM_KERNEL_BWD_ROW && l[a].slots_per_thread == 8) ==
+                            (l[0].kernel == FUSEDNORM_KERNEL_BWD_ROW && l[0].slots_per_thread == 8) &&
                         (l[a].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) ==
                             (l[0].mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD) &&
                         (l[a].kernel == FUSEDNORM_KERNEL_BWD_PIPE) == (l[0].kernel == FUSEDNORM_KERNEL_BWD_PIPE))
@@ -2144,9 +2166,15 @@ static void test_forced(void) {
                       must_not = !must_run;
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
-                      if (bwd) { /* (congruent: where the weight and dw fit shared memory) */
-                        must_run = al && w && whole_vecs && slots <= 2048;
-                        must_not = !(cg && w && slots <= 2048);
+                      if (bwd) { /* (congruent: where the weight and dw fit shared memory; 8 slots a
+                                    thread: aligned whole vectors without the fused add, the weight
+                                    staged) */
+                        const int s8 = al && whole_vecs && !p.has_residual && slots <= 4096 &&
+                                       FN_BWD_ROW8_DTYPE((int)fusednorm_dtype_size(p.x_dtype));
+                        must_run = al && w && whole_vecs &&
+                                   (slots <= 2048 ||
+                                    (s8 && p.n * 4 + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
+                        must_not = !(cg && w && (slots <= 2048 || s8));
                       } else {
                         must_run = slots <= 512; /* the row at <= 4 slots per thread in 128 threads */
                         must_not = slots > 2048;
@@ -2233,13 +2261,15 @@ static void test_alignment(void) {
       {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_LANES, 1}, /* aligned rows of whole vectors */
       {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_WARP, 1}, /* n % 8 != 0: 8-byte loads, a warp two rows */
       {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_LANES, 1},
-      /* congruent rows wider than the lean kernel holds: the generic forward's head-split path
-       * (its plan's `unaligned`), element by element where the rows are not congruent; fewer
-       * rows than SMs: the wide forward's head-split path */
-      {4096, 20001, BF, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      /* congruent 16-bit rows of up to 4096 slots: the lean head-split forward at 1024 threads
+       * (the fused add: at most 512, so the generic forward's head-split path); wider rows: the
+       * generic forward's head-split path (its plan's `unaligned`), element by element where
+       * the rows are not congruent; fewer rows than SMs: the wide forward's head-split path */
+      {4096, 20001, BF, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},
       {4096, 20001, BF, 1, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
       {4096, 20001, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
-      {288, 32390, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {288, 32390, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},
+      {288, 40003, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
       {1024, 20001, F32, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
       {20, 1025354, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
   };
