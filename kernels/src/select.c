@@ -138,10 +138,14 @@
  *   rows   64    128   256   512   1024  2048  4096
  *   bf16   0.99  0.99  0.92  1.02  1.04  1.27  1.44
  *   f32    1.01  1.03  0.92  1.04  1.06  1.30  1.31
- * Single cases scatter by +-15% around these (5-9 us launches), so the cut is where the two tie
- * below 2048 rows and row-packed leads from 2048 on. It scales with the SMs, over which the
- * persistent backward spreads its rows. Without a weight there is no dw to combine. */
-#define FN_AUTO_PACKED_BWD_ROWS_PER_SM 8
+ * Single cases scatter by +-15% around these (5-9 us launches). Then paired (AUTO with the cut at 8
+ * rows an SM / at 4 / at 4 / at 8, H200 2026-11-29 11:50 UTC, bench.py cold, bf16 and f32, plain
+ * and fused, 8-250 columns; tools/bench/results/row8_headsplit_h200_2026-11-29/packed_cut): row-packed
+ * over persistent 0.999x at 528 rows (0.88-1.09x single cases), 1.056x at 700 (f32 29-128 columns
+ * 1.09-1.16x), 1.107x at 942 (bf16 128 columns 1.20-1.22x, f32 44 1.22-1.27x; f32 200-250 columns
+ * 0.98-1.00x). So the cut is between 528 and 700 rows on 132 SMs. It scales with the SMs, over
+ * which the persistent backward spreads its rows. Without a weight there is no dw to combine. */
+#define FN_AUTO_PACKED_BWD_ROWS_PER_SM 5
 /* AUTO backward of f32 rows of 33-64 slots (129-256 columns) that are not whole aligned vectors:
  * the row-packed kernel at two slots a lane from this many rows per SM, else the persistent
  * backward's head-split instance (or its generic kernel). H200, 2026-11-28, both forced in one run

@@ -1230,7 +1230,11 @@ static void test_measured_picks_h200(void) {
       {8, 32768, BF, 1, 0, ROW8, 0},    {4096, 32768, BF, 1, 0, ROW8, 0},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
-       * (1.13-1.51x at every width up to 128 columns); 512-1024 rows tie, not pinned */
+       * (1.13-1.51x at every width up to 128 columns); paired at 11:50 UTC: 528 rows a tie (not
+       * pinned), row-packed from 700 (f32 44 columns 1.16x, bf16 128 1.12x; 942 rows f32 44 fused
+       * 1.22x, bf16 128 1.20x) */
+      {700, 44, F32, 1, 0, PIPE, 1},  {700, 128, BF, 1, 0, PIPE, 1},  {942, 44, F32, 1, 1, PIPE, 1},
+      {942, 128, BF, 1, 0, PIPE, 1},  {942, 64, F32, 1, 0, PIPE, 1},
       {256, 100, BF, 1, 0, PIPE, 0},  {256, 100, BF, 1, 1, PIPE, 0},  {256, 100, F32, 1, 0, PIPE, 0},
       {256, 100, F32, 1, 1, PIPE, 0}, {2048, 8, BF, 1, 0, PIPE, 1},   {2048, 44, BF, 1, 1, PIPE, 1},
       {2048, 128, BF, 1, 0, PIPE, 1}, {2048, 24, F32, 1, 0, PIPE, 1}, {2048, 64, F32, 1, 1, PIPE, 1},
