@@ -4,14 +4,17 @@ asks select.c for each case's plan through plan_of (tools/bench/results/bench_h2
 plan_of.c, built from this checkout's kernels/src):
   gcc -O1 -I. -Ikernels/include tools/bench/results/bench_h200_2026-11-28_sweep/plan_of.c \
       kernels/src/select.c kernels/src/common.c -lm -o /tmp/plan_of
-  python3 families.py /tmp/plan_of"""
+  python3 families.py /tmp/plan_of [INPUTS [BENCH_JSON_GZ]]
+INPUTS: cold (default) or hot; BENCH_JSON_GZ: another run's bench.json.gz (default: the one here;
+the hot sweep of the same day: ../bench_h200_2026-11-29_hot_sweep/bench.json.gz hot)."""
 import collections, gzip, json, math, os, subprocess, sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-rows = json.load(gzip.open(os.path.join(here, "bench.json.gz")))["results"]
+inputs = sys.argv[2] if len(sys.argv) > 2 else "cold"
+rows = json.load(gzip.open(sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, "bench.json.gz")))["results"]
 by = collections.defaultdict(dict)
 for r in rows:
-    if r["status"] == "ok" and r["inputs"] == "cold":
+    if r["status"] == "ok" and r["inputs"] == inputs:
         by[(r["dtype"], r["M"], r["N"], r["op"])][r["provider"]] = r["median_us"]
 keys = sorted(k for k, v in by.items() if "fusednorm:auto" in v and len(v) > 1)
 plans = subprocess.run([sys.argv[1]], input="".join("%s %d %d %s auto\n" % k for k in keys),
