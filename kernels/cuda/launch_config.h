@@ -144,7 +144,7 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * FN_BWD_ROW8_MAX_THREADS threads, one CTA an SM at FN_BWD_ROW8_REGS registers (ptxas, nvcc 13.0,
  * sm_90a, f32: 128 registers, 4 bytes of spills; the fused add's ds spilled 300 and ran slower
  * than the generic kernel, so it has no instance). FN_BWD_ROW8_DTYPE(x_size): the x element
- * sizes with an S = 8 instance. */
+ * sizes with an S = 8 instance (every dtype: AUTO takes 16-bit rows up to 3072 slots). */
 #define FN_BWD_ROW8_MAX_THREADS 512
 #define FN_BWD_ROW8_REGS 128
 #define FN_BWD_ROW8_DTYPE(x_size) ((x_size) == 4 || (x_size) == 2)
