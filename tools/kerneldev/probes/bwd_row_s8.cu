@@ -1,9 +1,10 @@
-// Probe (written 2026-11-29, not yet run on a GPU): the lean persistent backward (rms_norm_bwd_row)
+// Probe (2026-11-29; plain and fused run at 11:10 UTC, tools/bench/results/row8_headsplit_h200_2026-11-29/
+// probe_s8.txt; the fused add with ds loaded late (LATE) added after, not yet run): the lean persistent backward (rms_norm_bwd_row)
 // with S = 8 slots a thread at up to 512 threads (one CTA an SM), for f32 rows of 2049-4096 16-byte
 // slots (8196-16384 columns), which AUTO gives to the persistent generic kernel (columns past its
 // registers read again; kernels/RESULTS.md "Known gaps"). A copy of the shipped kernel's body under
 // another launch bound (ptxas, nvcc 13.0 sm_90a: 128 registers, 4 bytes of spills plain, 300 with
-// the fused add's ds); grid = SMs x resident CTAs, then the library's dw_reduce. Cold timing:
+// the fused add's ds held, 4 with it loaded late); grid = SMs x resident CTAs, then the library's dw_reduce. Cold timing:
 // rotating inputs, a CUDA graph of 100 launches, best of 5, twice each way. Checks dx bits and dw
 // against the library's AUTO. Build here (a staged library in gpu_dev/NAME/lib, stage.sh):
 //   nvcc -std=c++17 -O3 -arch=sm_90a -I. -Ikernels/include tools/kerneldev/probes/bwd_row_s8.cu \
@@ -20,7 +21,9 @@
 #include "kernels/include/fusednorm.h"
 #include "tools/kerneldev/probes/probe_util.cuh"
 namespace fn {
-template <typename T, int S, bool HAS_DS>
+/* LATE: the fused add's ds loaded in the dx pass, a slot at a time, instead of with dy and s (held
+ * across the row's reduction, ds spilled 300 bytes at 128 registers). */
+template <typename T, int S, bool HAS_DS, bool LATE = false>
 __global__ void __launch_bounds__(512, 1) bwd8(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -42,7 +45,7 @@ __global__ void __launch_bounds__(512, 1) bwd8(const BwdParams p) {
       if (col < p.n) {
         ld16(cdy[k].w, dyr + col);
         ld16(cs[k].w, sr + col);
-        if (HAS_DS) ld16(cds[k].w, dsr + col);
+        if (HAS_DS && !LATE) ld16(cds[k].w, dsr + col);
       }
     }
   };
@@ -67,6 +70,7 @@ __global__ void __launch_bounds__(512, 1) bwd8(const BwdParams p) {
 
   for (int parity = 0; row < p.rows; parity ^= 1) {
     T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+    const T *dsl = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
     float dot = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
@@ -85,7 +89,8 @@ __global__ void __launch_bounds__(512, 1) bwd8(const BwdParams p) {
         float wv[N];
         smem_weight<N>(wv, wsm, col);
         V dxv;
-        slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[k]);
+        if (HAS_DS && LATE) ld16(cds[0].w, dsl + col);
+        slot_dx(dxv, cdy[k], cs[k], cds[LATE ? 0 : k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[k]);
         st16(dxr + col, dxv.w);
       }
     }
@@ -114,7 +119,7 @@ __global__ void __launch_bounds__(512, 1) bwd8(const BwdParams p) {
 
 }
 using namespace fn;
-template <bool DS>
+template <bool DS, bool LATE = false>
 static void run_case(int M, int n, uint32_t seed, int sms) {
   typedef float T;
   const size_t E = (size_t)M * n;
@@ -142,7 +147,7 @@ static void run_case(int M, int n, uint32_t seed, int sms) {
     a.dx = dxo; a.dx_stride = n; a.dw = dwo; a.workspace = ws; a.workspace_bytes = wsb;
     if (fusednorm_backward_cuda(&p, &a, st)) { printf("lib err %s\n", fusednorm_cuda_error_string()); exit(1); }
   };
-  const void *k = (const void *)bwd8<float, 8, DS>;
+  const void *k = (const void *)bwd8<float, 8, DS, LATE>;
   const int slots = n / 4, threads = ((slots + 7) / 8 + 31) / 32 * 32, smem = n * 4;
   CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   int per = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, threads, smem));
@@ -169,8 +174,8 @@ static void run_case(int M, int n, uint32_t seed, int sms) {
   const double dr = maxrel(dwref, dw, n), xr = maxrel(dxref, dx[0], (int)std::min<size_t>(E, 1 << 24));
   const double bytes = (DS ? 4.0 : 3.0) * E * sizeof(T) + M * 4.0;
   const double a = std::min(tl, tl2), b = std::min(tv, tv2);
-  printf("f32 %6d x %5d %s lib %8.2f us %5.0f GB/s | S=8 x %3d thr, %d CTA/SM, grid %lld: %8.2f us %5.0f GB/s  %.3fx  dx %s (max rel %.1e) dw max rel %.1e\n",
-         M, n, DS ? "fused" : "plain", a, bytes / a / 1e3, threads, per, (long long)grid, b, bytes / b / 1e3, a / b,
+  printf("f32 %6d x %5d %s%s lib %8.2f us %5.0f GB/s | S=8 x %3d thr, %d CTA/SM, grid %lld: %8.2f us %5.0f GB/s  %.3fx  dx %s (max rel %.1e) dw max rel %.1e\n",
+         M, n, DS ? "fused" : "plain", LATE ? " (ds late)" : "", a, bytes / a / 1e3, threads, per, (long long)grid, b, bytes / b / 1e3, a / b,
          ok ? "bitwise" : "DIFFERS", xr, dr);
   fflush(stdout);
   for (int i = 0; i < NS; ++i) { cudaFree(x[i]); cudaFree(dy[i]); cudaFree(ds[i]); cudaFree(dx[i]); cudaFree(rs[i]); }
@@ -184,5 +189,6 @@ int main(int argc, char **argv) {
   const int c[][2] = {{4096, 8704}, {4096, 10240}, {4096, 12288}, {4096, 16384}, {9384, 11020}, {16384, 12288}, {1024, 16384}, {600, 14336}, {32768, 9216}};
   for (auto &e : c) run_case<false>(e[0], e[1], seed, sms);
   for (auto &e : c) run_case<true>(e[0], e[1], seed, sms);
+  for (auto &e : c) run_case<true, true>(e[0], e[1], seed, sms);
   return 0;
 }
