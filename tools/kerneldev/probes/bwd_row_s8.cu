@@ -1,10 +1,11 @@
-// Probe (2026-11-29; plain and fused run at 11:10 UTC, tools/bench/results/row8_headsplit_h200_2026-11-29/
-// probe_s8.txt; the fused add with ds loaded late (LATE) added after, not yet run): the lean persistent backward (rms_norm_bwd_row)
-// with S = 8 slots a thread at up to 512 threads (one CTA an SM), for f32 rows of 2049-4096 16-byte
-// slots (8196-16384 columns), which AUTO gives to the persistent generic kernel (columns past its
-// registers read again; kernels/RESULTS.md "Known gaps"). A copy of the shipped kernel's body under
-// another launch bound (ptxas, nvcc 13.0 sm_90a: 128 registers, 4 bytes of spills plain, 300 with
-// the fused add's ds held, 4 with it loaded late); grid = SMs x resident CTAs, then the library's dw_reduce. Cold timing:
+// Probe: the lean persistent backward (rms_norm_bwd_row) at S = 8 slots a thread, up to 512
+// threads (one CTA an SM), on f32 rows of 2049-4096 16-byte slots (8196-16384 columns), against
+// the library's AUTO: plain (what AUTO now runs there, kernels/RESULTS.md "Rows of 2049-4096
+// slots") and the fused add, whose ds is either held with dy and s across the row's reduction or
+// loaded in the dx pass (LATE); AUTO gives the fused add the persistent generic kernel. A copy of
+// the shipped kernel's body under its 8-slot launch bound (ptxas, nvcc 13.0 sm_90a: 128 registers,
+// 4 bytes of spills plain, 300 with ds held, 4 with it loaded late); grid = SMs x resident CTAs,
+// then the library's dw_reduce. Cold timing:
 // rotating inputs, a CUDA graph of 100 launches, best of 5, twice each way. Checks dx bits and dw
 // against the library's AUTO. Build here (a staged library in gpu_dev/NAME/lib, stage.sh):
 //   nvcc -std=c++17 -O3 -arch=sm_90a -I. -Ikernels/include tools/kerneldev/probes/bwd_row_s8.cu \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Paired AUTO before / after (run3.sh): python3 analyze.py paired/ -> analyze.txt.
-The folder holds p<i>_<lib>_<kind>/bench.json.gz, lib fin = main before this change, x1 = with it;
+The folder holds p<i>_<lib>_<kind>/bench.json.gz, lib fin = main 957a5d6, x1 = the kernels of a8d5723;
 kind b32 / b16 = f32 / bf16 backward, f16 = fp16 forward. Per case: the mean of the two runs of
 each library (old/new/new/old), the ratio old / new (> 1: faster now), and old run 1 / old run 4
 (the run's drift); then the geomean per kind. Forced `fusednorm:wide` (run 2 only) is listed."""

@@ -1,5 +1,5 @@
 #!/bin/bash
-# AUTO against every forced mode on the 200-case sweep, f1 (this change)
+# AUTO against every forced mode on the 200-case sweep, f1 (the kernels and rules of a8d5723)
 set -u
 export PYTHONPATH=$PWD/shim/python PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
