@@ -105,21 +105,18 @@ static inline int fn_fwd_pipe_fits(int cache, int team, int64_t slots, int fused
  * per x element. */
 #define FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize) \
   ((s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
-/* The head-split instances (U, rmsnorm_fwd_row.cu with rmsnorm_unaligned.cuh) read the weight
- * element-wise; under the same bounds as the aligned ones (ptxas, nvcc 13.0, sm_90a, S = 4
- * without the fused add at 1024 threads: 16-bit x with a 16-bit weight 60-63 registers, f32 x 53,
- * no spills; 16-bit x with an f32 weight spilled 24-44 bytes, which the aligned bound already
- * keeps at 512). */
-#define FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xsize, u) FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize)
+/* The head-split instances (U, rmsnorm_fwd_row.cu with rmsnorm_unaligned.cuh), which read the
+ * weight element-wise, take the same bounds (ptxas, nvcc 13.0, sm_90a, S = 4 without the fused add
+ * at 1024 threads: 16-bit x with a 16-bit weight 60-63 registers, f32 x 53, no spills; 16-bit x
+ * with an f32 weight spilled 24-44 bytes, which the bound above keeps at 512). */
 /* Slots per thread of the lean forward for a row of `slots` vector slots over `team` threads:
  * the smallest S in {1, 2, 4} that holds the whole row within the launch bound, else 0. (No
  * S = 8: 101-172 registers, and 4 per thread at up to 1024 threads already covers what AUTO
  * gives it.) */
-static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, int xsize, int unaligned) {
+static inline int fn_fwd_row_cache(int64_t slots, int team, int fused, int w32, int xsize) {
   int s;
-  (void)unaligned; /* (the head-split instances' bounds are the aligned ones') */
   for (s = 1; s <= 4; s *= 2)
-    if ((int64_t)s * team >= slots && team <= FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xsize, unaligned)) return s;
+    if ((int64_t)s * team >= slots && team <= FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize)) return s;
   return 0;
 }
 
@@ -143,11 +140,10 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * generic kernels' bounds; S = 8 (aligned rows, plain backward: select.c bwd_row8) at most
  * FN_BWD_ROW8_MAX_THREADS threads, one CTA an SM at FN_BWD_ROW8_REGS registers (ptxas, nvcc 13.0,
  * sm_90a, f32: 128 registers, 4 bytes of spills; the fused add's ds spilled 300 and ran slower
- * than the generic kernel, so it has no instance). FN_BWD_ROW8_DTYPE(x_size): the x element
- * sizes with an S = 8 instance (every dtype: AUTO takes 16-bit rows up to 3072 slots). */
+ * than the generic kernel, so it has no instance). Every dtype has one (AUTO takes 16-bit rows up
+ * to 3072 slots). */
 #define FN_BWD_ROW8_MAX_THREADS 512
 #define FN_BWD_ROW8_REGS 128
-#define FN_BWD_ROW8_DTYPE(x_size) ((x_size) == 4 || (x_size) == 2)
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
 
 /* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one

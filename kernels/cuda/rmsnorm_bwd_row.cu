@@ -328,7 +328,7 @@ FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
 
 /* S = 8: aligned rows, plain backward only (select.c bwd_row8 says why). */
 template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool unaligned) {
-  if (has_ds || unaligned || !FN_BWD_ROW8_DTYPE(sizeof(T))) return nullptr;
+  if (has_ds || unaligned) return nullptr;
   return reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false>);
 }
 

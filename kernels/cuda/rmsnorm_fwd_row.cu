@@ -220,7 +220,7 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
 
 /* Any rows (N-d through fn::row_offset, any count: a row loop over the grid). */
 template <typename T, int S, bool FUSED, bool W32, bool U>
-__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U)) rms_norm_fwd_row(const FwdParams p) {
+__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T))) rms_norm_fwd_row(const FwdParams p) {
   __shared__ PaddedRed red;
   red.zero();
   __syncthreads();
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof
  * barrier ahead of the loads (LeanRed pads its own sum), at most two 64-byte lines of the
  * parameter bank read before the loads. Results bit for bit those of rms_norm_fwd_row. */
 template <typename T, int S, bool FUSED, bool W32, bool U>
-__global__ void __launch_bounds__(FN_FWD_ROW_U_MAX_THREADS(S, FUSED, W32, sizeof(T), U))
+__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T)))
     rms_norm_fwd_row_lean(const LeanFwdParams p) {
   __shared__ LeanRed red;
   const int row = (int)blockIdx.x;

@@ -367,7 +367,7 @@
 #define FN_AUTO_FWD_WIDE_HALF_SMS_MIN_SLOTS 65536
 #define FN_AUTO_FWD_WIDE_FEW_MIN_SLOTS 2048
 /* ... and of the rows the head-split lean forward takes (16-bit, up to 4096 slots at 1024 threads:
- * FN_FWD_ROW_U_MAX_THREADS), the wide forward only at most one row every
+ * FN_FWD_ROW_MAX_THREADS), the wide forward only at most one row every
  * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW SMs. H200, 2026-11-29 11:28 UTC, bench.py cold, us, fp16,
  * AUTO with the lean head-split forward vs forced wide (what AUTO ran before): 8 x 16411 7.31 vs
  * 7.0, 18 x 25734 7.86 vs 8.0, 45 x 25734 8.31 vs 8.6, 65 x 25734 8.58 vs 12.4
@@ -1012,11 +1012,11 @@ static int fwd_row(const ctx *c, fusednorm_launch *l) {
     const int64_t t1 = max64(32, round_up(c->slots, 32));
     if ((c->p->rows < c->d->sm_count || t1 <= FN_AUTO_FWD_ROW_FEW2_MAX_THREADS) &&
         t1 <= FN_AUTO_FWD_ROW_FEW_MAX_THREADS &&
-        fn_fwd_row_cache(c->slots, (int)t1, c->fused, c->w32, c->xs, !whole) == 1)
+        fn_fwd_row_cache(c->slots, (int)t1, c->fused, c->w32, c->xs) == 1)
       t = t1;
   }
   if ((!whole && !c->congruent) || t > 1024) return 0;
-  s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs, !whole);
+  s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs);
   if (s == 0) return 0;
   plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_CACHED, FUSEDNORM_KERNEL_FWD_ROW, (int)t);
   l->slots_per_thread = s;
@@ -1378,7 +1378,7 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
 static int bwd_row8(const ctx *c, fusednorm_launch *l) {
   const int64_t threads = max64(64, round_up(ceil_div(c->slots, 8), 32));
   const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float);
-  if (c->fused || !c->p->has_weight || !FN_BWD_ROW8_DTYPE(c->xs) || !c->aligned || c->p->n % c->vec != 0 ||
+  if (c->fused || !c->p->has_weight || !c->aligned || c->p->n % c->vec != 0 ||
       c->slots <= FN_MAX_CACHED_SLOTS || threads > FN_BWD_ROW8_MAX_THREADS || !smem_ok(c, smem))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_BWD_ROW, (int)threads);

@@ -97,7 +97,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
   const int w32 = p->has_weight && p->w_dtype == FUSEDNORM_F32;
   switch (l->kernel) {
     case FUSEDNORM_KERNEL_FWD_PIPE: return FN_FWD_PIPE_MAX_THREADS(s, fused);
-    case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_U_MAX_THREADS(s, fused, w32, xs, l->unaligned);
+    case FUSEDNORM_KERNEL_FWD_ROW: return FN_FWD_ROW_MAX_THREADS(s, fused, w32, xs);
     case FUSEDNORM_KERNEL_FWD_GENERIC: return FN_MAX_THREADS(0, s);
     case FUSEDNORM_KERNEL_BWD_PIPE: return FN_ROW_PACKED_THREADS;
     case FUSEDNORM_KERNEL_BWD_ROW: return FN_BWD_ROW_THREADS(s);
@@ -161,10 +161,9 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
-      /* S = 8: aligned rows, plain, the dtypes built (rms_norm_bwd_row8_for) */
+      /* S = 8: aligned rows, plain (rms_norm_bwd_row8_for) */
       inst = in_set(l->slots_per_thread, k124, 3) ||
-             (l->slots_per_thread == 8 && !l->unaligned && !p->has_residual &&
-              FN_BWD_ROW8_DTYPE((int)fusednorm_dtype_size(p->x_dtype)));
+             (l->slots_per_thread == 8 && !l->unaligned && !p->has_residual);
       break;
     case FUSEDNORM_KERNEL_BWD_GENERIC:
       CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
@@ -2173,8 +2172,7 @@ static void test_forced(void) {
                       if (bwd) { /* (congruent: where the weight and dw fit shared memory; 8 slots a
                                     thread: aligned whole vectors without the fused add, the weight
                                     staged) */
-                        const int s8 = al && whole_vecs && !p.has_residual && slots <= 4096 &&
-                                       FN_BWD_ROW8_DTYPE((int)fusednorm_dtype_size(p.x_dtype));
+                        const int s8 = al && whole_vecs && !p.has_residual && slots <= 4096;
                         must_run = al && w && whole_vecs &&
                                    (slots <= 2048 ||
                                     (s8 && p.n * 4 + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
