@@ -21,8 +21,8 @@
  *       (one CTA per row, the reload launch). One team per CTA. With p.head_split (rows congruent
  *       modulo 16 bytes but not aligned, or n not a multiple of the vector: the plan's
  *       `unaligned`) each row's interior is read and written as 16-byte vectors from the row's own
- *       head, its head and tail one element per thread (rmsnorm_unaligned.cuh), the weight read
- *       element-wise from L1; otherwise misaligned rows go element by element.
+ *       head, its head and tail one element per thread (rmsnorm_unaligned.cuh), a slot's weight
+ *       read as fwd_weight says; otherwise misaligned rows go element by element.
  *
  * Contract per row (kernels/README.md): s = RN(x + r) (fused add; written to residual_out), rstd =
  * 1/sqrt(mean(s^2) + eps) in fp32 (a true division and sqrtf, both correctly rounded, instead of
@@ -50,6 +50,17 @@ __device__ __forceinline__ void load_s(Vec<T> &sv, const FwdParams &p, const T *
     add_residual(sv, rv);
     store_slot(ror, sv, col, lim, al);
   }
+}
+
+/* A slot's effective weight. Head-split slots start wherever the row's head puts them: the
+ * two-slot instance (AUTO's for such rows past the lean kernel's) reads them as the shifted
+ * 16-byte blocks that cover them (load_weight_u); the others element by element (with the blocks,
+ * ptxas spilled 8 bytes at four slots and took the reload instance from 41 to 64 registers, nvcc
+ * 13.0, sm_90a). */
+template <int CACHE, int N>
+__device__ __forceinline__ void fwd_weight(float (&wv)[N], const FwdParams &p, int col, int c1, bool alw, bool hs) {
+  if (CACHE == 2 && hs) load_weight_u<N>(wv, p.w, p.w_dtype, p.offset, col, p.n);
+  else load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
 }
 
 template <typename T, int CACHE>
@@ -121,7 +132,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
         if (col < c1) {
           V yv;
           float wv[N];
-          load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
+          fwd_weight<CACHE>(wv, p, col, c1, alw, hs);
           normalize_slot<T, L>(yv, cache[k], wv, rstd);
           store_slot(yr, yv, col, c1, al);
         }
@@ -131,7 +142,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
         V sv, yv;
         float wv[N];
         load_slot(sv, sr, col, c1, al);
-        load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
+        fwd_weight<CACHE>(wv, p, col, c1, alw, hs);
         normalize_slot<T, L>(yv, sv, wv, rstd);
         store_slot(yr, yv, col, c1, al);
       }

@@ -90,9 +90,13 @@ __device__ __forceinline__ void load_wraw_elems(WRaw<T, W32> &o, const void *w, 
 /* The same, as wide as the slot's weight address allows: `wal` is its alignment in bytes (16, 8,
  * 4 or 2), the same for every slot of a row (slots are 16-byte steps of x, N weight elements
  * apart). A row's weight bytes then take W/4 16-byte, W/2 8-byte or W 4-byte loads rather than N
- * element loads (each touches the same cache lines; fewer L1 wavefronts per slot). */
+ * element loads (each touches the same cache lines; fewer L1 wavefronts per slot). A 16-bit
+ * weight of 16-bit rows below 16-byte alignment comes as the shifted 16-byte blocks that cover the
+ * slot (ld_words_shifted: 2 loads where there were 2-8) where those lie inside the weight's n
+ * elements; a 4-byte weight keeps its 8- or 4-byte loads (with the blocks, f32 rows measured
+ * 0.93-0.95x, H200 2026-11-29). */
 template <typename T, bool W32>
-__device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int col, int wal) {
+__device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int col, int wal, int n) {
   constexpr int W = WRaw<T, W32>::W;
   /* The slot's first weight byte (col may be odd: no word arithmetic on the weight pointer). */
   const uint32_t *q = reinterpret_cast<const uint32_t *>(static_cast<const char *>(w) + (int64_t)col * (W32 ? 4 : 2));
@@ -102,7 +106,13 @@ __device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int 
       const uint4 a = __ldg(reinterpret_cast<const uint4 *>(q) + i);
       o.w[4 * i] = a.x; o.w[4 * i + 1] = a.y; o.w[4 * i + 2] = a.z; o.w[4 * i + 3] = a.w;
     }
-  } else if (wal >= 8) {
+    return;
+  }
+  if constexpr (!W32 && W == 4) {
+    const uintptr_t lo = reinterpret_cast<uintptr_t>(w);
+    if (ld_words_shifted<W>(o.w, q, lo, lo + (uintptr_t)n * 2u)) return;
+  }
+  if (wal >= 8) {
 #pragma unroll
     for (int i = 0; i < W / 2; ++i) {
       const uint2 a = __ldg(reinterpret_cast<const uint2 *>(q) + i);
@@ -156,7 +166,7 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
       ld16(xv[k].w, xr + col);
       if (FUSED) ld16(rv[k].w, rr + col);
       if (!kSplitW && has_w) {
-        if constexpr (U) load_wraw_u(wr[k], w, col, wal);
+        if constexpr (U) load_wraw_u(wr[k], w, col, wal, n);
         else load_wraw(wr[k], w, col);
       }
     }
@@ -165,7 +175,7 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = c0 + k * step;
-      if (has_w && col + N <= n) load_wraw_u(wr[k], w, col, wal);
+      if (has_w && col + N <= n) load_wraw_u(wr[k], w, col, wal, n);
     }
   }
   if constexpr (U) {

@@ -32,10 +32,10 @@
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
  * first 16-byte boundary h (per row, from its address), so every slot is a whole 16-byte vector;
  * the head and tail elements go one per thread of rank 0 (rmsnorm_unaligned.cuh), added to its sum
- * after its slots; the weight is read element-wise. Otherwise a misaligned row goes element by
- * element. U is a template flag so that the aligned instances carry none of it: with a runtime
- * flag the aligned fp32 fused-add instance (S = 2) measured 24% slower (H200, 100 x 49152: 51.8 us
- * against 41.7).
+ * after its slots; a slot's weight is read as the 16-byte blocks that cover it (wide_weight).
+ * Otherwise a misaligned row goes element by element. U is a template flag so that the aligned
+ * instances carry none of it: with a runtime flag the aligned fp32 fused-add instance (S = 2)
+ * measured 24% slower (H200, 100 x 49152: 51.8 us against 41.7).
  *
  * Memory traffic: x (and r) read once, y (and residual_out) written once: the copy's bytes, where
  * the generic persistent forward that AUTO ran on these shapes before re-read the columns beyond
@@ -75,6 +75,17 @@ template <bool AL, typename T>
 __device__ __forceinline__ void st_slot(T *row, const Vec<T> &v, int col, int lim, bool al) {
   if (AL) st16(row + col, v.w);
   else store_slot(row, v, col, lim, al);
+}
+
+/* A slot's effective weight after the row's sum. The plain head-split instance of 16-bit rows
+ * reads it with load_weight_u (a 16-bit weight as the shifted 16-byte blocks that cover the slot:
+ * 1.05-1.2x on wide rows, H200 2026-11-29); the others as load_weight does (element by element
+ * where not aligned: with the blocks ptxas spilled 8-32 bytes in the fused add's at the launch
+ * bound's 64 registers, nvcc 13.0, sm_90a, and f32 rows gained nothing). */
+template <bool U, bool FUSED, typename T, int N>
+__device__ __forceinline__ void wide_weight(float (&w)[N], const FwdWideParams &p, int col, int c1, bool alw) {
+  if constexpr (U && !FUSED && sizeof(T) == 2) load_weight_u<N>(w, p.w, p.w_dtype, p.offset, col, p.n);
+  else load_weight<N>(w, p.w, p.w_dtype, p.offset, col, c1, alw);
 }
 
 /* CTA rank within the cluster (cluster code exists from sm_90 only). */
@@ -230,8 +241,12 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
   constexpr int N = V::N;
   /* The cached slots' fp32 weight loaded with x (its latency hidden behind the reduction) where
    * it fits the 64 registers of the launch bound: S <= 2. At S = 4 it is 32 more registers and
-   * ptxas spilled 20-264 bytes (nvcc 13.0, sm_90a), so there it is read after the reduction. */
-  constexpr bool PRE_W = S <= 2 && !(U && FUSED); /* U, fused: ptxas spilled 64 bytes (16-bit, S = 2) */
+   * ptxas spilled 20-264 bytes (nvcc 13.0, sm_90a), so there it is read after the reduction; so
+   * it is in the head-split fused add (spilled 64 bytes, 16-bit, S = 2) and in the head-split
+   * instances of 16-bit rows, whose weight comes as shifted blocks (wide_weight: spilled 8-40 bytes
+   * loaded with x; read after the sum they measured 1.05-1.2x on wide rows, 0.92-1.0x on 1-8 rows,
+   * H200 2026-11-29). */
+  constexpr bool PRE_W = S <= 2 && !(U && (FUSED || sizeof(T) == 2));
   /* S = 4 is the aligned-only instance without the fused add (the plan gives it only plain
    * aligned rows, n a multiple of the vector width): with the element-wise fallback ptxas spilled
    * 28-100 bytes at 64 registers, and with the fused add's r slots 28-32 bytes. */
@@ -365,7 +380,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         const int col = col0 + k * step;
         if (col < c1) {
           V yv;
-          if (!PRE_W) load_weight<N>(wv[0], p.w, p.w_dtype, p.offset, col, c1, alw);
+          if (!PRE_W) wide_weight<U, FUSED, T, N>(wv[0], p, col, c1, alw);
           normalize_slot<T, L>(yv, xv[k], wv[PRE_W ? k : 0], rstd);
           if (k == 0 && gs && threadIdx.x == 0) /* it holds this CTA's partial until the next barrier */
             held = HeldSlot<T>{yv, rp.y, col, c1, al ? 1 : 0};
@@ -382,7 +397,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         float w[B][N];
 #pragma unroll
         for (int b = 0; b < B; ++b)
-          if (j + b < jn) load_weight<N>(w[b], p.w, p.w_dtype, p.offset, cs + (j + b) * step, c1, alw);
+          if (j + b < jn) wide_weight<U, FUSED, T, N>(w[b], p, cs + (j + b) * step, c1, alw);
 #pragma unroll
         for (int b = 0; b < B; ++b) {
           if (j + b < jn) {
@@ -396,7 +411,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         V sv, yv;
         float w[N];
         ld_slot<AL>(sv, FUSED ? static_cast<const T *>(rp.ro) : rp.x, col, c1, al);
-        load_weight<N>(w, p.w, p.w_dtype, p.offset, col, c1, alw);
+        wide_weight<U, FUSED, T, N>(w, p, col, c1, alw);
         normalize_slot<T, L>(yv, sv, w, rstd);
         st_slot<AL>(rp.y, yv, col, c1, al);
       }

@@ -56,6 +56,39 @@ template <bool W32> __device__ __forceinline__ uint32_t ld_wbits(const void *w, 
   else return (uint32_t)__ldg(static_cast<const unsigned short *>(w) + col);
 }
 
+/* NW 4-byte words from p, at any byte alignment, as the 16-byte blocks that cover them, where
+ * those blocks lie inside [lo, hi) (the tensor's bytes, so that no load leaves it); false (and
+ * nothing loaded) otherwise. A head-split slot's weight starts wherever the row's head puts it:
+ * read element by element that is N loads of 2 or 4 bytes a slot, each a warp-wide access of 32
+ * lanes 16 bytes apart (4 L1 wavefronts apiece, 32 a slot for a 16-bit weight), where the
+ * covering blocks are 2-3 16-byte loads (8-12 wavefronts). The byte shift is branch-free: two
+ * word selects (by 2, then by 1 word) and a funnel shift, the same instructions for any offset. */
+template <int NW>
+__device__ __forceinline__ bool ld_words_shifted(uint32_t (&o)[NW], const void *p, uintptr_t lo, uintptr_t hi) {
+  constexpr int NB = (NW * 4 + 15) / 16 + 1; /* blocks at the most (a misaligned start) */
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  const unsigned off = (unsigned)a & 15u;
+  const uintptr_t b0 = a - off;
+  const int nb = (int)((off + 4u * NW + 15u) >> 4); /* blocks this start needs */
+  if (b0 < lo || b0 + 16u * (unsigned)nb > hi) return false;
+  uint32_t W[NB * 4];
+#pragma unroll
+  for (int i = 0; i < NB; ++i) {
+    uint4 v = make_uint4(0u, 0u, 0u, 0u);
+    if (i < nb) v = __ldg(reinterpret_cast<const uint4 *>(b0) + i);
+    W[4 * i] = v.x; W[4 * i + 1] = v.y; W[4 * i + 2] = v.z; W[4 * i + 3] = v.w;
+  }
+  const unsigned q = off >> 2, sh = (off & 3u) * 8u;
+  uint32_t W2[NW + 2], W1[NW + 1];
+#pragma unroll
+  for (int i = 0; i < NW + 2; ++i) W2[i] = (q & 2u) ? W[i + 2] : W[i];
+#pragma unroll
+  for (int i = 0; i < NW + 1; ++i) W1[i] = (q & 1u) ? W2[i + 1] : W2[i];
+#pragma unroll
+  for (int j = 0; j < NW; ++j) o[j] = __funnelshift_r(W1[j], W1[j + 1], sh);
+  return true;
+}
+
 /* The effective weight of one column from its raw bits (1 exactly without a weight). */
 template <bool W32> __device__ __forceinline__ float wbits_eff(uint32_t b, bool has_w, bool wbf16, float offset) {
   if (!has_w) return 1.0f;
@@ -94,6 +127,43 @@ __device__ __forceinline__ void stage_weight_elems(const void *w, int w_dtype, f
   };
   batch((int)threadIdx.x);
   for (int c0 = (int)threadIdx.x + K * (int)blockDim.x; c0 < n; c0 += K * (int)blockDim.x) batch(c0);
+}
+
+/* load_weight (rmsnorm_common.cuh) for a head-split slot: the N columns from `col`, all inside
+ * the row (col + N <= n, the weight's n elements), whatever the weight's alignment there. A 16-bit
+ * weight of 16-bit rows (16 bytes a slot, 8 element loads) comes as the shifted 16-byte blocks
+ * that cover the slot (ld_words_shifted) where those lie inside the weight, else (the weight's
+ * ends: a row's first or last slot) element by element; a 4-byte weight, or a 16-bit one of f32
+ * rows (4 element loads a slot), element by element (with the blocks, f32 rows measured 0.93-0.96x,
+ * H200 2026-11-29). */
+template <int N>
+__device__ __forceinline__ void load_weight_u(float (&out)[N], const void *w, int w_dtype, float offset, int col,
+                                              int n) {
+  if (w == nullptr) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = 1.0f;
+    return;
+  }
+  if (w_dtype == FUSEDNORM_F32) {
+    const float *wp = static_cast<const float *>(w) + col;
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = __ldg(wp + e) + offset;
+    return;
+  }
+  uint32_t o[N / 2];
+  const unsigned short *wp = static_cast<const unsigned short *>(w) + col;
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(w);
+  if (N != 8 || !ld_words_shifted<N / 2>(o, wp, lo, lo + (uintptr_t)n * 2u)) {
+#pragma unroll
+    for (int i = 0; i < N / 2; ++i) o[i] = (uint32_t)__ldg(wp + 2 * i) | ((uint32_t)__ldg(wp + 2 * i + 1) << 16);
+  }
+  if (w_dtype == FUSEDNORM_BF16) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = bf16_packed(o, e) + offset;
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = f16_packed(o, e) + offset;
+  }
 }
 
 /* The forward's y of one element (normalize_slot's formula). */

@@ -1,0 +1,21 @@
+#!/bin/bash
+# b0 (HEAD 5cb96b2) against u4 (16-bit weights of head-split 16-bit rows as shifted 16-byte
+# blocks: fwd_row U, the wide forward's plain U read after the sum, the generic forward's CACHE 2),
+# forward, AUTO, cold, b0 u4 u4 b0; then test_cuda --quick of u4 (sm_90a).
+set -u
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
+S16="16x215342,45x215342,8x109347,1x353166,2x736015,90x65539,4x262147,64x131073,18x25734,4000x2881,32768x2881,16384x4097,65536x1023,288x32390,2000x16390,8x12289,64x6001,201x34306,1000x34306,16x215344,4000x2880,16384x4096"
+S32="2x736015,8x215342,16384x2049,1000x11001,4000x1441,64x8193,90x65539"
+SO="16384x4096,8192x8192,4000x2880,1024x65536,132x32768,16x262144,8x12288,64x4096"
+i=0
+for v in b0 u4 u4 b0; do i=$((i+1))
+  for dt in bf16 f16; do timeout 100 gpu_dev/$v/bench_modes --dtype=$dt --fwd-only --modes=auto --iters=50 --shapes=$S16 > $OUT/$v.$dt.$i.log 2>&1 || echo "$v $dt rc=$?"; done
+  timeout 100 gpu_dev/$v/bench_modes --dtype=f32 --fwd-only --modes=auto --iters=50 --shapes=$S32 > $OUT/$v.f32.$i.log 2>&1 || echo "$v f32 rc=$?"
+  timeout 100 gpu_dev/$v/bench_modes --dtype=bf16 --fwd-only --modes=auto --iters=50 --offset=3 --shapes=$SO > $OUT/$v.off3.$i.log 2>&1 || echo "$v off3 rc=$?"
+  timeout 100 gpu_dev/$v/bench_modes --dtype=f16 --fwd-only --modes=auto --iters=50 --offset=5 --shapes=$SO > $OUT/$v.off5.$i.log 2>&1 || echo "$v off5 rc=$?"
+done
+date -u
+cd $OUT && tar czf logs.tgz *.log && rm *.log && cd - > /dev/null
+s=$(date +%s); timeout 300 gpu_dev/u4/test_cuda --quick > $OUT/u4_test_cuda_quick_sm90a.txt 2>&1; echo "u4 test_cuda rc=$? $(( $(date +%s) - s )) s: $(tail -1 $OUT/u4_test_cuda_quick_sm90a.txt)"
+grep -E "FAIL" $OUT/u4_test_cuda_quick_sm90a.txt | head -5
+python3 gpu_dev/s6/table.py $OUT
