@@ -10,6 +10,7 @@
 
     python3 convergence/test_train_badinput.py [--quick]     (--quick: np 2 only for the slow cases)
 """
+import concurrent.futures
 import os
 import re
 import shutil
@@ -23,6 +24,11 @@ TRAIN = os.path.join(HERE, "train.py")
 PY = sys.executable
 WORK = os.environ.get("TEST_TMPDIR") or tempfile.mkdtemp()
 TIMEOUT = 300
+# The argument and data checks run this many launches at a time: each exits before torch is imported
+# or before training, so a launch is mostly mpirun's start-up (waiting, not CPU) and the phases take a
+# fraction of their serial time on the 2-core CI machine. The torch phase stays one launch at a time
+# (CPU-bound imports, and a failure timed to the second).
+WORKERS = int(os.environ.get("TRAIN_BADINPUT_WORKERS", "4"))
 
 
 def env():
@@ -65,6 +71,22 @@ def expect_rank_errors(np_, args, reason, code=2):
     return dt
 
 
+def run_all(check, base, cases, nps):
+    """check(np, base + [--out of the case's own] + args, reason) for every (args, reason) case at
+    every size in nps, WORKERS cases at a time; one line a case, in order. The first failure
+    raises."""
+    def one(i, args, reason):
+        dt = 0.0
+        for np_ in nps:
+            dt = check(np_, base + ["--out", os.path.join(WORK, f"out{i}")] + args, reason)
+        return dt
+    with concurrent.futures.ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        futs = [pool.submit(one, i, args, reason) for i, (args, reason) in enumerate(cases)]
+        for (args, reason), fut in zip(cases, futs):
+            dt = fut.result()
+            print(f"  {' '.join(a[-24:] for a in args):28s} exit 2 on every rank ({dt:.1f} s at np {nps[-1]}): {reason}")
+
+
 def main():
     quick = "--quick" in sys.argv
     data = os.path.join(WORK, "data.txt")
@@ -89,10 +111,7 @@ def main():
     ]
     # Each rank parses its arguments alike, before any communication: one size above 1 shows that
     # every rank refuses them.
-    for args, reason in bad_args:
-        for np_ in (1, 3):
-            dt = expect_usage(np_, base + args, reason)
-        print(f"  {' '.join(args):28s} exit 2 on every rank ({dt:.1f} s at np 3): {reason}")
+    run_all(expect_usage, base, bad_args, (1, 3))
 
     # ---- data and output directory: rank 0 checks, every rank is told, before training ----
     empty = os.path.join(WORK, "empty.txt")
@@ -110,10 +129,7 @@ def main():
         (["--out", "/proc/x"], r"--out /proc/x: cannot write there"),
         (["--out", os.path.join(afile, "sub")], r"--out .*a_file/sub: cannot write there"),
     ]
-    for args, reason in pre:
-        for np_ in nps:
-            dt = expect_rank_errors(np_, base + args, reason)
-        print(f"  {' '.join(a[-24:] for a in args):28s} exit 2 on every rank ({dt:.1f} s at np 3): {reason}")
+    run_all(expect_rank_errors, base, pre, nps)
 
     # ---- the torch phase: dry run, a batch the ranks cannot split, a rank failing mid-run ----
     slow_nps = (2,) if quick else nps
