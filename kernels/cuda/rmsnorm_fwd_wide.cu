@@ -32,7 +32,7 @@
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
  * first 16-byte boundary h (per row, from its address), so every slot is a whole 16-byte vector;
  * the head and tail elements go one per thread of rank 0 (rmsnorm_unaligned.cuh), added to its sum
- * after its slots; a slot's weight is read as the 16-byte blocks that cover it (wide_weight).
+ * after its slots; a slot's weight is read as wide_weight says.
  * Otherwise a misaligned row goes element by element. U is a template flag so that the aligned
  * instances carry none of it: with a runtime flag the aligned fp32 fused-add instance (S = 2)
  * measured 24% slower (H200, 100 x 49152: 51.8 us against 41.7).
@@ -79,7 +79,7 @@ __device__ __forceinline__ void st_slot(T *row, const Vec<T> &v, int col, int li
 
 /* A slot's effective weight after the row's sum. The plain head-split instance of 16-bit rows
  * reads it with load_weight_u (a 16-bit weight as the shifted 16-byte blocks that cover the slot:
- * 1.05-1.2x on wide rows, H200 2026-11-29); the others as load_weight does (element by element
+ * 1.02-1.23x on 16-1024 rows, H200 2026-11-29); the others as load_weight does (element by element
  * where not aligned: with the blocks ptxas spilled 8-32 bytes in the fused add's at the launch
  * bound's 64 registers, nvcc 13.0, sm_90a, and f32 rows gained nothing). */
 template <bool U, bool FUSED, typename T, int N>
@@ -244,8 +244,8 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
    * ptxas spilled 20-264 bytes (nvcc 13.0, sm_90a), so there it is read after the reduction; so
    * it is in the head-split fused add (spilled 64 bytes, 16-bit, S = 2) and in the head-split
    * instances of 16-bit rows, whose weight comes as shifted blocks (wide_weight: spilled 8-40 bytes
-   * loaded with x; read after the sum they measured 1.05-1.2x on wide rows, 0.92-1.0x on 1-8 rows,
-   * H200 2026-11-29). */
+   * loaded with x; read after the sum they measured 1.02-1.23x on 16-1024 rows, 0.93-1.06x on 1-8
+   * rows, H200 2026-11-29). */
   constexpr bool PRE_W = S <= 2 && !(U && (FUSED || sizeof(T) == 2));
   /* S = 4 is the aligned-only instance without the fused add (the plan gives it only plain
    * aligned rows, n a multiple of the vector width): with the element-wise fallback ptxas spilled
