@@ -92,9 +92,9 @@ __device__ __forceinline__ void load_wraw_elems(WRaw<T, W32> &o, const void *w, 
  * apart). A row's weight bytes then take W/4 16-byte, W/2 8-byte or W 4-byte loads rather than N
  * element loads (each touches the same cache lines; fewer L1 wavefronts per slot). A 16-bit
  * weight of 16-bit rows below 16-byte alignment comes as the shifted 16-byte blocks that cover the
- * slot (ld_words_shifted: 2 loads where there were 2-8) where those lie inside the weight's n
- * elements; a 4-byte weight keeps its 8- or 4-byte loads (with the blocks, f32 rows measured
- * 0.93-0.95x, H200 2026-11-29). */
+ * slot (ld_words_shifted: two 16-byte loads, against 2-8 at the weight's own alignment) where
+ * those lie inside the weight's n elements; a 4-byte weight keeps its 8- or 4-byte loads (with the
+ * blocks, f32 rows measured 0.93-0.95x, H200 2026-11-29). */
 template <typename T, bool W32>
 __device__ __forceinline__ void load_wraw_u(WRaw<T, W32> &o, const void *w, int col, int wal, int n) {
   constexpr int W = WRaw<T, W32>::W;

@@ -1,6 +1,6 @@
 // Probe: the lean persistent backward (rms_norm_bwd_row) at S = 8 slots a thread, up to 512
 // threads (one CTA an SM), on f32 rows of 2049-4096 16-byte slots (8196-16384 columns), against
-// the library's AUTO: plain (what AUTO now runs there, kernels/RESULTS.md "Rows of 2049-4096
+// the library's AUTO: plain (what AUTO runs there, kernels/RESULTS.md "Rows of 2049-4096
 // slots") and the fused add, whose ds is either held with dy and s across the row's reduction or
 // loaded in the dx pass (LATE); AUTO gives the fused add the persistent generic kernel. A copy of
 // the shipped kernel's body under its 8-slot launch bound (ptxas, nvcc 13.0 sm_90a: 128 registers,
