@@ -19,21 +19,30 @@ the driver's libcuda.so.1 on the GPU machine). Include root: the workspace root 
 files.
 
 GPU architectures — the ONE place they are chosen: DEFAULT_CUDA_ARCHS below.
-    default: SASS for every NVIDIA training GPU generation, plus PTX of the newest for GPUs that
-    come after it (the driver JIT-compiles PTX for a newer device at load time):
+    default: SASS for every NVIDIA training GPU generation, plus PTX for GPUs that come after them
+    (the driver JIT-compiles PTX for a newer device at load time):
         sm_80    A100, A30                      sm_90a   H100, H200 (Hopper-only instructions)
         sm_86    A10, A40, RTX 30xx, RTX A6000  sm_100   B200, GB200, B300 (CC 10.x)
         sm_89    L4, L40S, RTX 40xx             sm_120   RTX 50xx, RTX PRO 6000 (CC 12.x)
-        compute_120 PTX
+        compute_100 PTX (any GPU of CC >= 10.0 without its own SASS above: 11.x, 13.x, ...)
     sm_100 rather than sm_100a: the kernels use no Blackwell-only instruction, and sm_100 SASS
-    also runs on CC 10.3 (B300) where sm_100a SASS does not (nor does compute_120 PTX).
+    also runs on CC 10.3 (B300) where sm_100a SASS does not.
+    `sm_86@compute_80`: sm_86 SASS compiled (ptxas) from the compute_80 PTX instead of its own. The
+    front end (cicc, ~60% of a kernel file's compile time) then runs once a PTX, not once a SASS:
+    3 times instead of 7 for the default. The kernels' device code tells architectures apart only
+    at 900 (FN_HAS_CLUSTERS, griddepcontrol), so compute_80/86/89 PTX are the same text but for
+    the .target line, and so are compute_100/120; ptxas gives the same SASS from either (nvcc 13.0,
+    kernels/cuda/*.cu: tools/bazel/README.md).
     override: bazel build --define=cuda_archs=LIST //...
-        LIST is comma separated; `sm_XY[a|f]` adds SASS (-gencode=arch=compute_XY[a],code=sm_XY[a]),
-        `compute_XY[a|f]` adds PTX (-gencode=arch=compute_XY[a],code=compute_XY[a]).
+        LIST is comma separated; `sm_XY[a|f]` adds SASS (-gencode=arch=compute_XY[a|f],code=sm_XY[a|f]),
+        `sm_XY@compute_V` adds SASS from compute_V's PTX (V <= XY; an arch-specific `a` PTX only for
+        its own SASS, a family `f` PTX only within its major), `compute_XY[a|f]` adds PTX. Entries
+        with one PTX source share one -gencode (one front-end run).
         e.g. --define=cuda_archs=sm_90a,compute_90 (a Hopper-only build: one SASS, ~6x faster),
              --define=cuda_archs=compute_80 (PTX only: every GPU JIT-compiles the sm_80 code path)
     --define=cuda_ptxas_verbose=1 adds `-Xptxas -v` (registers, spills, smem per kernel).
-    //tools/bazel:cuda_archs writes the list in effect to cuda_archs.txt (the fatbin checks read it).
+    //tools/bazel:cuda_archs writes the images of the list in effect to cuda_archs.txt, one a line
+    without the `@` source (the fatbin checks read it).
 
 nvcc runs with -O3 -std=c++17 -lineinfo -Xcompiler -fPIC --compress-mode=size and gcc 12 as host
 compiler (@cuda found it; CUDA_HOST_CC overrides). Targets built here also compile on a machine
@@ -45,25 +54,62 @@ line table (source view in Nsight Compute) is kept; the driver decompresses only
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
 load("@cuda//:defs.bzl", "CUDA_FOUND", "HOST_CC", "NVCC")
 
-DEFAULT_CUDA_ARCHS = "sm_80,sm_86,sm_89,sm_90a,sm_100,sm_120,compute_120"
+DEFAULT_CUDA_ARCHS = "sm_80,sm_86@compute_80,sm_89@compute_80,sm_90a,sm_100,sm_120@compute_100,compute_100"
 
 def cuda_archs(ctx):
     """The architecture list in effect: --define=cuda_archs=... or the default."""
     return ctx.var.get("cuda_archs", DEFAULT_CUDA_ARCHS)
 
-def cuda_gencode_flags(archs):
-    """Turns 'sm_90a,compute_90' into nvcc -gencode flags; fails on anything else."""
-    flags = []
-    for a in [x.strip() for x in archs.split(",") if x.strip()]:
-        if a.startswith("sm_"):
-            flags.append("-gencode=arch=compute_%s,code=%s" % (a[3:], a))
-        elif a.startswith("compute_"):
-            flags.append("-gencode=arch=%s,code=%s" % (a, a))
+def _arch_parts(a, what):
+    """'sm_90a' -> ('sm', 90, 'a'); fails unless a is sm_XY[a|f] or compute_XY[a|f]."""
+    kind, _, rest = a.partition("_")
+    suffix = rest[-1:] if rest[-1:] in ("a", "f") else ""
+    num = rest[:len(rest) - len(suffix)]
+    if kind not in ("sm", "compute") or not num.isdigit():
+        fail("--define=cuda_archs: %s '%s' is neither sm_XY[a|f] (SASS) nor compute_XY[a|f] (PTX); e.g. --define=cuda_archs=sm_90a,compute_90" % (what, a))
+    return (kind, int(num), suffix)
+
+def _cuda_arch_entries(archs):
+    """[(image, virtual arch)]: 'sm_86@compute_80' -> ('sm_86', 'compute_80'), 'sm_90a' ->
+    ('sm_90a', 'compute_90a'), 'compute_100' -> ('compute_100', 'compute_100')."""
+    entries = []
+    for e in [x.strip() for x in archs.split(",") if x.strip()]:
+        image, at, src = e.partition("@")
+        image = image.strip()
+        kind, num, suffix = _arch_parts(image, "entry")
+        if not at:
+            src = "compute_%d%s" % (num, suffix)
         else:
-            fail("--define=cuda_archs: '%s' is neither sm_XY[a] (SASS) nor compute_XY[a] (PTX); e.g. --define=cuda_archs=sm_90a,compute_90" % a)
-    if not flags:
+            src = src.strip()
+            skind, snum, ssuffix = _arch_parts(src, "PTX source of '%s'" % e)
+            if kind != "sm" or skind != "compute":
+                fail("--define=cuda_archs: '%s': only SASS compiles from another PTX (sm_XY@compute_V)" % e)
+            if snum > num:
+                fail("--define=cuda_archs: '%s': PTX of a newer architecture than its SASS" % e)
+            if ssuffix == "a" and (snum != num or suffix != "a"):
+                fail("--define=cuda_archs: '%s': arch-specific PTX (compute_XYa) compiles only to its own sm_XYa" % e)
+            if ssuffix == "f" and snum // 10 != num // 10:
+                fail("--define=cuda_archs: '%s': family PTX (compute_XYf) compiles only within its major version" % e)
+        entries.append((image, src))
+    if not entries:
         fail("--define=cuda_archs is empty")
-    return flags
+    return entries
+
+def cuda_gencode_flags(archs):
+    """'sm_80,sm_86@compute_80,sm_90a,compute_90' -> one -gencode per PTX source, in list order:
+    -gencode=arch=compute_80,code=[sm_80,sm_86] ...; fails on anything else."""
+    codes = {}
+    order = []
+    seen = []
+    for image, src in _cuda_arch_entries(archs):
+        if image in seen:
+            fail("--define=cuda_archs: '%s' listed twice" % image)
+        seen.append(image)
+        if src not in codes:
+            codes[src] = []
+            order.append(src)
+        codes[src].append(image)
+    return ["-gencode=arch=%s,code=[%s]" % (src, ",".join(codes[src])) for src in order]
 
 _CU_EXTENSIONS = [".cu"]
 
@@ -197,15 +243,26 @@ def cuda_library(name, srcs = [], hdrs = [], deps = [], copts = [], defines = []
     )
 
 def cuda_arch_list(archs):
-    """'sm_90a, compute_90' -> ['sm_90a', 'compute_90'] (validated as cuda_gencode_flags does)."""
+    """'sm_86@compute_80, compute_90' -> ['sm_86', 'compute_90']: the images, validated as
+    cuda_gencode_flags does."""
     cuda_gencode_flags(archs)
-    return [x.strip() for x in archs.split(",") if x.strip()]
+    return [image for image, _ in _cuda_arch_entries(archs)]
 
 def _cuda_archs_file_impl(ctx):
     out = ctx.actions.declare_file(ctx.label.name + ".txt")
-    ctx.actions.write(out, "\n".join(cuda_arch_list(cuda_archs(ctx))) + "\n")
+    archs = cuda_archs(ctx)
+    if ctx.attr.sources:
+        lines = ["%s@%s" % e for e in _cuda_arch_entries(archs)]
+    else:
+        lines = cuda_arch_list(archs)
+    ctx.actions.write(out, "\n".join(lines) + "\n")
     return [DefaultInfo(files = depset([out]), runfiles = ctx.runfiles(files = [out]))]
 
 # NAME.txt: the architectures of this build, one a line (--define=cuda_archs or the default), for
-# the checks that read the fatbin (tools/bazel/fatbin.py, tools/gpu/suite_arch.sh).
-cuda_archs_file = rule(implementation = _cuda_archs_file_impl)
+# the checks that read the fatbin (tools/bazel/fatbin.py, tools/gpu/suite_arch.sh); with
+# sources = True each as IMAGE@PTX_SOURCE (sm_86@compute_80, sm_90a@compute_90a,
+# compute_100@compute_100), for tools/bazel/ptx_sources.py.
+cuda_archs_file = rule(
+    implementation = _cuda_archs_file_impl,
+    attrs = {"sources": attr.bool(default = False)},
+)
