@@ -47,6 +47,48 @@ bool no_device(cudaError_t err) {
   return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInvalidDevice;
 }
 
+/* The kernel whose cluster occupancy fills fusednorm_device_info.max_clusters: it never runs. */
+__global__ void cluster_capacity_probe() {}
+
+/* d->max_clusters (fusednorm.h) from the driver, on the current device: the probe's clusters of
+ * 2, 4, 8, 16 one-warp CTAs with dynamic shared memory sized so that exactly c of them fit an SM
+ * (the per-CTA reserve is the driver's 1 KB; FN_SMEM_RESERVE_PER_CTA is twice that, so c + 1 never
+ * fit). Left 0 where the driver declines (the plan then counts every SM's CTAs) or below cc 9.0. */
+void query_max_clusters(fusednorm_device_info *d) {
+  memset(d->max_clusters, 0, sizeof d->max_clusters);
+  if (d->cc_major < 9) return;
+  const void *f = reinterpret_cast<const void *>(&cluster_capacity_probe);
+  if (cudaFuncSetAttribute(f, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) != cudaSuccess ||
+      cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)d->smem_per_block_optin) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  for (int per = 1; per <= 4; ++per) {
+    size_t smem = d->smem_per_sm / per - 1024;
+    if (smem > d->smem_per_block_optin) smem = d->smem_per_block_optin;
+    for (int k = 0; k < 4; ++k) {
+      cudaLaunchConfig_t cfg = {};
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeClusterDimension;
+      attr[0].val.clusterDim.x = 2u << k;
+      attr[0].val.clusterDim.y = 1;
+      attr[0].val.clusterDim.z = 1;
+      cfg.gridDim = dim3(2u << k);
+      cfg.blockDim = dim3(32);
+      cfg.dynamicSmemBytes = smem;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      int n = 0;
+      if (cudaOccupancyMaxActiveClusters(&n, f, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        n = 0;
+      }
+      /* never above what the SMs hold (the plan's validation rejects such figures) */
+      d->max_clusters[per - 1][k] = n > 0 && (int64_t)n * (2 << k) <= (int64_t)d->sm_count * per ? n : 0;
+    }
+  }
+}
+
 fusednorm_status device_info(int device, fusednorm_device_info *out) {
   if (device < 0) {
     cudaError_t err = cudaGetDevice(&device);
@@ -91,6 +133,9 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
       d.cc_major = fa.ptxVersion / 10;
       d.cc_minor = fa.ptxVersion % 10;
     }
+    query_max_clusters(&d);
+  } else {
+    memset(d.max_clusters, 0, sizeof d.max_clusters);
   }
   g_info[device] = d; /* identical values if two threads race here */
   g_info_ready[device].store(1, std::memory_order_release);

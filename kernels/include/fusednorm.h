@@ -252,6 +252,13 @@ typedef struct {
   size_t smem_per_sm;         /* shared memory per multiprocessor, bytes */
   size_t smem_per_block_optin;/* largest dynamic + static shared memory one CTA may opt into */
   size_t l2_bytes;            /* L2 cache */
+  int max_clusters[4][4];     /* thread-block clusters resident at once (cudaOccupancyMaxActive-
+                                 Clusters): [c - 1][k] for clusters of 2 << k CTAs (2, 4, 8, 16)
+                                 when c CTAs (1-4) fit one SM. A cluster's CTAs share one GPC, so
+                                 this is below sm_count * c / (2 << k) where the GPCs' SM counts
+                                 leave CTAs over (132-SM H200: 14 clusters of 16 at c = 2, not
+                                 16). 0: not known (no clusters, or figures without it): the plan
+                                 then counts sm_count * c CTAs. Never above that count. */
 } fusednorm_device_info;
 
 /* The tensors' layout, as far as the plan depends on it. aligned16: every row start of every

@@ -629,6 +629,22 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, in
   return c < 1 ? 1 : c;
 }
 
+/* CTAs co-resident in clusters of `cl` CTAs when `per_sm` CTAs fit an SM: the device's cluster
+ * capacity (fusednorm_device_info.max_clusters, from the driver) where it is known, else every
+ * SM's CTAs (sm_count * per_sm). A cluster lies within one GPC, so where the GPCs' SM counts leave
+ * CTAs over, fewer are resident than the SMs hold: on the 132-SM H200, 14 clusters of 16 CTAs at
+ * two CTAs an SM (224 CTAs, not 264), and a plan that launched 16 such clusters ran two waves.
+ * Beyond four CTAs an SM, the four-CTA figure scaled. */
+static int64_t cluster_resident(const fusednorm_device_info *d, int cl, int per_sm) {
+  const int k = cl == 2 ? 0 : cl == 4 ? 1 : cl == 8 ? 2 : cl == 16 ? 3 : -1;
+  const int c = per_sm < 1 ? 1 : per_sm;
+  if (k >= 0 && d->max_clusters[(c < 4 ? c : 4) - 1][k] > 0) {
+    const int64_t n = d->max_clusters[(c < 4 ? c : 4) - 1][k];
+    return (c > 4 ? n * c / 4 : n) * cl;
+  }
+  return (int64_t)d->sm_count * c;
+}
+
 /* Dynamic shared memory one CTA may use (with our static buffers, within the opt-in limit). */
 static int smem_ok(const ctx *c, int64_t bytes) {
   return bytes + FN_STATIC_SMEM_MAX <= (int64_t)c->d->smem_per_block_optin;
@@ -1097,6 +1113,41 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
   return 1;
 }
 
+/* The wide forward's CTA for clusters of `cl`: the chunk, threads (the fewest, at up to `spt_max`
+ * slots each, that hold the chunk, within FN_FWD_WIDE_MAX_THREADS), slots a thread, and the
+ * shared memory that stages the chunk's rest (whole-vector slots only, `slot_bytes` each). */
+typedef struct {
+  int64_t chunk, chunk_slots;
+  int threads, s;
+  size_t smem;
+} wide_cta;
+
+static wide_cta fwd_wide_cta(const ctx *c, int cl, int spt_max, int stage, int slot_bytes) {
+  wide_cta g;
+  g.chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+  g.chunk_slots = g.chunk / c->vec;
+  g.threads = (int)max64(64, min64(FN_FWD_WIDE_MAX_THREADS, round_up(ceil_div(g.chunk_slots, spt_max), 32)));
+  for (g.s = 1; g.s < spt_max && (int64_t)g.s * g.threads < g.chunk_slots; g.s *= 2) {
+  }
+  g.smem = 0;
+  if (stage && g.chunk_slots > (int64_t)g.s * g.threads) {
+    const int64_t want = ceil_div(g.chunk_slots - (int64_t)g.s * g.threads, g.threads);
+    const int64_t cap = fn_fwd_wide_stage_per_thread(c->d, g.threads, slot_bytes);
+    /* The fused add stages only a chunk it holds whole: a stage with streamed slots behind it
+     * measured 0.99x over 44 cases, down to 0.89x (H200 and H100, kernels/RESULTS.md "The wide
+     * forward's stage"); without the fused add such stages measured 1.07-1.11x (geomean). */
+    if (!c->fused || want <= cap) g.smem = (size_t)(min64(want, cap) * g.threads * slot_bytes);
+  }
+  return g;
+}
+
+/* CTAs of the wide forward's `cl`-CTA clusters resident at once: its CTA's residency (threads,
+ * the launch bound's registers, the stage) within the GPCs (cluster_resident). */
+static int64_t fwd_wide_resident(const ctx *c, int cl, int spt_max, int stage, int slot_bytes) {
+  const wide_cta g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
+  return cluster_resident(c->d, cl, ctas_per_sm(c->d, g.threads, FN_FWD_WIDE_REGS, (int64_t)g.smem));
+}
+
 /* Forward, the wide kernel (rmsnorm_fwd_wide.cu): a row over a thread-block cluster (compute
  * capability >= 9.0, at most fn_fwd_wide_max_cluster CTAs) or, `grid_sum` (always without
  * clusters), over CTAs of a cooperative grid, sized by fwd_wide_grid_ctas instead of the rules
@@ -1105,15 +1156,20 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
  * instances that fit the 64-register bound) on up to FN_FWD_WIDE_MAX_THREADS threads, and where
  * the slots are whole vectors (aligned or congruent rows) as many more as the shared memory of two
  * CTAs per SM stages (fn_fwd_wide_stage_per_thread). The cluster is the smallest that holds the row
- * in both; then, with `resident` the CTAs the device holds at once (two per SM, the launch bound):
- *   - if the rows' CTAs fit one wave, it is widened while they still do and every CTA keeps
- *     FN_FWD_WIDE_MIN_SPREAD_SLOTS (few rows spread over the SMs: 17 x 32768 bf16, 8 CTAs a row);
+ * in both; then, with `resident` the CTAs the device holds at once in clusters of that size
+ * (fwd_wide_resident: the CTA's residency within the GPCs, cluster_resident):
+ *   - if the rows' CTAs fit one wave, it is widened while they still do, within two CTAs an SM,
+ *     and every CTA keeps FN_FWD_WIDE_MIN_SPREAD_SLOTS (few rows spread over the SMs: 17 x 32768
+ *     bf16, 8 CTAs a row);
  *   - if they overflow one wave by less than a third (a second wave nearly empty: 17 x 262144 bf16
- *     at 16 CTAs a row is 272 CTAs for 264 places on 132 SMs), it is narrowed to one wave and the
- *     chunk's remainder beyond the registers and the stage is streamed (read again from L2);
+ *     at 16 CTAs a row is 17 clusters where 14 are resident on the H200), it is narrowed to one
+ *     wave, the chunk's remainder beyond the registers and the stage streamed (read again from
+ *     L2), for plain rows only while that remainder is at most 1/8 of the chunk;
  *   - otherwise (many waves) it stays.
- * A model of waves and registers, not a measured choice; the bench commands that check it are in
- * kernels/cuda/README.md. Every CTA gets a non-empty chunk. */
+ * A model of waves and registers, its limits measured (H200, kernels/RESULTS.md "Clusters as the
+ * driver counts them"); the bench commands that check it are in kernels/cuda/README.md. Every CTA
+ * gets a non-empty chunk. */
+
 static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
@@ -1124,47 +1180,44 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
       (int64_t)FN_FWD_WIDE_MAX_THREADS *
       (spt_max + (stage ? fn_fwd_wide_stage_per_thread(c->d, FN_FWD_WIDE_MAX_THREADS, slot_bytes) : 0));
   const int64_t rows = c->p->rows;
-  int cl = 2, threads, s;
-  int64_t chunk, chunk_slots;
+  int cl = 2;
+  wide_cta g;
   if (c->slots < 2) return 0;
   if (grid_sum) {
     if (!fwd_wide_grid_ctas(c, per_cta, &cl)) return 0;
   } else {
-    const int64_t resident =
-        (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_FWD_WIDE_MAX_THREADS, FN_FWD_WIDE_REGS, 0);
+#define FN_RES(k) fwd_wide_resident(c, (k), spt_max, stage, slot_bytes)
     while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
-    if (rows * cl <= resident) {
-      while (2 * cl <= maxcl && rows * 2 * cl <= resident && ceil_div(c->slots, 2 * cl) >= FN_FWD_WIDE_MIN_SPREAD_SLOTS)
+    if (rows * cl <= FN_RES(cl)) {
+      /* widened within the launch bound's CTAs (two an SM) as well: narrower CTAs hold more an SM,
+       * but spreading 24 x 65536 bf16 over 384 CTAs of 128 threads (16 a row) measured 0.89x the
+       * 192 of 256 (H200, 2026-11-29) */
+      while (2 * cl <= maxcl && rows * 2 * cl <= min64(FN_RES(2 * cl), (int64_t)c->d->sm_count * FN_FWD_WIDE_MIN_CTAS) &&
+             ceil_div(c->slots, 2 * cl) >= FN_FWD_WIDE_MIN_SPREAD_SLOTS)
         cl *= 2;
-    } else if (3 * rows * cl < 4 * resident) {
-      while (cl > 2 && rows * cl > resident) cl /= 2;
+    } else if (3 * rows * cl < 4 * FN_RES(cl)) {
+      /* plain rows only while the narrower CTAs hold 7/8 of their chunk or more: with a third to a
+       * half of it streamed (read again from L2) one wave measured 0.88-0.98x the two it saves
+       * (bf16/f16 32 x 353166 and 524288, 64 x 196608, 215342 and 262144), with 6% streamed
+       * 1.08-1.16x (64 x 131073); the fused add's 1.01-1.13x at any (H200, 2026-11-29) */
+      while (cl > 2 && rows * cl > FN_RES(cl) && (c->fused || 8 * per_cta >= 7 * ceil_div(c->slots, cl / 2))) cl /= 2;
     }
+#undef FN_RES
   }
-  chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
-  while (cl > 2 && (cl - 1) * chunk >= c->p->n) {
+  g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
+  while (cl > 2 && (cl - 1) * g.chunk >= c->p->n) {
     cl /= 2;
-    chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+    g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
   }
-  if ((cl - 1) * chunk >= c->p->n) return 0;
-  chunk_slots = chunk / c->vec;
-  threads = (int)max64(64, min64(FN_FWD_WIDE_MAX_THREADS, round_up(ceil_div(chunk_slots, spt_max), 32)));
-  for (s = 1; s < spt_max && (int64_t)s * threads < chunk_slots; s *= 2) {
-  }
-  if (grid_sum && maxcl >= 2 && s < 2) return 0; /* not compiled where there are clusters */
-  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, threads);
+  if ((cl - 1) * g.chunk >= c->p->n) return 0;
+  if (grid_sum && maxcl >= 2 && g.s < 2) return 0; /* not compiled where there are clusters */
+  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, g.threads);
   l->ctas_per_row = cl;
   l->cluster = grid_sum ? 1 : cl;
-  l->chunk = chunk;
-  l->slots_per_thread = s;
-  if (stage && chunk_slots > (int64_t)s * threads) {
-    const int64_t want = ceil_div(chunk_slots - (int64_t)s * threads, threads);
-    const int64_t cap = fn_fwd_wide_stage_per_thread(c->d, threads, slot_bytes);
-    /* The fused add stages only a chunk it holds whole: a stage with streamed slots behind it
-     * measured 0.99x over 44 cases, down to 0.89x (H200 and H100, kernels/RESULTS.md "The wide
-     * forward's stage"); without the fused add such stages measured 1.07-1.11x (geomean). */
-    if (!c->fused || want <= cap) l->smem_bytes = (size_t)(min64(want, cap) * threads * slot_bytes);
-  }
-  l->unaligned = c->congruent && !c->aligned && s <= 2; /* the S = 4 instance is aligned-only */
+  l->chunk = g.chunk;
+  l->slots_per_thread = g.s;
+  l->smem_bytes = g.smem;
+  l->unaligned = c->congruent && !c->aligned && g.s <= 2; /* the S = 4 instance is aligned-only */
   /* the grid sum's rounds: as many rows at once as the co-resident CTAs hold */
   l->grid = min64(rows, (grid_sum ? fwd_wide_grid_resident(c) : INT_MAX) / cl) * cl;
   return 1;
@@ -1436,7 +1489,7 @@ static int bwd_cluster(const ctx *c, fusednorm_launch *l) {
   l->cluster = cl;
   l->chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
   l->slots_per_thread = cache;
-  units = max64(1, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0) / cl);
+  units = max64(1, cluster_resident(c->d, cl, ctas_per_sm(c->d, threads, fn_regs_estimate(1, cache, c->xs), 0)) / cl);
   units = min64(min64(c->p->rows, units), INT_MAX / cl);
   if (units < 1) units = 1;
   l->grid = units * cl;
@@ -1531,6 +1584,10 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   if (dev->sm_count < 1 || dev->max_threads_per_sm < 1024 || dev->max_ctas_per_sm < 1 || dev->regs_per_sm < 65536 ||
       dev->smem_per_block_optin < 48 * 1024 || dev->smem_per_sm < dev->smem_per_block_optin)
     return FUSEDNORM_ERR_NO_DEVICE;
+  for (int per = 1; per <= 4; ++per)
+    for (int k = 0; k < 4; ++k)
+      if (dev->max_clusters[per - 1][k] < 0 || (int64_t)dev->max_clusters[per - 1][k] * (2 << k) > (int64_t)dev->sm_count * per)
+        return FUSEDNORM_ERR_NO_DEVICE;
   if (p->n > FN_MAX_N) return FUSEDNORM_ERR_MODE_UNSUPPORTED;
   c.p = p;
   c.d = dev;

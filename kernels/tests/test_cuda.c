@@ -812,6 +812,22 @@ int main(int argc, char **argv) {
          info.sm_count, info.cc_major, info.cc_minor,
          info.cc_major * 10 + info.cc_minor < prop.major * 10 + prop.minor ? " (kernels built for it)" : "",
          info.max_ctas_per_sm, info.smem_per_sm, info.smem_per_block_optin, info.l2_bytes >> 20);
+  /* The clusters the plans count on (0: unknown, every SM's CTAs counted). A cluster of more CTAs
+   * never holds more of them, nor do fewer CTAs an SM. */
+  for (int per = 1; per <= 4; ++per) {
+    printf("test_cuda: clusters resident at %d CTA%s/SM, of 2/4/8/16 CTAs: %d %d %d %d\n", per, per > 1 ? "s" : "",
+           info.max_clusters[per - 1][0], info.max_clusters[per - 1][1], info.max_clusters[per - 1][2],
+           info.max_clusters[per - 1][3]);
+    for (int k = 0; k < 4; ++k) {
+      const int v = info.max_clusters[per - 1][k];
+      const int bigger = k < 3 && info.max_clusters[per - 1][k + 1] * (4 << k) > v * (2 << k);
+      const int fewer = per > 1 && info.max_clusters[per - 2][k] > v;
+      if (info.cc_major >= 9 && (v <= 0 || bigger || fewer)) {
+        printf("test_cuda: FAILED: cluster capacity [%d][%d] = %d: 0 on a device with clusters, or not monotone\n", per, k, v);
+        return 1;
+      }
+    }
+  }
 
   cuda_ctx c;
   memset(&c, 0, sizeof c);

@@ -42,17 +42,22 @@ typedef struct {
   const char *name;
   fusednorm_device_info d;
 } device;
+/* The H200's resident clusters (fusednorm_device_info.max_clusters) as its driver reports them
+ * (test_cuda's device lines, 580.159.04, 2026-11-29): [CTAs an SM - 1][clusters of 2, 4, 8, 16].
+ * The other devices' are not known here (0: the plan counts every SM's CTAs). */
+#define NO_CLUSTERS {{0}}
+#define H200_CLUSTERS {{66, 30, 15, 7}, {132, 62, 30, 14}, {198, 92, 45, 21}, {264, 124, 62, 28}}
 #define KB 1024
 #define MB (1024 * 1024)
 static const device kDevices[] = {
-    {"A100-80GB", {108, 8, 0, 2048, 32, 65536, 164 * KB, 163 * KB, 40 * MB}},
-    {"A10", {72, 8, 6, 1536, 16, 65536, 100 * KB, 99 * KB, 6 * MB}},
-    {"L40S", {142, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 96 * MB}},
-    {"RTX4090", {128, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 72 * MB}},
-    {"H100-SXM", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 50 * MB}},
-    {"H200", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 60 * MB}},
-    {"B200", {148, 10, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 126 * MB}},
-    {"RTX5090", {170, 12, 0, 1536, 32, 65536, 100 * KB, 99 * KB, 96 * MB}},
+    {"A100-80GB", {108, 8, 0, 2048, 32, 65536, 164 * KB, 163 * KB, 40 * MB, NO_CLUSTERS}},
+    {"A10", {72, 8, 6, 1536, 16, 65536, 100 * KB, 99 * KB, 6 * MB, NO_CLUSTERS}},
+    {"L40S", {142, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 96 * MB, NO_CLUSTERS}},
+    {"RTX4090", {128, 8, 9, 1536, 24, 65536, 100 * KB, 99 * KB, 72 * MB, NO_CLUSTERS}},
+    {"H100-SXM", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 50 * MB, NO_CLUSTERS}},
+    {"H200", {132, 9, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 60 * MB, H200_CLUSTERS}},
+    {"B200", {148, 10, 0, 2048, 32, 65536, 228 * KB, 227 * KB, 126 * MB, NO_CLUSTERS}},
+    {"RTX5090", {170, 12, 0, 1536, 32, 65536, 100 * KB, 99 * KB, 96 * MB, NO_CLUSTERS}},
 };
 #define NDEV ((int)(sizeof kDevices / sizeof kDevices[0]))
 /* Aligned rows; rows off 16 bytes and not congruent (the generic kernels); rows congruent modulo
@@ -690,12 +695,12 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
-    "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
+    "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g128 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
     "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
@@ -849,13 +854,14 @@ static const struct {
     {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     /* many rows of 8192 slots or more: the wide forward, its chunk on chip (FN_AUTO_FWD_WIDE_MANY_*) */
     {256, 1048576, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
-    /* few wide rows: the wide forward. One wave where the rows' clusters fit 264 CTAs
-     * (two per SM), widened to spread the rows; 17 x 262144 narrowed from 16 to 8 CTAs a row
-     * (272 CTAs would leave a second wave of one cluster), half of each chunk streamed */
+    /* few wide rows: the wide forward. One wave where the rows' clusters are resident (two
+     * CTAs an SM: 14 of 16 CTAs, 30 of 8, 62 of 4, H200_CLUSTERS), widened to spread the rows;
+     * 17 x 262144 narrowed from 16 to 8 CTAs a row, half of each chunk streamed; 64 x 131072 at
+     * 2 (64 clusters of 4 are 2 more than are resident) */
     {1, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {17, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm98304 st0/0 w0 dw0 P0 ws0"},
-    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
+    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g128 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
     {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
     {131, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g131 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs / 2 */
     {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
@@ -2393,6 +2399,75 @@ static void test_align_bytes(void) {
         lay.align_bytes);
 }
 
+/* The wide forward's clusters against the H200's resident clusters (H200_CLUSTERS): 16 rows of
+ * 215344 bf16 at 16 CTAs a row are 16 clusters where 14 are resident at two CTAs an SM (two
+ * waves: 18.7 us, against 16.0 at 8 CTAs a row, H200 2026-11-29), so the plan takes 8; without
+ * the figures it counts 264 resident CTAs and takes 16. Over few-row shapes, a plan leaves a
+ * second wave less than a third full only where one wave would stream more than 1/8 of a plain
+ * row's chunk (select.c fwd_wide), by the test's own count of CTAs an SM.
+ * Figures above what the SMs hold, or negative, are rejected. */
+static void test_cluster_capacity(void) {
+  const fusednorm_device_info *h200 = &kDevices[5].d;
+  fusednorm_device_info blind = *h200, bad = *h200;
+  fusednorm_launch l;
+  fusednorm_problem p = prob(16, 215344, BF, FUSEDNORM_MODE_AUTO);
+  static const int rows[] = {1, 2, 3, 4, 6, 8, 12, 14, 15, 16, 17, 24, 31, 32, 33, 48, 64, 100};
+  static const int64_t ns[] = {32768, 65536, 98304, 131072, 215344, 262144, 524288, 1048576};
+  memset(blind.max_clusters, 0, sizeof blind.max_clusters);
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
+            l.cluster == 8 && l.grid == 128,
+        "H200 16x215344 bf16: cluster %d grid %lld, want 8 and 128", l.cluster, (long long)l.grid);
+  CHECK(fusednorm_select_launch(&p, 0, &blind, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
+            l.cluster == 16 && l.grid == 256,
+        "H200 without cluster figures 16x215344 bf16: cluster %d grid %lld, want 16 and 256", l.cluster, (long long)l.grid);
+  /* 128-thread CTAs fit 8 an SM, so 16 clusters of 16 are resident: 16 x 65536 keeps 16 a row;
+   * but the rows are spread only within two CTAs an SM: 24 x 65536 at 8 a row, not 16 */
+  p = prob(16, 65536, BF, FUSEDNORM_MODE_AUTO);
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
+            l.cluster == 16 && l.block_threads == 128,
+        "H200 16x65536 bf16: cluster %d threads %d, want 16 and 128", l.cluster, l.block_threads);
+  p = prob(24, 65536, BF, FUSEDNORM_MODE_AUTO);
+  CHECK(fusednorm_select_launch(&p, 0, h200, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
+            l.cluster == 8,
+        "H200 24x65536 bf16: cluster %d, want 8", l.cluster);
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
+    for (size_t j = 0; j < sizeof ns / sizeof ns[0]; ++j)
+      for (int v = 0; v < 3; ++v) {
+        char what[96];
+        p = prob(rows[r], ns[j], v == 1 ? F32 : BF, FUSEDNORM_MODE_AUTO);
+        p.has_residual = v == 2;
+        snprintf(what, sizeof what, "H200 %dx%lld %s%s", rows[r], (long long)ns[j], v == 1 ? "f32" : "bf16",
+                 v == 2 ? " fused" : "");
+        if (fusednorm_select_launch(&p, 0, h200, &kAligned, &l) != FUSEDNORM_OK) {
+          CHECK(0, "%s: no plan", what);
+          continue;
+        }
+        if (l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || l.cluster < 2) continue;
+        /* CTAs an SM: threads, 64 registers (the launch bound), shared memory with the reserve */
+        int per = FN_FWD_WIDE_MAX_THREADS * 2 / l.block_threads;
+        if ((int64_t)per * ((int64_t)l.smem_bytes + FN_SMEM_RESERVE_PER_CTA) > (int64_t)h200->smem_per_sm)
+          per = (int)((int64_t)h200->smem_per_sm / ((int64_t)l.smem_bytes + FN_SMEM_RESERVE_PER_CTA));
+        if (per > 16) per = 16;
+        int k = 0;
+        while ((2 << k) < l.cluster) ++k;
+        const int64_t res = (int64_t)h200->max_clusters[(per < 4 ? per : 4) - 1][k] * (per > 4 ? per : 4) / 4 * l.cluster;
+        /* a second wave under a third full only where half the cluster would stream more than
+         * 1/8 of a plain row's chunk: its CTAs (512 threads) hold 4 slots a thread (aligned rows)
+         * and what half the SM's shared memory stages */
+        const int64_t holds = (int64_t)FN_FWD_WIDE_MAX_THREADS * (4 + fn_fwd_wide_stage_per_thread(h200, FN_FWD_WIDE_MAX_THREADS, 16));
+        const int64_t half_chunk = (ns[j] / fn_vec_elems(p.x_dtype) + l.cluster / 2 - 1) / (l.cluster / 2);
+        CHECK(l.grid <= res || 3 * l.grid >= 4 * res || (v != 2 && 8 * holds < 7 * half_chunk),
+              "%s: %lld CTAs in clusters of %d, %lld resident (%d an SM): a second wave under a third full",
+              what, (long long)l.grid, l.cluster, (long long)res, per);
+      }
+  p = prob(16, 215344, BF, FUSEDNORM_MODE_AUTO);
+  bad.max_clusters[1][3] = 17; /* 17 x 16 CTAs > 132 SMs x 2 */
+  CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "clusters beyond the SMs accepted");
+  bad = *h200;
+  bad.max_clusters[0][0] = -1;
+  CHECK(fusednorm_select_launch(&p, 0, &bad, &kAligned, &l) == FUSEDNORM_ERR_NO_DEVICE, "a negative cluster count accepted");
+}
+
 static void test_bad_args(void) {
   fusednorm_problem p = prob(10, 100, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
   fusednorm_launch l;
@@ -2513,6 +2588,7 @@ int main(int argc, char **argv) {
   test_wide_no_weight();
   test_alignment();
   test_bad_args();
+  test_cluster_capacity();
   printf("test_select: %s (%d failure%s)\n", failures ? "FAILED" : "OK", failures, failures == 1 ? "" : "s");
   return failures ? 1 : 0;
 }
