@@ -10,7 +10,7 @@ for c in "fusednorm bf16 64x131072" "quack bf16 64x131072"; do
   set -- $c; tag=$1_$3
   timeout 200 ncu --section SpeedOfLight --section WarpStateStats --section LaunchStats --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats \
     --metrics smsp__inst_executed.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,sm__cycles_active.avg,smsp__warps_issue_stalled_long_scoreboard.avg,smsp__warps_issue_stalled_barrier.avg \
-    --nvtx --nvtx-include "steps/" --launch-skip 6 --launch-count 1 python3 $D/ncu_one.py $1 $2 $3 > $OUT/ncu_$tag.txt 2>&1; echo "$tag rc=$?"
+    --nvtx --nvtx-include "steps/" --launch-skip 6 --launch-count 1 python3 tools/bench/results/shifted_weight_h200_2026-11-29/ncu/ncu_one.py $1 $2 $3 > $OUT/ncu_$tag.txt 2>&1; echo "$tag rc=$?"
   grep -E "^  [a-zA-Z_].*\(|Duration|Elapsed Cycles|SM Active|Registers Per|Block Size|Grid Size|Cluster Size|Max Active Clusters|Achieved Occupancy|Theoretical Occupancy|DRAM Throughput|inst_executed|dram__bytes|Warp Cycles Per Issued|Dynamic Shared|stalled" $OUT/ncu_$tag.txt | sed 's/  */ /g' | head -30
 done
 gzip -9 $OUT/*.txt
