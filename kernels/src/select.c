@@ -1169,7 +1169,6 @@ static int64_t fwd_wide_resident(const ctx *c, int cl, int spt_max, int stage, i
  * A model of waves and registers, its limits measured (H200, kernels/RESULTS.md "Clusters as the
  * driver counts them"); the bench commands that check it are in kernels/cuda/README.md. Every CTA
  * gets a non-empty chunk. */
-
 static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
