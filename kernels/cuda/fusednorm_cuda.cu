@@ -42,7 +42,8 @@ constexpr int kMaxDevices = 64;
 std::atomic<int> g_info_ready[kMaxDevices];
 fusednorm_device_info g_info[kMaxDevices];
 
-/* Device facts, queried once per device (attribute reads only; no context-wide side effect). */
+/* Device facts, queried once per device while it is current (attribute and occupancy reads, and the
+ * probe kernel's own attributes; no context-wide side effect). */
 bool no_device(cudaError_t err) {
   return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorInvalidDevice;
 }
@@ -135,7 +136,11 @@ fusednorm_status device_info(int device, fusednorm_device_info *out) {
     }
     query_max_clusters(&d);
   } else {
+    /* Another device: its attributes only. Not cached, so that the first call with it current
+     * gets the rest (its kernels' architecture, its clusters). */
     memset(d.max_clusters, 0, sizeof d.max_clusters);
+    *out = d;
+    return FUSEDNORM_OK;
   }
   g_info[device] = d; /* identical values if two threads race here */
   g_info_ready[device].store(1, std::memory_order_release);

@@ -240,7 +240,8 @@ typedef enum {
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */
 
 /* What the plan needs to know about the device. fusednorm_cuda_device_info fills it from
- * cudaDeviceGetAttribute; tests fill it from published figures. */
+ * cudaDeviceGetAttribute and cudaOccupancyMaxActiveClusters; tests fill it from published or
+ * measured figures. */
 typedef struct {
   int sm_count;               /* multiprocessors */
   int cc_major, cc_minor;     /* compute capability (clusters: >= 9.0); fusednorm_cuda_device_info
@@ -334,7 +335,9 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
 fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,
                                             size_t *bytes);
 
-/* The device description of `device` (-1: the current one), queried once per device. */
+/* The device description of `device` (-1: the current one), queried once per device. Of a device
+ * that is not the current one, its attributes only (max_clusters 0, cc the device's), not kept:
+ * the first call with it current fills the rest. */
 fusednorm_status fusednorm_cuda_device_info(int device, fusednorm_device_info *out);
 
 #ifdef __cplusplus
