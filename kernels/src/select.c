@@ -633,7 +633,7 @@ static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, in
  * capacity (fusednorm_device_info.max_clusters, from the driver) where it is known, else every
  * SM's CTAs (sm_count * per_sm). A cluster lies within one GPC, so where the GPCs' SM counts leave
  * CTAs over, fewer are resident than the SMs hold: on the 132-SM H200, 14 clusters of 16 CTAs at
- * two CTAs an SM (224 CTAs, not 264), and a plan that launched 16 such clusters ran two waves.
+ * two CTAs an SM (224 CTAs, not 264), so 16 such clusters take two waves.
  * Beyond four CTAs an SM, the four-CTA figure scaled. */
 static int64_t cluster_resident(const fusednorm_device_info *d, int cl, int per_sm) {
   const int k = cl == 2 ? 0 : cl == 4 ? 1 : cl == 8 ? 2 : cl == 16 ? 3 : -1;
