@@ -3,7 +3,7 @@
 # machine without Bazel can run it: `run` the device tool with carry=["gpu_bundle"] and
 # `bash tools/gpu/run_suite.sh` there.
 #
-#   bazel build //... && bash tools/gpu/collect.sh        (from the repo root)
+#   bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh   (repo root)
 #
 # gpu_bundle/
 #   bin/       every cc_test / cc_binary of the workspace; the kernels are not inside them: they
@@ -15,18 +15,24 @@
 #   python/    the fusednorm package (shim/python/fusednorm); common.sh sets FUSEDNORM_LIBRARY
 #              to lib/libfusednorm_ops.so and PYTHONPATH to python/
 #   wheel/     the wheel, if //shim:wheel was built
-#   data/      data/ (sample captures)
 #   tools/gpu/ the suite sections (suite_*.sh) and common.sh
-#   fuzz/      the capture-reader fuzzers (verify/fuzz/run_fuzz.sh --build-only, clang here: the GPU
+#   fuzz/      only with COLLECT_FUZZ=1 (8 MB): the capture-reader fuzzers (verify/fuzz/run_fuzz.sh --build-only, clang here: the GPU
 #              machine has none), their seeds, run_fuzz.sh and the regression inputs, for the
 #              opt-in section fuzz_long; the binaries find libcapture_reader*.so through RUNPATH
 #              $ORIGIN and need only libc, libstdc++, libm and libhdf5_serial.so.103; hdf5-build/
 #              holds this machine's libhdf5_serial.so.103 (fuzz_long's FUZZ_HDF5=build)
 #   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
 #              and sha256
+# data/ (the sample capture) is not copied: it is tracked, so it travels with the working tree, and
+# the suite runs from the repo root.
 # Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
 # could not find it from the bundle, the fatbin does not hold the listed architectures, or the
-# bundle exceeds 60 MB (the device tool carries at most 64 MiB in all, the working tree included).
+# bundle does not fit beside the working tree in the device tool's 64 MiB (tracked files and the
+# untracked ones git does not ignore travel with every call; the room left is printed). A build for
+# every architecture does not fit (libfusednorm.so ~35 MB, and the wheel holds a second copy):
+# bundle a build for the lent GPUs, `bazel build --define=cuda_archs=sm_90a,compute_80 //...`
+# (Hopper SASS and the compute_80 PTX that the suite JIT-compiles); every architecture is built
+# and checked here (CI).
 #
 #   BUNDLE=gpu_bundle_ptx80 bash tools/gpu/collect.sh    another directory (a variant build, e.g.
 #              --define=cuda_archs=compute_80, collected next to the default one); run_suite.sh
@@ -36,7 +42,11 @@ cd "$(dirname "$0")/../.."
 B="${BUNDLE:-gpu_bundle}"
 B="${B%/}"
 case "$B" in */*|.|..|"") echo "collect: BUNDLE must be a directory name in the repo root, got '$B'" >&2; exit 2 ;; esac
-LIMIT_MB=60
+CARRY_BYTES=$((64 * 1048576))
+case "${COLLECT_FUZZ:-0}" in
+  0|1) ;;
+  *) echo "collect: COLLECT_FUZZ must be 0 or 1, got '$COLLECT_FUZZ'" >&2; exit 2 ;;
+esac
 
 rm -rf "$B"
 mkdir -p "$B/bin" "$B/lib" "$B/tools/gpu"
@@ -97,7 +107,6 @@ if [ -n "$wheels" ]; then
   mkdir -p "$B/wheel"
   cp -L $wheels "$B/wheel/"
 fi
-[ -d data ] && cp -rL data "$B/data"
 
 # The architectures this build compiled for; the fatbin of libfusednorm.so must hold exactly them.
 archs_file="$BIN/tools/bazel/cuda_archs.txt"
@@ -124,43 +133,47 @@ for f in "$B"/bin/* "$B"/lib/*.so; do
     exit 1
   fi
 done
-# The fuzzers (opt-in section fuzz_long): built with clang outside Bazel, as CI's fuzz test does.
-if ! bash verify/fuzz/run_fuzz.sh --build-only "$B/fuzz" > "$B/fuzz.log" 2>&1; then
-  cat "$B/fuzz.log" >&2
-  echo "collect: building the fuzzers failed (clang and libclang-rt-14-dev: tools/setup.sh)" >&2
-  exit 1
-fi
-rm -f "$B/fuzz.log"
-cp -L verify/fuzz/run_fuzz.sh "$B/fuzz/"
-# Electric Fence for the triage of faults HDF5's plain-store overruns cause (the GPU machine has
-# no electric-fence package; the library depends on libc alone).
-if [ -f /usr/lib/libefence.so.0 ]; then
-  cp -L /usr/lib/libefence.so.0 "$B/fuzz/libefence.so.0"
-else
-  echo "collect: /usr/lib/libefence.so.0 missing (apt install electric-fence: tools/setup.sh)" >&2
-  exit 1
-fi
-# The build machine's HDF5 (the one the reader is compiled against and CI fuzzes with), for
-# fuzz_long with FUZZ_HDF5=build: the GPU machine's own libhdf5_serial.so.103 is another release,
-# whose heap damage on corrupt files surfaces in other places. Its dependencies (libsz, libaec,
-# libcurl, libcrypto, libz) resolve from the GPU machine's system, whose own HDF5 needs them too.
-h5so="$(ldconfig -p | awk '/libhdf5_serial\.so\.103 .*x86-64/{print $NF; exit}')"
-if [ -n "$h5so" ] && [ -f "$h5so" ]; then
-  mkdir -p "$B/fuzz/hdf5-build"
-  cp -L "$h5so" "$B/fuzz/hdf5-build/libhdf5_serial.so.103"
-else
-  echo "collect: libhdf5_serial.so.103 not found (apt install libhdf5-dev: tools/setup.sh)" >&2
-  exit 1
-fi
-mkdir -p "$B/fuzz/regressions"
-cp -L verify/fuzz/regressions/*.h5 "$B/fuzz/regressions/"
-cp -RL verify/fuzz/triage_cases "$B/fuzz/"
-for f in "$B"/fuzz/capture_fuzz "$B"/fuzz/capture_fuzz_asan; do
-  if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF '$ORIGIN'; then
-    echo "collect: $f lacks RUNPATH \$ORIGIN (its libcapture_reader*.so lies next to it)" >&2
+# The fuzzers (the opt-in section fuzz_long; only with COLLECT_FUZZ=1, 8 MB): built with clang
+# outside Bazel, as CI's fuzz test does.
+if [ "${COLLECT_FUZZ:-0}" = 1 ]; then
+  if ! bash verify/fuzz/run_fuzz.sh --build-only "$B/fuzz" > "$B/fuzz.log" 2>&1; then
+    cat "$B/fuzz.log" >&2
+    echo "collect: building the fuzzers failed (clang and libclang-rt-14-dev: tools/setup.sh)" >&2
     exit 1
   fi
-done
+  rm -f "$B/fuzz.log"
+  cp -L verify/fuzz/run_fuzz.sh "$B/fuzz/"
+  # Electric Fence for the triage of faults HDF5's plain-store overruns cause (the GPU machine has
+  # no electric-fence package; the library depends on libc alone).
+  if [ -f /usr/lib/libefence.so.0 ]; then
+    cp -L /usr/lib/libefence.so.0 "$B/fuzz/libefence.so.0"
+  else
+    echo "collect: /usr/lib/libefence.so.0 missing (apt install electric-fence: tools/setup.sh)" >&2
+    exit 1
+  fi
+  # The build machine's HDF5 (the one the reader is compiled against and CI fuzzes with), for
+  # fuzz_long with FUZZ_HDF5=build: the GPU machine's own libhdf5_serial.so.103 is another release,
+  # whose heap damage on corrupt files surfaces in other places. Its dependencies (libsz, libaec,
+  # libcurl, libcrypto, libz) resolve from the GPU machine's system, whose own HDF5 needs them too.
+  # awk reads to the end: exiting at the first match would SIGPIPE ldconfig, and pipefail with it.
+  h5so="$(ldconfig -p | awk '/libhdf5_serial\.so\.103 .*x86-64/ && !f {print $NF; f = 1}')"
+  if [ -n "$h5so" ] && [ -f "$h5so" ]; then
+    mkdir -p "$B/fuzz/hdf5-build"
+    cp -L "$h5so" "$B/fuzz/hdf5-build/libhdf5_serial.so.103"
+  else
+    echo "collect: libhdf5_serial.so.103 not found (apt install libhdf5-dev: tools/setup.sh)" >&2
+    exit 1
+  fi
+  mkdir -p "$B/fuzz/regressions"
+  cp -L verify/fuzz/regressions/*.h5 "$B/fuzz/regressions/"
+  cp -RL verify/fuzz/triage_cases "$B/fuzz/"
+  for f in "$B"/fuzz/capture_fuzz "$B"/fuzz/capture_fuzz_asan; do
+    if ! readelf -d "$f" | grep -E 'RUNPATH|RPATH' | grep -qF '$ORIGIN'; then
+      echo "collect: $f lacks RUNPATH \$ORIGIN (its libcapture_reader*.so lies next to it)" >&2
+      exit 1
+    fi
+  done
+fi
 cp -L tools/gpu/common.sh "$B/tools/gpu/"
 for s in tools/gpu/suite_*.sh; do
   [ -e "$s" ] && cp -L "$s" "$B/tools/gpu/"
@@ -180,10 +193,15 @@ done
 } > "$B/MANIFEST.txt"
 
 rm -f "$B/fatbin.txt"
-mb=$(( ($(du -sb "$B" | cut -f1) + 1048575) / 1048576 ))
-echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections; archs $(paste -sd, "$B/cuda_archs.txt"); libfusednorm.so $(stat -c %s "$B/lib/libfusednorm.so") bytes"
-if [ "$mb" -gt "$LIMIT_MB" ]; then
-  echo "collect: $B/ is over ${LIMIT_MB} MB; the device tool carries 64 MiB with the working tree" >&2
+bytes=$(du -sb "$B" | cut -f1)
+mb=$(( (bytes + 1048575) / 1048576 ))
+# The working tree as the device tool counts it (the bundle itself is ignored, so not in it).
+tree=$(git ls-files -z -c -o --exclude-standard | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+room=$((CARRY_BYTES - tree))
+echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections; archs $(paste -sd, "$B/cuda_archs.txt"); libfusednorm.so $(stat -c %s "$B/lib/libfusednorm.so") bytes; room beside the working tree $((room / 1048576)) MB"
+if [ "$bytes" -gt "$room" ]; then
+  echo "collect: $B/ ($bytes bytes) does not fit beside the working tree ($tree bytes) in the device tool's 64 MiB:" >&2
   du -sh "$B"/* >&2
+  echo "collect: bundle a build for the lent GPUs: bazel build --define=cuda_archs=sm_90a,compute_80 //... (then collect again)" >&2
   exit 1
 fi
