@@ -16,11 +16,12 @@
 #              to lib/libfusednorm_ops.so and PYTHONPATH to python/
 #   wheel/     the wheel, if //shim:wheel was built
 #   tools/gpu/ the suite sections (suite_*.sh) and common.sh
-#   fuzz/      only with COLLECT_FUZZ=1 (8 MB): the capture-reader fuzzers (verify/fuzz/run_fuzz.sh --build-only, clang here: the GPU
-#              machine has none), their seeds, run_fuzz.sh and the regression inputs, for the
-#              opt-in section fuzz_long; the binaries find libcapture_reader*.so through RUNPATH
-#              $ORIGIN and need only libc, libstdc++, libm and libhdf5_serial.so.103; hdf5-build/
-#              holds this machine's libhdf5_serial.so.103 (fuzz_long's FUZZ_HDF5=build)
+#   fuzz/      only with COLLECT_FUZZ=1 (8 MB): the capture-reader fuzzers (verify/fuzz/
+#              run_fuzz.sh --build-only, clang here: the GPU machine has none), their seeds,
+#              run_fuzz.sh and the regression inputs, for the opt-in section fuzz_long; the
+#              binaries find libcapture_reader*.so through RUNPATH $ORIGIN and need only libc,
+#              libstdc++, libm and libhdf5_serial.so.103; hdf5-build/ holds this machine's
+#              libhdf5_serial.so.103 (fuzz_long's FUZZ_HDF5=build)
 #   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
 #              and sha256
 # data/ (the sample capture) is not copied: it is tracked, so it travels with the working tree, and
