@@ -25,7 +25,7 @@
 #   MANIFEST.txt  commit, date, GPU archs, the fatbin's images and sizes, every file with size
 #              and sha256
 # data/ (the sample capture) is not copied: it is tracked, so it travels with the working tree, and
-# the suite runs from the repo root.
+# the bundle lies in the repo root (suite_verify.sh reads ../data from it).
 # Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
 # could not find it from the bundle, the fatbin does not hold the listed architectures, or the
 # bundle does not fit beside the working tree in the device tool's 64 MiB (tracked files and the
@@ -197,7 +197,15 @@ rm -f "$B/fatbin.txt"
 bytes=$(du -sb "$B" | cut -f1)
 mb=$(( (bytes + 1048575) / 1048576 ))
 # The working tree as the device tool counts it (the bundle itself is ignored, so not in it).
-tree=$(git ls-files -z -c -o --exclude-standard | xargs -0 stat -c %s 2>/dev/null | awk '{s += $1} END {print s + 0}')
+# Files listed but deleted in the working tree do not travel, so a failed stat counts nothing.
+listed="$(mktemp)"
+if ! git ls-files -z -c -o --exclude-standard > "$listed"; then
+  rm -f "$listed"
+  echo "collect: git ls-files failed: the room beside the working tree is measured from git" >&2
+  exit 1
+fi
+tree=$( (xargs -0 -r stat -c %s < "$listed" 2>/dev/null || true) | awk '{s += $1} END {print s + 0}')
+rm -f "$listed"
 room=$((CARRY_BYTES - tree))
 echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections; archs $(paste -sd, "$B/cuda_archs.txt"); libfusednorm.so $(stat -c %s "$B/lib/libfusednorm.so") bytes; room beside the working tree $((room / 1048576)) MB"
 if [ "$bytes" -gt "$room" ]; then

@@ -14,7 +14,10 @@
 # machine's; the libraries row names the HDF5 release either way.
 . "$(dirname "$0")/common.sh"
 F="$BUNDLE/fuzz"
-[ -d "$F" ] || suite_row "bundle" FAIL "$F missing: collect with COLLECT_FUZZ=1 (the fuzzers are not bundled by default)"
+if [ ! -d "$F" ]; then
+  suite_row "bundle" FAIL "$F missing: collect with COLLECT_FUZZ=1 (the fuzzers are not bundled by default)"
+  exit 0
+fi
 suite_require "$F/capture_fuzz" "$F/capture_fuzz_asan" "$F/run_fuzz.sh" "$BUNDLE/bin/replay" || exit 0
 case "${FUZZ_HDF5:-system}" in
   system) ;;

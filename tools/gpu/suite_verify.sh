@@ -9,7 +9,7 @@
 # Artifact: $SUITE_OUT/verify_cuda.json (the 1-rank report).
 . "$(dirname "$0")/common.sh"
 REPLAY="$BUNDLE/bin/replay"
-SAMPLE="data/sample_capture.h5" # the working tree's (tracked; run_suite.sh runs from the repo root)
+SAMPLE="$BUNDLE/../data/sample_capture.h5" # the working tree's (tracked; the bundle lies in the repo root)
 suite_require "$REPLAY" "$SAMPLE" || exit 0
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=4
 ngpu="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
