@@ -104,7 +104,12 @@ static inline int fn_fwd_pipe_fits(int cache, int team, int64_t slots, int fused
  * weight does not (24-80 bytes of spills), so 512 there. `w32`: a 4-byte weight; `xsize`: bytes
  * per x element. */
 #define FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize) \
-  ((s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
+  ((s) == 8 ? FN_FWD_ROW8_MAX_THREADS : (s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
+/* S = 8 (aligned plain rows, each slot's weight loaded in the output loop): at most
+ * FN_FWD_ROW8_MAX_THREADS threads, two CTAs an SM (64 registers), so that an SM holds two rows of
+ * 2049-4096 slots where the S = 4 instance at 1024 threads holds one. */
+#define FN_FWD_ROW8_MAX_THREADS 512
+#define FN_FWD_ROW_MIN_CTAS(s) ((s) == 8 ? 2 : 1)
 /* The head-split instances (U, rmsnorm_fwd_row.cu with rmsnorm_unaligned.cuh), which read the
  * weight element-wise, take the same bounds (ptxas, nvcc 13.0, sm_90a, S = 4 without the fused add
  * at 1024 threads: 16-bit x with a 16-bit weight 60-63 registers, f32 x 53, no spills; 16-bit x

@@ -1,7 +1,10 @@
 /*
  * rmsnorm_fwd_row.cu — the lean one-row-per-CTA forward: the multi-wave cached mode's kernel
  * wherever it applies (fn_fwd_row in launch_config.h: every row start, the weight and n
- * 16-byte aligned, the whole row in S <= 4 register slots per thread, up to 1024 threads).
+ * 16-byte aligned, the whole row in S <= 4 register slots per thread, up to 1024 threads; S = 8
+ * at up to 512 threads and two CTAs an SM for many aligned plain rows of one stride, select.c
+ * FN_AUTO_FWD_ROW8_*: a 1024-thread CTA at S = 4 holds 55-64 registers, one CTA and one row an
+ * SM, whose loads and stores then do not overlap another row's).
  *
  * Same contract and the same arithmetic in the same order as rms_norm_fwd with CACHE = S and one
  * team per CTA (rmsnorm_fwd.cu): the outputs are bitwise those of the generic kernel. What it
@@ -159,13 +162,17 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
    * "First loads in one round trip"). The others keep a slot's loads together (split, they
    * only hold more registers: f32-weight rows measured 3-4% slower). */
   constexpr bool kSplitW = U && !W32;
+  /* S = 8 (aligned plain rows, two CTAs an SM: FN_FWD_ROW8_*) loads each slot's weight in the
+   * output loop instead: held from the start, the weight alone would take 32-64 more registers. */
+  constexpr bool kLateW = S == 8;
+  static_assert(!kLateW || (!U && !FUSED), "S = 8: aligned plain rows only");
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = c0 + k * step;
     if (U ? col + N <= n : col < n) {
       ld16(xv[k].w, xr + col);
       if (FUSED) ld16(rv[k].w, rr + col);
-      if (!kSplitW && has_w) {
+      if (!kSplitW && !kLateW && has_w) {
         if constexpr (U) load_wraw_u(wr[k], w, col, wal, n);
         else load_wraw(wr[k], w, col);
       }
@@ -216,6 +223,7 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
       if (U ? col + N <= n : col < n) {
         V yv;
         float wv[N];
+        if (kLateW && has_w) load_wraw(wr[k], w, col);
         weight_of<T, W32>(wv, wr[k], has_w, wbf16, offset);
         normalize_slot<T, L>(yv, xv[k], wv, rstd);
         st16(yr + col, yv.w);
@@ -230,7 +238,8 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
 
 /* Any rows (N-d through fn::row_offset, any count: a row loop over the grid). */
 template <typename T, int S, bool FUSED, bool W32, bool U>
-__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T))) rms_norm_fwd_row(const FwdParams p) {
+__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T)), FN_FWD_ROW_MIN_CTAS(S))
+    rms_norm_fwd_row(const FwdParams p) {
   __shared__ PaddedRed red;
   red.zero();
   __syncthreads();
@@ -252,7 +261,7 @@ __global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T
  * barrier ahead of the loads (LeanRed pads its own sum), at most two 64-byte lines of the
  * parameter bank read before the loads. Results bit for bit those of rms_norm_fwd_row. */
 template <typename T, int S, bool FUSED, bool W32, bool U>
-__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T)))
+__global__ void __launch_bounds__(FN_FWD_ROW_MAX_THREADS(S, FUSED, W32, sizeof(T)), FN_FWD_ROW_MIN_CTAS(S))
     rms_norm_fwd_row_lean(const LeanFwdParams p) {
   __shared__ LeanRed red;
   const int row = (int)blockIdx.x;
@@ -283,8 +292,17 @@ static const void *fwd_row_kernel_for(int cache, bool fused, bool w32, bool lean
   return nullptr;
 }
 
+/* S = 8: aligned plain rows only (fn_fwd_row8). */
+template <typename T>
+static const void *fwd_row8_kernel(bool w32, bool lean) {
+  if (!lean) return nullptr; /* (the N-d instance spills 76-872 bytes at S = 8: not built) */
+  return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, false, true, false>)
+             : reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, false, false, false>);
+}
+
 template <typename T>
 static const void *fwd_row_kernel_u(int cache, bool fused, bool w32, bool unaligned, bool lean) {
+  if (cache == 8) return fused || unaligned ? nullptr : fwd_row8_kernel<T>(w32, lean);
   return unaligned ? fwd_row_kernel_for<T, true>(cache, fused, w32, lean)
                    : fwd_row_kernel_for<T, false>(cache, fused, w32, lean);
 }

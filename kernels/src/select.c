@@ -35,6 +35,19 @@
  * 6.04 -> 5.56 us), worst f32 264 x 2000 fused 0.98x (512 threads);
  * tools/bench/results/few_rows_fwd_h200_2026-11-28/). */
 #define FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM 2
+/* The lean forward at 8 slots a thread and two CTAs an SM (fwd_row; rmsnorm_fwd_row.cu), in
+ * place of 4 slots at up to 1024 threads and one CTA an SM, for aligned plain rows of
+ * FN_AUTO_FWD_ROW8_MIN_SLOTS-4096 slots from FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM rows an SM. Nsight
+ * Compute, bf16 4096 x 32768 (H200, 2026-11-29 23:11 UTC): 175.2 -> 138.0 us, DRAM throughput 61%
+ * -> 79% (torch.compile's looped reduction, two 1024-thread CTAs an SM at 32 registers: 134.5 us,
+ * 80%; Liger's one-CTA kernel 174.7 us). bench_modes AUTO, cold, paired before / after / after /
+ * before, us (tools/bench/results/fwd_row8_h200_2026-11-29): from 1056 rows 1.01-1.26x at every
+ * width of 2560-4096 slots (bf16 4096 x 20480 117.3 -> 93.1, 4096 x 32768 157.9 -> 145.1; f32
+ * 4096 x 12288 123.8 -> 108.3), mixed at 264-528 rows (0.94-1.14x), behind below (66-132 rows
+ * 0.83-0.95x: a thread's chain of eight slots is the row's latency), and behind at 2049 slots at
+ * every row count (16392 / f32 8196 columns: 0.86-0.96x, 288 threads for 2049 slots). */
+#define FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM 8
+#define FN_AUTO_FWD_ROW8_MIN_SLOTS 2560
 #define FN_AUTO_FWD_ROW_FEW2_MAX_THREADS 512
 /* AUTO plain forward of congruent rows that are not whole aligned vectors, up to 2 slots a lane of
  * a 32-lane team, the tiles and lanes declining: the row-pipelined kernel's head-split instance
@@ -344,9 +357,17 @@
  *   1.04-1.09x, x 93854 1.07-1.09x; tools/bench/results/auto_wide_rules_h200_2026-11-28), and the
  *   200-case H200 sweep (tools/bench/RESULTS.md) had it 1.06-1.18x on fp16 265 x 48540, 3167 x
  *   62359 and f32 1465 x 93854;
- *   below it, at 140-530 rows x 24576 columns, 1.02-1.07x (13:07 UTC above), not taken. */
+ *   below it, at 140-530 rows x 24576 columns, 1.02-1.07x (13:07 UTC above).
+ * - Aligned fused rows from FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS columns (H200, 2026-11-29
+ *   23:11 UTC, bench_modes cold, AUTO (generic) / forced wide time, rows 132 / 264 / 1056 / 4096;
+ *   tools/bench/results/fwd_row8_h200_2026-11-29): bf16 x 24576 0.99 / 1.03 / 0.98 / 1.02x, x
+ *   32768 1.05 / 1.03 / 1.05 / 1.03x, x 40000 1.08 / 1.02 / 1.05 / 1.11x; f32 x 24576 1.02 / 1.03
+ *   / 1.06 / 1.07x, x 16384 1.07 / 1.02 / 1.01 / 1.00x, x 12288 0.93-1.00x (the lean kernel keeps
+ *   bf16 <= 16384 and f32 <= 8192 columns: 0.69-0.97x wide). Congruent rows that are not aligned
+ *   (the head-split stage) or not whole vectors were not measured below 48000 and keep that cut. */
 #define FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS 6000
 #define FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS 48000
+#define FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS 24576
 /* Measured against the generic forward on a grid of its own (H100 SXM, 2026-11-27 17:44 UTC,
  * rows 8, 18, 45, 90, 140, 200 x n 16384-369199, aligned and odd, bf16 and f32, plain and fused,
  * AUTO and both forced; tools/bench/results/fwd_wide_rows_h100_2026-11-27):
@@ -1033,6 +1054,14 @@ static int fwd_row(const ctx *c, fusednorm_launch *l) {
   }
   if ((!whole && !c->congruent) || t > 1024) return 0;
   s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs);
+  /* Wide rows of one stride (the lean instance: the N-d one would spill at S = 8), many of them:
+   * 8 slots a thread at two CTAs an SM (FN_FWD_ROW8_MAX_THREADS) in place of 4 at one. */
+  if (s == 4 && c->slots >= FN_AUTO_FWD_ROW8_MIN_SLOTS && whole && !c->fused && c->p->row_dims <= 1 &&
+      c->p->rows <= INT_MAX && c->p->rows >= (int64_t)FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM * c->d->sm_count &&
+      ceil_div(c->slots, 8) <= FN_FWD_ROW8_MAX_THREADS) {
+    t = max64(64, round_up(ceil_div(c->slots, 8), 32));
+    s = 8;
+  }
   if (s == 0) return 0;
   plan_init(c, l, FUSEDNORM_MODE_MULTI_WAVE_CACHED, FUSEDNORM_KERNEL_FWD_ROW, (int)t);
   l->slots_per_thread = s;
@@ -1277,7 +1306,9 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     return FUSEDNORM_OK;
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*), clusters only: a grid barrier a round of rows does not pay. */
   if (c->congruent && c->p->rows > c->d->sm_count &&
-      (c->fused ? c->p->n >= FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS) &&
+      (c->fused ? c->p->n >= (c->aligned && c->p->n % c->vec == 0 ? FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS
+                                                                 : FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS)
+                : slots >= FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS) &&
       fn_fwd_wide_max_cluster(c->d->cc_major) >= 2 && fwd_wide(c, l, 0) && fwd_wide_holds(c, l))
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))

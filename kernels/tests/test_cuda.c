@@ -61,6 +61,7 @@ typedef struct {
                                        there to test a family checks that it ran) */
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
   int ran_bwd_row8;     /* ... the lean backward at eight slots a thread */
+  int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
@@ -181,6 +182,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran[l.kernel]++;
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
       c->ran_bwd_row8 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8;
+      c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
     }
@@ -726,6 +728,36 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   return failed;
 }
 
+/* The lean forward at eight slots a thread (rmsnorm_fwd_row.cu S = 8; select.c FN_AUTO_FWD_ROW8_*:
+ * aligned plain rows of 2560-4096 slots, from 8 rows an SM), AUTO, on 1100 rows (8 an SM up to
+ * 137 SMs) x 16384 / 24576 / 12288 columns: the engine's rotation gives these shapes f32 rows with
+ * a weight (16384) and without (12288: LLAMA casting), bf16 rows with the offset weight and the
+ * plain one (24576), beside variants that other kernels run (the fused add, an fp32 weight on
+ * 16-bit rows, padded strides). The section fails unless S = 8 ran where this device's plan takes
+ * it (the plan is asked for the f32 16384 case). --quick: one variant of the first two shapes. */
+static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
+  static const fn_engine_shape kShapes[] = {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}};
+  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}};
+  fusednorm_problem p8 = fusednorm_problem_init(1100, 16384, FUSEDNORM_F32, FUSEDNORM_F32);
+  const fusednorm_layout lay8 = {1, 1, 0, 16};
+  fusednorm_launch l8;
+  const int want8 = fusednorm_select_launch(&p8, 0, info, &lay8, &l8) == FUSEDNORM_OK &&
+                    l8.kernel == FUSEDNORM_KERNEL_FWD_ROW && l8.slots_per_thread == 8;
+  fn_engine_opts om = *o;
+  om.mode = FUSEDNORM_MODE_AUTO;
+  b->name = "cuda/auto/fwd-row8";
+  c->misalign = OFFS_NONE;
+  c->ran_fwd_row8 = 0;
+  int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes, o->quick ? 2 : 3) != 0;
+  printf("[%s] %d forwards at eight slots a thread%s\n", b->name, c->ran_fwd_row8,
+         want8 ? "" : " (not this device's plan for 1100 x 16384 f32)");
+  if (want8 && c->ran_fwd_row8 == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] no launch ran fwd_row at eight slots a thread\n", b->name);
+    ++failed;
+  }
+  return failed;
+}
+
 /* Unaligned rows (the head-split lean kernels, rmsnorm_unaligned.cuh, and the generic path where
  * the rows are not congruent): odd widths over the quick matrix's rows (0, 1, 7, 199, 4096), every
  * dtype pair, casting, fused add and weight flavour the matrix rotates through, with
@@ -1102,6 +1134,7 @@ int main(int argc, char **argv) {
       failed += f != 0, ++runs;
     }
   }
+  if (!forced_only) failed += fwd_row8_section(&c, &b, &o, &info), ++runs;
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */

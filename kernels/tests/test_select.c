@@ -141,7 +141,11 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       break;
     case FUSEDNORM_KERNEL_FWD_ROW:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED, "%s: %s", what, s);
-      inst = in_set(l->slots_per_thread, k124, 3);
+      /* S = 8: only the lean instance of aligned plain rows of one stride and at most INT_MAX
+       * rows (rmsnorm_fwd_row.cu fwd_row8_kernel), one row a CTA */
+      inst = in_set(l->slots_per_thread, k124, 3) ||
+             (l->slots_per_thread == 8 && !p->has_residual && lay->aligned16 && p->n % vec == 0 && p->row_dims <= 1 &&
+              p->rows <= INT_MAX && l->grid >= p->rows && !l->unaligned);
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD, "%s: %s", what, s);
@@ -507,7 +511,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g108 s4 ch8192 sm32768 st0/0 w1 dw1 P108 ws3538960", /* A100-80GB auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch32768 sm98304 st0/0 w0 dw1 P108 ws14155792", /* A100-80GB auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c16 k1 g96 s1 ch4096 sm147456 st6/3 w0 dw0 P6 ws1638416", /* A100-80GB auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
@@ -544,7 +548,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g72 s4 ch8192 sm32768 st0/0 w1 dw1 P72 ws2359312", /* A10 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g72 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch32768 sm98304 st0/0 w0 dw1 P72 ws9437200", /* A10 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st4/2 w0 dw0 P4 ws1114128", /* A10 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
@@ -581,7 +585,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g142 s4 ch8192 sm32768 st0/0 w1 dw1 P142 ws4653072", /* L40S auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch32768 sm98304 st0/0 w0 dw1 P142 ws18612240", /* L40S auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* L40S auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
@@ -618,7 +622,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g128 s4 ch8192 sm32768 st0/0 w1 dw1 P128 ws4194320", /* RTX4090 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch32768 sm98304 st0/0 w0 dw1 P128 ws16777232", /* RTX4090 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* RTX4090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
@@ -655,7 +659,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H100-SXM auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
@@ -692,7 +696,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
@@ -729,7 +733,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8192 sm32768 st0/0 w1 dw1 P148 ws4849680", /* B200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
@@ -766,7 +770,7 @@ static const char *const kPins[] = {
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 8192x8192 f32 */
     "bwd_row/persistent t512 r1 c1 k1 g170 s4 ch8192 sm32768 st0/0 w1 dw1 P170 ws5570576", /* RTX5090 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd misaligned 4096x16384 bf16 */
-    "fwd_row/multi_wave_cached t1024 r1 c1 k1 g2048 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 2048x32768 bf16 */
+    "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g170 s4 ch16384 sm65536 st0/0 w1 dw1 P85 ws11141136", /* RTX5090 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st4/2 w0 dw0 P10 ws2686992", /* RTX5090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
@@ -838,9 +842,9 @@ static const struct {
      * it holds on chip past one wave of rows (select.c FN_AUTO_FWD_WIDE_MANY_*); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 1, "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g132 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots */
-    {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g4096 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
+    {4096, 32768, BF, 0, 1, "fwd_wide/wide t512 r1 c2 k2 g8192 s2 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: wide from 24576 columns */
+    {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots, 8 a thread from 8 rows an SM */
+    {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g4096 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -1080,7 +1084,9 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   fp16 265 x 48540 and 3167 x 62359, re-measured with the cluster sum pushed (the H200 sweep of
  *   2026-11-28: wide 1.11x and 1.18x), and bf16 1024 x 65536 fused (1.00x on the H100 grid of
  *   2026-11-28 before the push, which gave many rows ~2%), moved by
- *   FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS. */
+ *   FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS; bf16 4096 x 32768 fused, which the H100 grid had at
+ *   0.71-1.01x wide before the push, 1.03x wide on an H200 with it (2026-11-29 23:11 UTC,
+ *   bench_modes; select.c FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -1108,7 +1114,7 @@ static const struct {
      * ran the H200's 288 x 49000 f32 1.16x faster than the generic (2026-11-28 13:07 UTC) */
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 1},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
     {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 1},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 1},
-    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 0},
+    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
     {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
@@ -1395,6 +1401,69 @@ static void test_lanes_forward(void) {
   check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x264");
 }
 
+/* The lean forward at eight slots a thread (select.c fwd_row, FN_AUTO_FWD_ROW8_*), on every
+ * device: aligned plain rows of one stride with a weight of their dtype (or none), 2560-4096
+ * slots, from 8 rows an SM, AUTO and forced multi_wave_cached alike; one row fewer, one slot
+ * fewer, the fused add, N-d rows, a misaligned or congruent layout, an fp32 weight on 16-bit rows
+ * keep what ran before (S <= 4, or another family). */
+static void test_fwd_row8(void) {
+  int d, i;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    const int64_t r8 = 8 * (int64_t)dev->sm_count;
+    const struct {
+      int64_t rows, n;
+      fusednorm_dtype x, w;
+      int fused, weight, dims;
+      const fusednorm_layout *lay;
+      int want8;
+    } k[] = {
+        {r8, 20480, BF, BF, 0, 1, 1, &kAligned, 1},          /* 2560 slots, the first rows */
+        {r8 - 1, 20480, BF, BF, 0, 1, 1, &kAligned, 0},      /* a row fewer */
+        {r8, 20472, BF, BF, 0, 1, 1, &kAligned, 0},          /* a slot fewer */
+        {4 * r8, 32768, FUSEDNORM_F16, FUSEDNORM_F16, 0, 1, 1, &kAligned, 1}, /* 4096 slots */
+        {r8, 16384, F32, F32, 0, 1, 1, &kAligned, 1},        /* f32, 4096 slots */
+        {r8, 10240, F32, F32, 0, 0, 1, &kAligned, 1},        /* no weight */
+        {r8, 32768, BF, BF, 1, 1, 1, &kAligned, 0},          /* the fused add */
+        {r8, 32768, BF, BF, 0, 1, 2, &kAligned, 0},          /* N-d rows */
+        {r8, 32768, BF, BF, 0, 1, 1, &kCongruent, 0},        /* the head-split rows */
+        {r8, 32768, BF, BF, 0, 1, 1, &kMisaligned, 0},
+        {r8, 32768, BF, F32, 0, 1, 1, &kAligned, 0},         /* a 4-byte weight on 16-bit rows */
+    };
+    for (i = 0; i < (int)(sizeof k / sizeof k[0]); ++i) {
+      int m;
+      for (m = 0; m < 2; ++m) {
+        fusednorm_problem p = fusednorm_problem_init(k[i].rows, k[i].n, k[i].x, k[i].w);
+        fusednorm_launch l;
+        char s[256], what[128];
+        p.mode = m ? FUSEDNORM_MODE_MULTI_WAVE_CACHED : FUSEDNORM_MODE_AUTO;
+        p.has_residual = k[i].fused;
+        p.has_weight = k[i].weight;
+        if (k[i].dims == 2) { /* [rows / 4, 4] leading dims, contiguous */
+          p.row_dims = 2;
+          p.row_shape[0] = k[i].rows / 4;
+          p.row_shape[1] = 4;
+          p.rows = k[i].rows / 4 * 4;
+        }
+        snprintf(what, sizeof what, "%s %s %lldx%lld %s case %d", kDevices[d].name, m ? "forced cached" : "auto",
+                 (long long)p.rows, (long long)p.n, fusednorm_dtype_name(k[i].x), i);
+        if (fusednorm_select_launch(&p, 0, dev, k[i].lay, &l) != FUSEDNORM_OK) {
+          CHECK(m == 1 && !k[i].want8, "%s: no plan", what); /* (forced: the family may refuse) */
+          continue;
+        }
+        plan_str(&l, s, sizeof s);
+        CHECK((l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8) == k[i].want8, "%s: %s, want S %s 8",
+              what, s, k[i].want8 ? "=" : "!=");
+        if (k[i].want8)
+          CHECK(l.block_threads == (int)((((k[i].n / fn_vec_elems(k[i].x)) + 7) / 8 + 31) / 32 * 32) &&
+                    l.grid == p.rows,
+                "%s: geometry %s", what, s);
+        check_plan(&p, 0, k[i].lay, &l, dev, what);
+      }
+    }
+  }
+}
+
 /* Dense rows narrower than a vector take the thread forward (select.c fwd_thread) where its rule
  * says; other narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
  * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
@@ -1666,11 +1735,12 @@ static void test_wide_grid_picks(void) {
 /* AUTO's wide forward for many rows (select.c FN_AUTO_FWD_WIDE_MANY_*), on every device of the
  * table and both row layouts it can stage: with at least as many rows as SMs, AUTO's forward is
  * the wide kernel exactly where the rule says (clusters: without them a grid barrier a round of
- * rows; more rows than SMs; plain rows of >= 6000 slots, fused rows of >= 48000 columns; the
+ * rows; more rows than SMs; plain rows of >= 6000 slots, fused rows of >= 48000 columns, or of
+ * >= 24576 where they are aligned whole vectors; the
  * forced wide plan holding its whole chunk in registers and stage), and every such plan reads
  * nothing twice. Then the H100 cases measured on either side of it. */
 static void test_wide_many_rows(void) {
-  static const int64_t kN[] = {23999, 24000, 32768, 47992, 48000, 49152, 65536, 98303, 131072, 262144, 577174, 1048576};
+  static const int64_t kN[] = {23999, 24000, 24568, 24576, 32768, 47992, 48000, 49152, 65536, 98303, 131072, 262144, 577174, 1048576};
   const fusednorm_layout *lays[] = {&kAligned, &kCongruent};
   int d, li, ri, ni, xi, fused, wide = 0, other = 0;
   for (d = 0; d < NDEV; ++d) {
@@ -1697,7 +1767,7 @@ static void test_wide_many_rows(void) {
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
               want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm &&
-                     (fused ? kN[ni] >= 48000 : slots >= 6000);
+                     (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000);
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                     li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
@@ -2571,6 +2641,7 @@ int main(int argc, char **argv) {
   test_tile_forward();
   test_mid_forward();
   test_lanes_forward();
+  test_fwd_row8();
   test_tiny_picks();
   test_dw_in_kernel_picks();
   test_dw_reduce_shape();
