@@ -2,7 +2,7 @@
  * rmsnorm_fwd_row.cu — the lean one-row-per-CTA forward: the multi-wave cached mode's kernel
  * wherever it applies (fn_fwd_row in launch_config.h: every row start, the weight and n
  * 16-byte aligned, the whole row in S <= 4 register slots per thread, up to 1024 threads; S = 8
- * at up to 512 threads and two CTAs an SM for many aligned plain rows of one stride, select.c
+ * at up to 512 threads and two CTAs an SM for many aligned rows of one stride, plain and fused, select.c
  * FN_AUTO_FWD_ROW8_*: a 1024-thread CTA at S = 4 holds 55-64 registers, one CTA and one row an
  * SM, whose loads and stores then do not overlap another row's).
  *
@@ -151,7 +151,15 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
     const unsigned a = (unsigned)((uintptr_t)w + (uintptr_t)sp.h * (W32 ? 4u : 2u)) & 15u;
     wal = a == 0 ? 16 : (a & 7) == 0 ? 8 : (a & 3) == 0 ? 4 : 2;
   }
-  V xv[S], rv[S];
+  /* S = 8 (aligned rows of one stride, two CTAs an SM: select.c FN_AUTO_FWD_ROW8_*) loads each
+   * slot's weight in the output loop, and the fused add's residual two slots at a time (the next
+   * two once the last two are folded into s): held from the start, the weight would take 32-64
+   * more registers and r 32 (ptxas, sm_90a, at 64 registers: r held four slots at a time spilled
+   * 180-360 bytes, two at a time 68-100; the plain rows 0-32). */
+  constexpr bool kLateW = S == 8;
+  constexpr int SR = kLateW ? S / 4 : S; /* residual slots held at once */
+  static_assert(!kLateW || !U, "S = 8: aligned rows only");
+  V xv[S], rv[SR];
   WRaw<T, W32> wr[S];
   float ex = 0.0f, er = 0.0f; /* U: this thread's edge element */
   uint32_t ew = 0;
@@ -162,16 +170,12 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
    * "First loads in one round trip"). The others keep a slot's loads together (split, they
    * only hold more registers: f32-weight rows measured 3-4% slower). */
   constexpr bool kSplitW = U && !W32;
-  /* S = 8 (aligned plain rows, two CTAs an SM: FN_FWD_ROW8_*) loads each slot's weight in the
-   * output loop instead: held from the start, the weight alone would take 32-64 more registers. */
-  constexpr bool kLateW = S == 8;
-  static_assert(!kLateW || (!U && !FUSED), "S = 8: aligned plain rows only");
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = c0 + k * step;
     if (U ? col + N <= n : col < n) {
       ld16(xv[k].w, xr + col);
-      if (FUSED) ld16(rv[k].w, rr + col);
+      if (FUSED && k < SR) ld16(rv[k].w, rr + col);
       if (!kSplitW && !kLateW && has_w) {
         if constexpr (U) load_wraw_u(wr[k], w, col, wal, n);
         else load_wraw(wr[k], w, col);
@@ -195,10 +199,17 @@ __device__ __forceinline__ void fwd_row_one(const T *xr, const T *rr, T *ror, T 
   float ss = 0.0f;
 #pragma unroll
   for (int k = 0; k < S; ++k) {
+    if (FUSED && kLateW && k > 0 && k % SR == 0) { /* the next residual slots, into the last ones' registers */
+#pragma unroll
+      for (int j = k; j < k + SR; ++j) {
+        const int cj = c0 + j * step;
+        if (cj < n) ld16(rv[j - k].w, rr + cj);
+      }
+    }
     const int col = c0 + k * step;
     if (U ? col + N <= n : col < n) {
       if (FUSED) {
-        add_residual(xv[k], rv[k]); /* s replaces x */
+        add_residual(xv[k], rv[k % SR]); /* s replaces x */
         st16(ror + col, xv[k].w);
       }
       ss = add_squares(xv[k], ss);
@@ -292,17 +303,20 @@ static const void *fwd_row_kernel_for(int cache, bool fused, bool w32, bool lean
   return nullptr;
 }
 
-/* S = 8: aligned plain rows only (fn_fwd_row8). */
+/* S = 8: aligned rows of one stride, the lean instance only (the N-d one spilled 76-872 bytes at
+ * S = 8: not built). */
 template <typename T>
-static const void *fwd_row8_kernel(bool w32, bool lean) {
-  if (!lean) return nullptr; /* (the N-d instance spills 76-872 bytes at S = 8: not built) */
+static const void *fwd_row8_kernel(bool fused, bool w32, bool lean) {
+  if (!lean) return nullptr;
+  if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, true, true, false>)
+                        : reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, true, false, false>);
   return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, false, true, false>)
              : reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, false, false, false>);
 }
 
 template <typename T>
 static const void *fwd_row_kernel_u(int cache, bool fused, bool w32, bool unaligned, bool lean) {
-  if (cache == 8) return fused || unaligned ? nullptr : fwd_row8_kernel<T>(w32, lean);
+  if (cache == 8) return unaligned ? nullptr : fwd_row8_kernel<T>(fused, w32, lean);
   return unaligned ? fwd_row_kernel_for<T, true>(cache, fused, w32, lean)
                    : fwd_row_kernel_for<T, false>(cache, fused, w32, lean);
 }

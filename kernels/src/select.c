@@ -35,7 +35,7 @@
  * 6.04 -> 5.56 us), worst f32 264 x 2000 fused 0.98x (512 threads);
  * tools/bench/results/few_rows_fwd_h200_2026-11-28/). */
 #define FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM 2
-/* The lean forward at 8 slots a thread and two CTAs an SM (fwd_row; rmsnorm_fwd_row.cu), in
+/* The lean forward at 8 slots a thread and two CTAs an SM (fwd_row8_ok; rmsnorm_fwd_row.cu), in
  * place of 4 slots at up to 1024 threads and one CTA an SM, for aligned plain rows of
  * FN_AUTO_FWD_ROW8_MIN_SLOTS-4096 slots from FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM rows an SM. Nsight
  * Compute, bf16 4096 x 32768 (H200, 2026-11-29 23:11 UTC): 175.2 -> 138.0 us, DRAM throughput 61%
@@ -45,7 +45,14 @@
  * width of 2560-4096 slots (bf16 4096 x 20480 117.3 -> 93.1, 4096 x 32768 157.9 -> 145.1; f32
  * 4096 x 12288 123.8 -> 108.3), mixed at 264-528 rows (0.94-1.14x), behind below (66-132 rows
  * 0.83-0.95x: a thread's chain of eight slots is the row's latency), and behind at 2049 slots at
- * every row count (16392 / f32 8196 columns: 0.86-0.96x, 288 threads for 2049 slots). */
+ * every row count (16392 / f32 8196 columns: 0.86-0.96x, 288 threads for 2049 slots).
+ * The fused add's rows of that range (past the S = 4 instance's 512 threads: the generic or the
+ * wide forward ran them), its residual loaded two slots at a time (64 registers, 68-100 bytes of
+ * spills), forced against them (bench_modes, H200 23:44 UTC, us, S = 8 / wide / reload): bf16
+ * 1056 x 20480 58.0 / 65.9 / 64.9, 4096 x 20480 188.9 / 231.9 / 233.8, 4096 x 24576 232.8 /
+ * 251.9 / 258.1, 1056 x 32768 86.6 / 88.2 / 93.2, 4096 x 32768 297.5 / 318.2 / 328.3, 8192 x
+ * 28672 510.6 / 559.6 / 600.4; f32 1056 x 10240 57.9 / 65.2 / 62.0, 8192 x 10240 378.4 / 440.7 /
+ * 426.5, 4096 x 16384 308.8 / 315.1 / 309.8. It is taken there ahead of the wide forward. */
 #define FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM 8
 #define FN_AUTO_FWD_ROW8_MIN_SLOTS 2560
 #define FN_AUTO_FWD_ROW_FEW2_MAX_THREADS 512
@@ -1031,8 +1038,21 @@ static int fwd_persistent(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* The lean forward at 8 slots a thread (FN_AUTO_FWD_ROW8_*): wide aligned rows of whole vectors,
+ * one stride (the lean instance: the N-d one would spill at S = 8), many of them; the plain rows
+ * that S = 4 holds at up to 1024 threads, the fused add's that it does not (past its 512), a
+ * weight of the rows' dtype or an f32 one on f32 rows, or none. */
+static int fwd_row8_ok(const ctx *c) {
+  const int64_t t4 = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
+  const int s4 = t4 <= 1024 ? fn_fwd_row_cache(c->slots, (int)t4, c->fused, c->w32, c->xs) : 0;
+  return (c->fused ? s4 == 0 && !(c->w32 && c->xs == 2) : s4 == 4) && c->slots >= FN_AUTO_FWD_ROW8_MIN_SLOTS &&
+         ceil_div(c->slots, 8) <= FN_FWD_ROW8_MAX_THREADS && c->aligned && c->p->n % c->vec == 0 &&
+         c->p->row_dims <= 1 && c->p->rows <= INT_MAX &&
+         c->p->rows >= (int64_t)FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM * c->d->sm_count;
+}
+
 /* Forward, multi-wave cached: the lean kernel, one CTA per row, aligned rows, the whole row in
- * FN_TARGET_CACHE slots per thread (fewer where the row is narrow). */
+ * FN_TARGET_CACHE slots per thread (fewer where the row is narrow; 8 where fwd_row8_ok). */
 static int fwd_row(const ctx *c, fusednorm_launch *l) {
   int64_t t = max64(64, round_up(ceil_div(c->slots, FN_TARGET_CACHE), 32));
   const int whole = c->aligned && c->p->n % c->vec == 0; /* else the head-split instance */
@@ -1054,11 +1074,7 @@ static int fwd_row(const ctx *c, fusednorm_launch *l) {
   }
   if ((!whole && !c->congruent) || t > 1024) return 0;
   s = fn_fwd_row_cache(c->slots, (int)t, c->fused, c->w32, c->xs);
-  /* Wide rows of one stride (the lean instance: the N-d one would spill at S = 8), many of them:
-   * 8 slots a thread at two CTAs an SM (FN_FWD_ROW8_MAX_THREADS) in place of 4 at one. */
-  if (s == 4 && c->slots >= FN_AUTO_FWD_ROW8_MIN_SLOTS && whole && !c->fused && c->p->row_dims <= 1 &&
-      c->p->rows <= INT_MAX && c->p->rows >= (int64_t)FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM * c->d->sm_count &&
-      ceil_div(c->slots, 8) <= FN_FWD_ROW8_MAX_THREADS) {
+  if (fwd_row8_ok(c)) {
     t = max64(64, round_up(ceil_div(c->slots, 8), 32));
     s = 8;
   }
@@ -1304,6 +1320,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
                  (!fwd_row(c, l) || (l->unaligned && c->p->rows * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW <= c->d->sm_count))) &&
       fwd_wide(c, l, 0))
     return FUSEDNORM_OK;
+  /* The lean forward at 8 slots a thread where it runs (it led the wide one there). */
+  if (fwd_row8_ok(c) && fwd_row(c, l)) return FUSEDNORM_OK;
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*), clusters only: a grid barrier a round of rows does not pay. */
   if (c->congruent && c->p->rows > c->d->sm_count &&
       (c->fused ? c->p->n >= (c->aligned && c->p->n % c->vec == 0 ? FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS

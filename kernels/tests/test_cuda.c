@@ -729,15 +729,17 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
 }
 
 /* The lean forward at eight slots a thread (rmsnorm_fwd_row.cu S = 8; select.c FN_AUTO_FWD_ROW8_*:
- * aligned plain rows of 2560-4096 slots, from 8 rows an SM), AUTO, on 1100 rows (8 an SM up to
- * 137 SMs) x 16384 / 24576 / 12288 columns: the engine's rotation gives these shapes f32 rows with
- * a weight (16384) and without (12288: LLAMA casting), bf16 rows with the offset weight and the
- * plain one (24576), beside variants that other kernels run (the fused add, an fp32 weight on
- * 16-bit rows, padded strides). The section fails unless S = 8 ran where this device's plan takes
- * it (the plan is asked for the f32 16384 case). --quick: one variant of the first two shapes. */
+ * aligned rows of 2560-4096 slots, from 8 rows an SM), AUTO, on 1100 rows (8 an SM up to 137
+ * SMs) x 16384 / 24576 / 12288 / 20480 columns: the engine's rotation gives these shapes f32 rows
+ * with a weight (16384) and without (12288: LLAMA casting; 16384 fused), bf16 rows with the offset
+ * weight and the plain one (24576), bf16 fused and f16 with padded strides (20480), beside
+ * variants that other kernels run (an fp32 weight on 16-bit rows, rows off 16 bytes). The section
+ * fails unless S = 8 ran where this device's plan takes it (the plan is asked for the f32 16384
+ * case). --quick: f32 plain, bf16 with the offset weight, f32 fused with GEMMA casting (padded
+ * strides). */
 static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}};
-  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}};
+  static const fn_engine_shape kShapes[] = {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}, {1100, 20480, 6}};
+  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}, {1100, 16384, 2}};
   fusednorm_problem p8 = fusednorm_problem_init(1100, 16384, FUSEDNORM_F32, FUSEDNORM_F32);
   const fusednorm_layout lay8 = {1, 1, 0, 16};
   fusednorm_launch l8;
@@ -748,7 +750,7 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   b->name = "cuda/auto/fwd-row8";
   c->misalign = OFFS_NONE;
   c->ran_fwd_row8 = 0;
-  int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes, o->quick ? 2 : 3) != 0;
+  int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes, o->quick ? 3 : 4) != 0;
   printf("[%s] %d forwards at eight slots a thread%s\n", b->name, c->ran_fwd_row8,
          want8 ? "" : " (not this device's plan for 1100 x 16384 f32)");
   if (want8 && c->ran_fwd_row8 == 0 && o->filter == NULL && o->case_index < 0) {

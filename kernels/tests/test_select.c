@@ -141,11 +141,11 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       break;
     case FUSEDNORM_KERNEL_FWD_ROW:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED, "%s: %s", what, s);
-      /* S = 8: only the lean instance of aligned plain rows of one stride and at most INT_MAX
-       * rows (rmsnorm_fwd_row.cu fwd_row8_kernel), one row a CTA */
+      /* S = 8: only the lean instance of aligned rows of one stride and at most INT_MAX rows
+       * (rmsnorm_fwd_row.cu fwd_row8_kernel), one row a CTA */
       inst = in_set(l->slots_per_thread, k124, 3) ||
-             (l->slots_per_thread == 8 && !p->has_residual && lay->aligned16 && p->n % vec == 0 && p->row_dims <= 1 &&
-              p->rows <= INT_MAX && l->grid >= p->rows && !l->unaligned);
+             (l->slots_per_thread == 8 && lay->aligned16 && p->n % vec == 0 && p->row_dims <= 1 && p->rows <= INT_MAX &&
+              l->grid >= p->rows && !l->unaligned);
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD, "%s: %s", what, s);
@@ -842,7 +842,7 @@ static const struct {
      * it holds on chip past one wave of rows (select.c FN_AUTO_FWD_WIDE_MANY_*); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 1, "fwd_wide/wide t512 r1 c2 k2 g8192 s2 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: wide from 24576 columns */
+    {4096, 32768, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: 8 slots a thread from 8 rows an SM */
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots, 8 a thread from 8 rows an SM */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g4096 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
@@ -1085,8 +1085,9 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   2026-11-28: wide 1.11x and 1.18x), and bf16 1024 x 65536 fused (1.00x on the H100 grid of
  *   2026-11-28 before the push, which gave many rows ~2%), moved by
  *   FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS; bf16 4096 x 32768 fused, which the H100 grid had at
- *   0.71-1.01x wide before the push, 1.03x wide on an H200 with it (2026-11-29 23:11 UTC,
- *   bench_modes; select.c FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS). */
+ *   0.71-1.01x wide before the push, 1.03x wide on an H200 with it and the lean forward at 8 slots
+ *   a thread 1.07x the wide one (2026-11-29 23:11 and 23:44 UTC, bench_modes; select.c
+ *   FN_AUTO_FWD_ROW8_*). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -1114,7 +1115,7 @@ static const struct {
      * ran the H200's 288 x 49000 f32 1.16x faster than the generic (2026-11-28 13:07 UTC) */
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 1},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
     {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 1},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 1},
-    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
+    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
     {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
@@ -1401,11 +1402,11 @@ static void test_lanes_forward(void) {
   check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x264");
 }
 
-/* The lean forward at eight slots a thread (select.c fwd_row, FN_AUTO_FWD_ROW8_*), on every
- * device: aligned plain rows of one stride with a weight of their dtype (or none), 2560-4096
- * slots, from 8 rows an SM, AUTO and forced multi_wave_cached alike; one row fewer, one slot
- * fewer, the fused add, N-d rows, a misaligned or congruent layout, an fp32 weight on 16-bit rows
- * keep what ran before (S <= 4, or another family). */
+/* The lean forward at eight slots a thread (select.c fwd_row8_ok, FN_AUTO_FWD_ROW8_*), on every
+ * device: aligned rows of one stride with a weight of their dtype (or none), 2560-4096 slots, from
+ * 8 rows an SM, plain and fused (ahead of the wide forward), AUTO and forced multi_wave_cached
+ * alike; one row fewer, one slot fewer, N-d rows, a misaligned or congruent layout, an fp32
+ * weight on 16-bit rows keep what ran before (S <= 4, or another family). */
 static void test_fwd_row8(void) {
   int d, i;
   for (d = 0; d < NDEV; ++d) {
@@ -1424,7 +1425,12 @@ static void test_fwd_row8(void) {
         {4 * r8, 32768, FUSEDNORM_F16, FUSEDNORM_F16, 0, 1, 1, &kAligned, 1}, /* 4096 slots */
         {r8, 16384, F32, F32, 0, 1, 1, &kAligned, 1},        /* f32, 4096 slots */
         {r8, 10240, F32, F32, 0, 0, 1, &kAligned, 1},        /* no weight */
-        {r8, 32768, BF, BF, 1, 1, 1, &kAligned, 0},          /* the fused add */
+        {r8, 32768, BF, BF, 1, 1, 1, &kAligned, 1},          /* the fused add (the wide cut) */
+        {r8, 20480, BF, BF, 1, 1, 1, &kAligned, 1},
+        {r8 - 1, 20480, BF, BF, 1, 1, 1, &kAligned, 0},
+        {r8, 16384, F32, F32, 1, 0, 1, &kAligned, 1},        /* f32, fused, no weight */
+        {r8, 32776, BF, BF, 1, 1, 1, &kAligned, 0},          /* 4097 slots */
+        {r8, 20480, BF, F32, 1, 1, 1, &kAligned, 0},         /* fused, a 4-byte weight on 16-bit rows */
         {r8, 32768, BF, BF, 0, 1, 2, &kAligned, 0},          /* N-d rows */
         {r8, 32768, BF, BF, 0, 1, 1, &kCongruent, 0},        /* the head-split rows */
         {r8, 32768, BF, BF, 0, 1, 1, &kMisaligned, 0},
@@ -1766,7 +1772,10 @@ static void test_wide_many_rows(void) {
               if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
-              want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm &&
+              /* (aligned fused rows of 2560-4096 slots from 8 rows an SM: the lean forward at 8
+               * slots a thread, test_fwd_row8) */
+              const int row8 = fused && li == 0 && kN[ni] % vec == 0 && slots >= 2560 && slots <= 4096 && p.rows >= 8 * sm;
+              want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm && !row8 &&
                      (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000);
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
