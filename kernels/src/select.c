@@ -46,8 +46,8 @@
  * 4096 x 12288 123.8 -> 108.3), mixed at 264-528 rows (0.94-1.14x), behind below (66-132 rows
  * 0.83-0.95x: a thread's chain of eight slots is the row's latency), and behind at 2049 slots at
  * every row count (16392 / f32 8196 columns: 0.86-0.96x, 288 threads for 2049 slots).
- * The fused add's rows of that range (past the S = 4 instance's 512 threads: the generic or the
- * wide forward ran them), its residual loaded two slots at a time (64 registers, 68-100 bytes of
+ * The fused add's rows of that range (past the S = 4 instance's 512 threads: otherwise the generic
+ * or the wide forward), its residual loaded two slots at a time (64 registers, 68-100 bytes of
  * spills), forced against them (bench_modes, H200 23:44 UTC, us, S = 8 / wide / reload): bf16
  * 1056 x 20480 58.0 / 65.9 / 64.9, 4096 x 20480 188.9 / 231.9 / 233.8, 4096 x 24576 232.8 /
  * 251.9 / 258.1, 1056 x 32768 86.6 / 88.2 / 93.2, 4096 x 32768 297.5 / 318.2 / 328.3, 8192 x

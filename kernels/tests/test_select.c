@@ -1406,7 +1406,7 @@ static void test_lanes_forward(void) {
  * device: aligned rows of one stride with a weight of their dtype (or none), 2560-4096 slots, from
  * 8 rows an SM, plain and fused (ahead of the wide forward), AUTO and forced multi_wave_cached
  * alike; one row fewer, one slot fewer, N-d rows, a misaligned or congruent layout, an fp32
- * weight on 16-bit rows keep what ran before (S <= 4, or another family). */
+ * weight on 16-bit rows take S <= 4 or another family. */
 static void test_fwd_row8(void) {
   int d, i;
   for (d = 0; d < NDEV; ++d) {
