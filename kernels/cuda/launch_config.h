@@ -105,7 +105,7 @@ static inline int fn_fwd_pipe_fits(int cache, int team, int64_t slots, int fused
  * per x element. */
 #define FN_FWD_ROW_MAX_THREADS(s, fused, w32, xsize) \
   ((s) == 8 ? FN_FWD_ROW8_MAX_THREADS : (s) <= 2 || (!(fused) && (!(w32) || (xsize) == 4)) ? 1024 : 512)
-/* S = 8 (aligned plain rows, each slot's weight loaded in the output loop): at most
+/* S = 8 (aligned rows, plain and fused, each slot's weight loaded in the output loop): at most
  * FN_FWD_ROW8_MAX_THREADS threads, two CTAs an SM (64 registers), so that an SM holds two rows of
  * 2049-4096 slots where the S = 4 instance at 1024 threads holds one. */
 #define FN_FWD_ROW8_MAX_THREADS 512

@@ -7,7 +7,8 @@
  * SM, whose loads and stores then do not overlap another row's).
  *
  * Same contract and the same arithmetic in the same order as rms_norm_fwd with CACHE = S and one
- * team per CTA (rmsnorm_fwd.cu): the outputs are bitwise those of the generic kernel. What it
+ * team per CTA (rmsnorm_fwd.cu): the outputs are bitwise those of the generic kernel (S = 8 has no
+ * generic counterpart: its row's sum splits over other threads, judged by the float64 rules). What it
  * drops is what made that kernel instruction- and register-heavy on large rows (ncu, H200
  * 2026-11-22 02:53 UTC, kernels/RESULTS.md: ~90 instructions per 16-byte slot, 94 registers at
  * 4 slots per thread): the per-element fallback of misaligned rows and partial slots, the
