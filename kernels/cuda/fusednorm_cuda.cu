@@ -409,9 +409,13 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
     fwd_params(k, p, a, layout);
     k.cluster = plan.ctas_per_row; k.chunk = (int)plan.chunk;
     k.grid_sum = plan.cluster == 1;
-    /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add) */
-    k.staged = (int)(plan.smem_bytes / ((size_t)plan.block_threads * 16 * (fused ? 2 : 1)));
-    const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0, k.grid_sum);
+    /* the staged slots per thread, from the bytes the plan gave them (x, and r for the fused add;
+     * with weight_smem, every slot's weight) */
+    k.wstage = plan.weight_smem ? fn_fwd_wide_weight_bytes(p->x_dtype, p->w_dtype) : 0;
+    k.staged = (int)fn_fwd_wide_staged(plan.smem_bytes, plan.block_threads, plan.slots_per_thread, fused ? 32 : 16,
+                                       k.wstage);
+    const void *kernel = fn::fwd_wide_kernel(p->x_dtype, plan.slots_per_thread, fused, plan.unaligned != 0, k.grid_sum,
+                                              k.wstage != 0);
     if (!k.grid_sum || kernel == nullptr) return launch(kernel, plan, &k, stream, "rms_norm_fwd_wide launch");
     fusednorm_device_info info;
     st = device_info(-1, &info);

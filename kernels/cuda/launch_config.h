@@ -384,6 +384,32 @@ static inline int64_t fn_fwd_wide_stage_per_thread(const fusednorm_device_info *
   if (b > optin) b = optin;
   return b <= 0 ? 0 : b / ((int64_t)threads * per_slot);
 }
+/* Slots per thread that stage past `spt` in registers where the weight of every slot of the thread
+ * is staged too (`wb` bytes a slot; 0: fn_fwd_wide_stage_per_thread's). */
+static inline int64_t fn_fwd_wide_stage_left(const fusednorm_device_info *d, int threads, int spt, int slot_bytes,
+                                             int wb) {
+  if (wb == 0) return fn_fwd_wide_stage_per_thread(d, threads, slot_bytes);
+  const int64_t b = fn_fwd_wide_stage_per_thread(d, threads, 1) - (int64_t)spt * wb; /* bytes a thread */
+  return b <= 0 ? 0 : b / (slot_bytes + wb);
+}
+/* The wide forward's weight staged in shared memory (the plan's weight_smem): the weight bytes of
+ * one vector slot, copied by cp.async with the slot's x, so that y's loop reads the weight from
+ * shared memory instead of one L2 round trip per batch of slots after the row's sum (those round
+ * trips, not the bytes, were what the weight cost: without a weight the forward of bf16 512 x
+ * 262144 ran 157 us against 204, f32 1024 x 65536 147 against 189; H200, 2026-11-30). 16 or 32
+ * (16-byte copies: a 16-bit x's 8 elements of a 16- or 32-bit weight, an f32 x's 4 of an f32
+ * weight); 0 where the slot's weight is not whole 16-byte blocks (f32 x, 16-bit weight). */
+static inline int fn_fwd_wide_weight_bytes(fusednorm_dtype x, fusednorm_dtype w) {
+  const int b = fn_vec_elems(x) * (w == FUSEDNORM_F32 ? 4 : 2);
+  return b % 16 == 0 ? b : 0;
+}
+/* Slots a thread stages past its registers, from the plan's shared memory: per thread, `staged`
+ * slots of x (and r) of `slot_bytes` each and, where the weight is staged (`wb` bytes a slot, 0:
+ * not), the weight of all its `spt + staged` slots. */
+static inline int64_t fn_fwd_wide_staged(size_t smem, int threads, int spt, int slot_bytes, int wb) {
+  const int64_t per = (int64_t)(smem / (size_t)threads) - (wb > 0 ? (int64_t)spt * wb : 0);
+  return per <= 0 ? 0 : per / (slot_bytes + wb);
+}
 /* Largest cluster of the wide forward on a device: 16 (non-portable, opted into per kernel with
  * cudaFuncAttributeNonPortableClusterSizeAllowed) on compute capability 9.x and 10.x, whose GPCs
  * hold 16 of these CTAs (two per SM); 8 (the portable maximum) on other cc >= 9 devices; 0 (no

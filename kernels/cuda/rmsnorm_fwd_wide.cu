@@ -28,6 +28,11 @@
  * dtype and device figures only: bitwise deterministic run to run, but not bitwise equal to
  * another mode or cluster size (the contract allows that; every plan meets the accuracy rules).
  *
+ * The weight: with the plan's weight_smem (aligned rows and weight, p.wstage bytes a slot), each
+ * slot's weight is copied into shared memory by cp.async with its x, and y's loop reads it there;
+ * otherwise it is read from global memory (L2) after the row's sum, a round trip per batch of
+ * slots, or (S <= 2) into registers with x.
+ *
  * Head-split (U, the plan's `unaligned`: rows congruent modulo 16 bytes but not aligned, or n not a
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
  * first 16-byte boundary h (per row, from its address), so every slot is a whole 16-byte vector;
@@ -86,6 +91,46 @@ template <bool U, bool FUSED, typename T, int N>
 __device__ __forceinline__ void wide_weight(float (&w)[N], const FwdWideParams &p, int col, int c1, bool alw) {
   if constexpr (U && !FUSED && sizeof(T) == 2) load_weight_u<N>(w, p.w, p.w_dtype, p.offset, col, p.n);
   else load_weight<N>(w, p.w, p.w_dtype, p.offset, col, c1, alw);
+}
+
+/* The weight of the slot at `col` (its first min(N, c1 - col) elements, the rest zero) copied into
+ * the thread's stage: `wsb` bytes (fn_fwd_wide_weight_bytes), one 16-byte piece at dst and, at 32,
+ * the second `blockDim.x` pieces later (the stage interleaves the threads, as smem_get's slots). The
+ * weight is 16-byte aligned and col a multiple of N: every piece starts aligned. A piece past the
+ * row's end copies nothing (zero bytes, from the slot's own address). */
+template <int N>
+__device__ __forceinline__ void cp_weight(uint4 *dst, const void *w, int col, int c1, int wsb) {
+  const int es = wsb / N;
+  const int bytes = min(N, c1 - col) * es;
+  const char *src = static_cast<const char *>(w) + (size_t)col * es;
+  cp_async16_part(dst, src, min(bytes, 16));
+  if (wsb == 32) cp_async16_part(dst + blockDim.x, bytes > 16 ? src + 16 : src, max(0, bytes - 16));
+}
+
+/* A slot's effective weight (w + offset in fp32, as load_weight gives it) from the pieces cp_weight
+ * staged. */
+template <int N>
+__device__ __forceinline__ void staged_weight(float (&out)[N], const uint4 *q, int w_dtype, float offset) {
+  if (w_dtype == FUSEDNORM_F32) {
+#pragma unroll
+    for (int i = 0; i < N / 4; ++i) {
+      const uint4 u = q[(size_t)i * blockDim.x];
+      out[4 * i + 0] = __uint_as_float(u.x); out[4 * i + 1] = __uint_as_float(u.y);
+      out[4 * i + 2] = __uint_as_float(u.z); out[4 * i + 3] = __uint_as_float(u.w);
+    }
+  } else {
+    const uint4 u = q[0];
+    const uint32_t wd[4] = {u.x, u.y, u.z, u.w};
+    if (w_dtype == FUSEDNORM_BF16) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = bf16_packed(wd, e);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = f16_packed(wd, e);
+    }
+  }
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] += offset;
 }
 
 /* CTA rank within the cluster (cluster code exists from sm_90 only). */
@@ -235,7 +280,7 @@ __device__ __forceinline__ float grid_push_sum(float v, int cl, T *y, int c0, in
 }  // namespace
 
 /* The body of rms_norm_fwd_wide (below): GS, the grid sum, or the cluster's. */
-template <typename T, int S, bool FUSED, bool U, bool GS>
+template <typename T, int S, bool FUSED, bool U, bool GS, bool WS>
 __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
   using V = Vec<T>;
   constexpr int N = V::N;
@@ -246,7 +291,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
    * instances of 16-bit rows, whose weight comes as shifted blocks (wide_weight: spilled 8-40 bytes
    * loaded with x; read after the sum they measured 1.02-1.23x on 16-1024 rows, 0.93-1.06x on 1-8
    * rows, H200 2026-11-29). */
-  constexpr bool PRE_W = S <= 2 && !(U && (FUSED || sizeof(T) == 2));
+  constexpr bool PRE_W = S <= 2 && !(U && (FUSED || sizeof(T) == 2)) && !WS;
   /* S = 4 is the aligned-only instance without the fused add (the plan gives it only plain
    * aligned rows, n a multiple of the vector width): with the element-wise fallback ptxas spilled
    * 28-100 bytes at 64 registers, and with the fused add's r slots 28-32 bytes. */
@@ -257,7 +302,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
   extern __shared__ uint4 stage[];
   const int cl = p.cluster;
   constexpr bool gs = GS;
-  if (p.grid_sum != (gs ? 1 : 0)) __trap(); /* the launcher picked the instance the plan named */
+  if (p.grid_sum != (gs ? 1 : 0) || (p.wstage != 0) != WS) __trap(); /* the instance the plan named */
   const int crank = gs ? (int)(blockIdx.x % cl) : cluster_rank();
   if (gs) {
     if (threadIdx.x == 0) held.row = nullptr;
@@ -275,6 +320,15 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
   const int sj = al ? p.staged : 0;
   uint4 *const stx = stage + threadIdx.x;
   uint4 *const str = stx + (size_t)sj * blockDim.x;
+  /* WS, the weight staged (aligned rows and weight; its instances are neither head-split nor the
+   * grid sum's): `wq` 16-byte pieces a slot, the thread's slot i (registers 0 .. S-1, then the
+   * stage's) at stw[i * wq * T], behind the stage's x and r. Each thread reads only what it copied
+   * (no barrier). A template flag: at run time its pointers and branches cost the instances without
+   * it 8-64 bytes of spills at the launch bound's 64 registers (ptxas, nvcc 13.0, sm_90a). */
+  static_assert(!(WS && (U || GS)), "the staged weight is the aligned cluster instances'");
+  const int wsb = WS ? p.wstage : 0;
+  const int wq = wsb >> 4;
+  uint4 *const stw = stx + (size_t)sj * (FUSED ? 2 : 1) * blockDim.x;
   int parity = 0;
   unsigned use = 0;
   /* Grid sum: every CTA passes the same number of grid barriers, one per round of `units` rows,
@@ -309,7 +363,10 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         if (col < c1) {
           ld_slot<AL>(xv[k], rp.x, col, c1, al);
           if (FUSED) ld_slot<AL>(rv[k], rp.r, col, c1, al);
-          if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
+          if (wsb) {
+            if (use == 0) cp_weight<N>(stw + (size_t)k * wq * blockDim.x, p.w, col, c1, wsb);
+          }
+          else if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
         }
       }
       /* The staged slots' copies, right behind the registers' loads: the whole chunk in flight at
@@ -319,6 +376,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         const int bytes = min(N, c1 - col) * (int)sizeof(T);
         cp_async16_part(stx + (size_t)j * blockDim.x, rp.x + col, bytes);
         if (FUSED) cp_async16_part(str + (size_t)j * blockDim.x, rp.r + col, bytes);
+        if (wsb && use == 0) cp_weight<N>(stw + (size_t)(S + j) * wq * blockDim.x, p.w, col, c1, wsb);
       }
       cp_async_commit();
       if (FUSED) {
@@ -336,7 +394,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
 #pragma unroll
     for (int k = 0; k < S; ++k)
       if (col0 + k * step < c1) ss = add_squares(xv[k], ss); /* columns past the end were loaded as 0 */
-    if (jn > 0) cp_async_wait_all();
+    if (jn > 0 || wsb) cp_async_wait_all();
     for (int j = 0; j < jn; ++j) {
       uint4 *const q = stx + (size_t)j * blockDim.x;
       V sv = smem_get<T>(q);
@@ -380,20 +438,35 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         const int col = col0 + k * step;
         if (col < c1) {
           V yv;
-          if (!PRE_W) wide_weight<U, FUSED, T, N>(wv[0], p, col, c1, alw);
-          normalize_slot<T, L>(yv, xv[k], wv[PRE_W ? k : 0], rstd);
+          if (wsb) {
+            float w[N];
+            staged_weight<N>(w, stw + (size_t)k * wq * blockDim.x, p.w_dtype, p.offset);
+            normalize_slot<T, L>(yv, xv[k], w, rstd);
+          } else {
+            if (!PRE_W) wide_weight<U, FUSED, T, N>(wv[0], p, col, c1, alw);
+            normalize_slot<T, L>(yv, xv[k], wv[PRE_W ? k : 0], rstd);
+          }
           if (k == 0 && gs && threadIdx.x == 0) /* it holds this CTA's partial until the next barrier */
             held = HeldSlot<T>{yv, rp.y, col, c1, al ? 1 : 0};
           else
             st_slot<AL>(rp.y, yv, col, c1, al);
         }
       }
-      /* The staged slots B at a time, their weights loaded first (an L2 round trip per batch, not
+      /* Without the staged weight: the staged slots B at a time, their weights loaded first (an L2 round trip per batch, not
        * per slot: the loads may not pass the stores of y, which the compiler cannot tell apart).
        * One at a time in the fused and head-split instances of 16-bit rows: a batch of two spilled
        * 16-132 bytes there at the launch bound's 64 registers (ptxas, nvcc 13.0, sm_90a). */
       constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
-      for (int j = 0; j < jn; j += B) {
+      if (wsb) {
+        for (int j = 0; j < jn; ++j) {
+          float w[N];
+          V yv;
+          staged_weight<N>(w, stw + (size_t)(S + j) * wq * blockDim.x, p.w_dtype, p.offset);
+          normalize_slot<T, L>(yv, smem_get<T>(stx + (size_t)j * blockDim.x), w, rstd);
+          st_slot<AL>(rp.y, yv, cs + j * step, c1, al);
+        }
+      }
+      for (int j = 0; j < (wsb ? 0 : jn); j += B) {
         float w[B][N];
 #pragma unroll
         for (int b = 0; b < B; ++b)
@@ -439,16 +512,26 @@ template <int S, bool GS> __device__ constexpr bool fwd_wide_compiled() {
  * flag ptxas spilled 44-104 bytes at the 64-register bound, nvcc 13.0, sm_90a). The grid sum runs
  * one CTA per SM (FN_FWD_WIDE_GRID_CTAS_PER_SM): every CTA of the grid waits at the same barrier,
  * so a second one per SM hides nothing, and at two the barrier's registers made ptxas spill 4-80
- * bytes at the 64-register bound (nvcc 13.0, sm_80). p.grid_sum says which the plan made. */
-template <typename T, int S, bool FUSED, bool U, bool GS>
+ * bytes at the 64-register bound (nvcc 13.0, sm_80). p.grid_sum says which the plan made; WS
+ * (p.wstage), whether the weight is staged. */
+template <typename T, int S, bool FUSED, bool U, bool GS, bool WS = false>
 __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, GS ? FN_FWD_WIDE_GRID_CTAS_PER_SM : FN_FWD_WIDE_MIN_CTAS)
     rms_norm_fwd_wide(const FwdWideParams p) {
-  if constexpr (fwd_wide_compiled<S, GS>()) fwd_wide_row_loop<T, S, FUSED, U, GS>(p);
+  if constexpr (fwd_wide_compiled<S, GS>()) fwd_wide_row_loop<T, S, FUSED, U, GS, WS>(p);
   else __trap();
 }
 
 template <typename T, int S, bool U, bool GS>
-static const void *fwd_wide_kernel_s(bool fused) {
+static const void *fwd_wide_kernel_s(bool fused, bool ws) {
+  if constexpr (U || GS) {
+    if (ws) return nullptr;
+  } else if (ws) {
+    if constexpr (S == 4)
+      return fused ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false, false, true>);
+    else
+      return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true, false, false, true>)
+                   : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false, false, false, true>);
+  }
   if constexpr (S == 4)
     return fused || U ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false, GS>);
   else
@@ -457,30 +540,30 @@ static const void *fwd_wide_kernel_s(bool fused) {
 }
 
 template <typename T, bool U, bool GS>
-static const void *fwd_wide_kernel_for(int spt, bool fused) {
+static const void *fwd_wide_kernel_for(int spt, bool fused, bool ws) {
   switch (spt) {
-    case 1: return fwd_wide_kernel_s<T, 1, U, GS>(fused);
-    case 2: return fwd_wide_kernel_s<T, 2, U, GS>(fused);
-    case 4: return fwd_wide_kernel_s<T, 4, U, GS>(fused);
+    case 1: return fwd_wide_kernel_s<T, 1, U, GS>(fused, ws);
+    case 2: return fwd_wide_kernel_s<T, 2, U, GS>(fused, ws);
+    case 4: return fwd_wide_kernel_s<T, 4, U, GS>(fused, ws);
   }
   return nullptr;
 }
 
 template <typename T, bool GS>
-static const void *fwd_wide_kernel_u(int spt, bool fused, bool unaligned) {
-  return unaligned ? fwd_wide_kernel_for<T, true, GS>(spt, fused) : fwd_wide_kernel_for<T, false, GS>(spt, fused);
+static const void *fwd_wide_kernel_u(int spt, bool fused, bool unaligned, bool ws) {
+  return unaligned ? fwd_wide_kernel_for<T, true, GS>(spt, fused, ws) : fwd_wide_kernel_for<T, false, GS>(spt, fused, ws);
 }
 
 template <typename T>
-static const void *fwd_wide_kernel_g(int spt, bool fused, bool unaligned, bool grid_sum) {
-  return grid_sum ? fwd_wide_kernel_u<T, true>(spt, fused, unaligned) : fwd_wide_kernel_u<T, false>(spt, fused, unaligned);
+static const void *fwd_wide_kernel_g(int spt, bool fused, bool unaligned, bool grid_sum, bool ws) {
+  return grid_sum ? fwd_wide_kernel_u<T, true>(spt, fused, unaligned, ws) : fwd_wide_kernel_u<T, false>(spt, fused, unaligned, ws);
 }
 
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum) {
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum, bool wstage) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_wide_kernel_g<float>(spt, fused, unaligned, grid_sum);
-    case FUSEDNORM_F16: return fwd_wide_kernel_g<__half>(spt, fused, unaligned, grid_sum);
-    case FUSEDNORM_BF16: return fwd_wide_kernel_g<__nv_bfloat16>(spt, fused, unaligned, grid_sum);
+    case FUSEDNORM_F32: return fwd_wide_kernel_g<float>(spt, fused, unaligned, grid_sum, wstage);
+    case FUSEDNORM_F16: return fwd_wide_kernel_g<__half>(spt, fused, unaligned, grid_sum, wstage);
+    case FUSEDNORM_BF16: return fwd_wide_kernel_g<__nv_bfloat16>(spt, fused, unaligned, grid_sum, wstage);
   }
   return nullptr;
 }

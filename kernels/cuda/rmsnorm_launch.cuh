@@ -120,6 +120,9 @@ struct FwdWideParams {
   int grid_sum;                /* 1: the row's CTAs are not a cluster; their sum meets in global
                                   memory across a cooperative grid (rmsnorm_fwd_wide.cu grid_push_sum) */
   int staged;                  /* slots per thread past the registers staged in shared memory */
+  int wstage;                  /* bytes of a slot's weight staged in shared memory with its x (16
+                                  or 32, fn_fwd_wide_weight_bytes; every slot of the thread's), 0:
+                                  the weight read from global memory after the row's sum */
   int aligned;                 /* every row start and the weight are 16-byte aligned */
   int llama;
   fn_row_dims nd;              /* as in FwdParams */
@@ -143,8 +146,10 @@ const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, b
 /* The wide forward (rmsnorm_fwd_wide.cu) for slots per thread 1, 2 (any layout, with or without
  * the fused add; `unaligned`: the head-split instance for congruent rows) and 4 (aligned rows, n a
  * multiple of the vector width, no fused add); `grid_sum`: the instance whose CTAs sum across a
- * cooperative grid, else across a cluster (the plan's cluster == 1 or > 1); NULL otherwise. */
-const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum);
+ * cooperative grid, else across a cluster (the plan's cluster == 1 or > 1); `wstage`: the
+ * instance that stages the weight (aligned cluster instances only: the plan's weight_smem); NULL
+ * otherwise. */
+const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum, bool wstage);
 /* The flat-tile forward (rmsnorm_fwd_tile.cu) for dense narrow rows: `cols` (1..FN_FWD_TILE_MAX_COLS)
  * columns per lane, with or without the fused add; NULL otherwise. */
 const void *fwd_tile_kernel(fusednorm_dtype x, int cols, bool fused);

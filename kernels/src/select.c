@@ -1160,36 +1160,37 @@ static int fwd_wide_grid_ctas(const ctx *c, int64_t per_cta, int *out) {
 
 /* The wide forward's CTA for clusters of `cl`: the chunk, threads (the fewest, at up to `spt_max`
  * slots each, that hold the chunk, within FN_FWD_WIDE_MAX_THREADS), slots a thread, and the
- * shared memory that stages the chunk's rest (whole-vector slots only, `slot_bytes` each). */
+ * shared memory that stages the chunk's rest (whole-vector slots only, `slot_bytes` each) and,
+ * `wb` > 0, the weight of every slot of the chunk (wb bytes each, fn_fwd_wide_weight_bytes). */
 typedef struct {
   int64_t chunk, chunk_slots;
   int threads, s;
   size_t smem;
 } wide_cta;
 
-static wide_cta fwd_wide_cta(const ctx *c, int cl, int spt_max, int stage, int slot_bytes) {
+static wide_cta fwd_wide_cta(const ctx *c, int cl, int spt_max, int stage, int slot_bytes, int wb) {
   wide_cta g;
   g.chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
   g.chunk_slots = g.chunk / c->vec;
   g.threads = (int)max64(64, min64(FN_FWD_WIDE_MAX_THREADS, round_up(ceil_div(g.chunk_slots, spt_max), 32)));
   for (g.s = 1; g.s < spt_max && (int64_t)g.s * g.threads < g.chunk_slots; g.s *= 2) {
   }
-  g.smem = 0;
+  g.smem = (size_t)wb * g.s * g.threads; /* the registers' slots' weight */
   if (stage && g.chunk_slots > (int64_t)g.s * g.threads) {
     const int64_t want = ceil_div(g.chunk_slots - (int64_t)g.s * g.threads, g.threads);
-    const int64_t cap = fn_fwd_wide_stage_per_thread(c->d, g.threads, slot_bytes);
+    const int64_t cap = fn_fwd_wide_stage_left(c->d, g.threads, g.s, slot_bytes, wb);
     /* The fused add stages only a chunk it holds whole: a stage with streamed slots behind it
      * measured 0.99x over 44 cases, down to 0.89x (H200 and H100, kernels/RESULTS.md "The wide
      * forward's stage"); without the fused add such stages measured 1.07-1.11x (geomean). */
-    if (!c->fused || want <= cap) g.smem = (size_t)(min64(want, cap) * g.threads * slot_bytes);
+    if (!c->fused || want <= cap) g.smem += (size_t)(min64(want, cap) * g.threads * (slot_bytes + wb));
   }
   return g;
 }
 
 /* CTAs of the wide forward's `cl`-CTA clusters resident at once: its CTA's residency (threads,
  * the launch bound's registers, the stage) within the GPCs (cluster_resident). */
-static int64_t fwd_wide_resident(const ctx *c, int cl, int spt_max, int stage, int slot_bytes) {
-  const wide_cta g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
+static int64_t fwd_wide_resident(const ctx *c, int cl, int spt_max, int stage, int slot_bytes, int wb) {
+  const wide_cta g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes, wb);
   return cluster_resident(c->d, cl, ctas_per_sm(c->d, g.threads, FN_FWD_WIDE_REGS, (int64_t)g.smem));
 }
 
@@ -1214,7 +1215,7 @@ static int64_t fwd_wide_resident(const ctx *c, int cl, int spt_max, int stage, i
  * A model of waves and registers, its limits measured (H200, kernels/RESULTS.md "Clusters as the
  * driver counts them"); the bench commands that check it are in kernels/cuda/README.md. Every CTA
  * gets a non-empty chunk. */
-static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
+static int fwd_wide_plan(const ctx *c, fusednorm_launch *l, int grid_sum, int wb) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
   const int spt_max = c->aligned && c->p->n % c->vec == 0 && !c->fused ? 4 : 2;
   /* whole-vector slots (aligned rows, or the head-split interior) can be staged by 16-byte copies */
@@ -1222,7 +1223,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int slot_bytes = c->fused ? 32 : 16;
   const int64_t per_cta =
       (int64_t)FN_FWD_WIDE_MAX_THREADS *
-      (spt_max + (stage ? fn_fwd_wide_stage_per_thread(c->d, FN_FWD_WIDE_MAX_THREADS, slot_bytes) : 0));
+      (spt_max + (stage ? fn_fwd_wide_stage_left(c->d, FN_FWD_WIDE_MAX_THREADS, spt_max, slot_bytes, wb) : 0));
   const int64_t rows = c->p->rows;
   int cl = 2;
   wide_cta g;
@@ -1230,7 +1231,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   if (grid_sum) {
     if (!fwd_wide_grid_ctas(c, per_cta, &cl)) return 0;
   } else {
-#define FN_RES(k) fwd_wide_resident(c, (k), spt_max, stage, slot_bytes)
+#define FN_RES(k) fwd_wide_resident(c, (k), spt_max, stage, slot_bytes, wb)
     while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
     if (rows * cl <= FN_RES(cl)) {
       /* widened within the launch bound's CTAs (two an SM) as well: narrower CTAs hold more an SM,
@@ -1248,10 +1249,10 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
     }
 #undef FN_RES
   }
-  g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
+  g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes, wb);
   while (cl > 2 && (cl - 1) * g.chunk >= c->p->n) {
     cl /= 2;
-    g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes);
+    g = fwd_wide_cta(c, cl, spt_max, stage, slot_bytes, wb);
   }
   if ((cl - 1) * g.chunk >= c->p->n) return 0;
   if (grid_sum && maxcl >= 2 && g.s < 2) return 0; /* not compiled where there are clusters */
@@ -1261,6 +1262,7 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   l->chunk = g.chunk;
   l->slots_per_thread = g.s;
   l->smem_bytes = g.smem;
+  l->weight_smem = wb > 0;
   l->unaligned = c->congruent && !c->aligned && g.s <= 2; /* the S = 4 instance is aligned-only */
   /* the grid sum's rounds: as many rows at once as the co-resident CTAs hold */
   l->grid = min64(rows, (grid_sum ? fwd_wide_grid_resident(c) : INT_MAX) / cl) * cl;
@@ -1272,8 +1274,50 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
  * H100's or H200's the chunk's rest would be read again from L2, which is how the unstaged wide
  * kernel lost to the generic one. */
 static int fwd_wide_holds(const ctx *c, const fusednorm_launch *l) {
-  const int64_t staged = (int64_t)(l->smem_bytes / 16 / (c->fused ? 2 : 1));
-  return ((int64_t)l->slots_per_thread * l->block_threads + staged) * c->vec >= l->chunk;
+  const int wb = l->weight_smem ? fn_fwd_wide_weight_bytes(c->p->x_dtype, c->p->w_dtype) : 0;
+  const int64_t staged =
+      fn_fwd_wide_staged(l->smem_bytes, l->block_threads, l->slots_per_thread, c->fused ? 32 : 16, wb);
+  return ((int64_t)l->slots_per_thread + staged) * l->block_threads * c->vec >= l->chunk;
+}
+
+/* The wide forward's weight staged only where a CTA's chunk moves this many bytes in (x, and r for
+ * the fused add), the stage's cluster being larger than the plan's without it or not: chunks of
+ * 64 KB and more measured 1.10-1.20x (bf16 512 x 262144 and f32 1024 x 65536 at twice the
+ * cluster), fused f32 300 x 160000 at 80 KB 1.23x, fused f32 200 x 98312 at 49 KB 1.25x; at 40 KB
+ * 0.89x (f32 300 x 160000) and 0.96x (f32 1500 x 40000): a row's fixed latency over a short chunk
+ * (H200, 2026-11-30). */
+#define FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES 49152
+/* CTAs of a cluster plan resident at once (fwd_wide_resident's count, from the plan). */
+static int64_t fwd_wide_plan_resident(const ctx *c, const fusednorm_launch *l) {
+  return cluster_resident(c->d, l->cluster, ctas_per_sm(c->d, l->block_threads, FN_FWD_WIDE_REGS, (int64_t)l->smem_bytes));
+}
+
+/* The wide forward's plan (fwd_wide_plan), its weight staged in shared memory (weight_smem: aligned
+ * rows with a weight, whole 16-byte slots of it, `aligned` covering the weight; in clusters: the
+ * grid sum keeps the weight's loads) where both it and the plan without it hold their whole chunk,
+ * the rows take two waves of clusters or more without it, and a CTA's chunk moves at least
+ * FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES (the weight's bytes may double the cluster, halving the
+ * chunk). Its grid is then the clusters resident at once, each looping over rows, so that a CTA
+ * copies its chunk's weight once, not once a row: the weight's traffic from L2, as many bytes as
+ * x's where weight and x share a dtype, was what it cost (bf16 512 x 262144: 207 us with a weight,
+ * 157 without; staged once a row, 193; once a CTA, 173; H200, 2026-11-30, kernels/RESULTS.md "The
+ * wide forward's weight, once a CTA"). Else the plan without it, as measured before: one wave of
+ * rows (one row: the stage's copies before the sum measured 0.95-0.97x), or a chunk that streams in
+ * part (few rows narrowed to one wave of clusters; bf16 256 x 1048576, whose chunk with its weight
+ * is past the 16-CTA cluster's shared memory). */
+static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
+  const int wb = c->p->has_weight && c->aligned && !grid_sum ? fn_fwd_wide_weight_bytes(c->p->x_dtype, c->p->w_dtype) : 0;
+  fusednorm_launch w;
+  if (!fwd_wide_plan(c, l, grid_sum, 0)) return 0;
+  if (wb > 0 && fwd_wide_holds(c, l) && fwd_wide_plan(c, &w, grid_sum, wb) && fwd_wide_holds(c, &w)) {
+    const int64_t rl = fwd_wide_plan_resident(c, l), rw = fwd_wide_plan_resident(c, &w) / w.cluster * w.cluster;
+    const int64_t cta_bytes = w.chunk * c->xs * (c->fused ? 2 : 1);
+    if (rw > 0 && rl > 0 && l->grid >= 2 * rl && cta_bytes >= FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES) {
+      *l = w;
+      l->grid = min64(w.grid, rw);
+    }
+  }
+  return 1;
 }
 
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {

@@ -62,6 +62,7 @@ typedef struct {
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
   int ran_bwd_row8;     /* ... the lean backward at eight slots a thread */
   int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
+  int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
@@ -183,6 +184,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
       c->ran_bwd_row8 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8;
       c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
+      c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
     }
@@ -697,6 +699,18 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     }
   }
   failed += planfail != 0;
+  /* The weight staged with x (select.c fwd_wide): where this device's plan of 160 x 65536 bf16
+   * stages it, the runs below must have launched it (the rotation gives that shape the plain
+   * weight; others an fp32 weight, the offset weight, or none). */
+  int want_ws;
+  {
+    fusednorm_problem p = fusednorm_problem_init(160, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
+    const fusednorm_layout al = {1, 1, 0, 16};
+    fusednorm_launch l;
+    p.mode = FUSEDNORM_MODE_WIDE;
+    want_ws = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.weight_smem;
+  }
+  c->ran_wide_ws = 0;
   if (info->cc_major < 9)
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
            "(a cooperative grid)\n", info->cc_major, info->cc_minor);
@@ -725,6 +739,12 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     failed += f != 0;
   }
   c->misalign = 0;
+  printf("[cuda/wide-fwd] %d forwards with the weight staged%s\n", c->ran_wide_ws,
+         want_ws ? "" : " (not this device's plan for 160 x 65536 bf16)");
+  if (want_ws && c->ran_wide_ws == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with its weight staged\n");
+    ++failed;
+  }
   return failed;
 }
 

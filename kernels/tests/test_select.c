@@ -326,13 +326,31 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_FWD_WIDE) {
     /* >= 2 CTAs a row; the chunk streamed beyond the registers only at the widest CTA */
     const int cl = l->ctas_per_row;
+    const int sb = p->has_residual ? 32 : 16, wb = fn_fwd_wide_weight_bytes(p->x_dtype, p->w_dtype);
     CHECK(cl >= 2, "%s: %s", what, s);
+    /* the stage: whole slots of x (and r) for every thread and, with the weight staged, the weight
+     * of each of its slots (registers' and stage's), 16-byte pieces: only on aligned rows and
+     * weight, in clusters, and only where the registers and stage hold the whole chunk */
+    if (l->weight_smem) {
+      const int64_t st = fn_fwd_wide_staged(l->smem_bytes, l->block_threads, l->slots_per_thread, sb, wb);
+      CHECK(p->has_weight && lay->aligned16 && l->cluster > 1 && wb > 0 && wb % 16 == 0 && !l->unaligned &&
+                l->smem_bytes == (size_t)l->block_threads * (size_t)(l->slots_per_thread * wb + st * (sb + wb)) &&
+                (l->slots_per_thread + st) * l->block_threads * vec >= l->chunk,
+            "%s: the weight's stage: %s", what, s);
+    } else {
+      CHECK(l->smem_bytes % ((size_t)sb * l->block_threads) == 0, "%s: the stage not whole slots: %s", what, s);
+    }
     CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
                                 l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
           "%s: chunk streamed below the widest CTA: %s", what, s);
     if (l->cluster > 1) {
       CHECK(l->cluster == cl, "%s: a cluster a row: %s", what, s);
-      CHECK(l->grid == (p->rows < INT_MAX / cl ? p->rows : INT_MAX / cl) * cl, "%s: one cluster per row: %s", what, s);
+      /* one cluster a row or, with the weight staged, at most the clusters resident at once (the
+       * CTAs an SM that its threads allow), each looping over rows, its chunk's weight copied once */
+      const int64_t all = (p->rows < INT_MAX / cl ? p->rows : INT_MAX / cl) * cl;
+      CHECK(l->grid == all || (l->weight_smem && l->grid % cl == 0 && l->grid < all &&
+                               l->grid <= (int64_t)d->sm_count * (d->max_threads_per_sm / l->block_threads)),
+            "%s: one cluster per row: %s", what, s);
       /* two CTAs per SM (the launch bound's registers): a 16-CTA cluster fits 8 SMs */
       CHECK(2 * FN_FWD_WIDE_MAX_THREADS * FN_FWD_WIDE_REGS <= d->regs_per_sm &&
                 2 * FN_FWD_WIDE_MAX_THREADS <= d->max_threads_per_sm,
@@ -427,7 +445,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->weight_smem && l->smem_bytes == (size_t)(l->unaligned ? fn_fwd_pipe_u_smem(p->n, vec)
                                                                     : (p->n + vec - 1) / vec * vec * 4),
           "%s: %s", what, s);
-  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE)
+  if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE &&
+      l->kernel != FUSEDNORM_KERNEL_FWD_WIDE)
     /* the weight, and the head-split's dw */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
                                          : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
@@ -668,7 +687,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
@@ -705,7 +724,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c2 k2 g128 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
@@ -742,7 +761,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t512 r1 c2 k2 g296 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
@@ -845,7 +864,7 @@ static const struct {
     {4096, 32768, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: 8 slots a thread from 8 rows an SM */
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots, 8 a thread from 8 rows an SM */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g4096 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -855,7 +874,7 @@ static const struct {
     {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
-    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
+    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0"},
     /* many rows of 8192 slots or more: the wide forward, its chunk on chip (FN_AUTO_FWD_WIDE_MANY_*) */
     {256, 1048576, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
     /* few wide rows: the wide forward. One wave where the rows' clusters are resident (two
@@ -1912,10 +1931,12 @@ static void test_wide_fwd_stage(void) {
                 const int64_t vec = fn_vec_elems(x), slot = fused ? 32 : 16;
                 const int64_t chunk_slots = (l.chunk + vec - 1) / vec;
                 const int64_t regs = (int64_t)l.slots_per_thread * l.block_threads;
-                const int64_t staged = (int64_t)l.smem_bytes / slot; /* slots per CTA */
+                const int wb = l.weight_smem ? fn_fwd_wide_weight_bytes(x, x) : 0;
+                const int64_t staged = /* slots per CTA */
+                    fn_fwd_wide_staged(l.smem_bytes, l.block_threads, l.slots_per_thread, (int)slot, wb) * l.block_threads;
                 const int64_t half = (int64_t)dev->smem_per_sm / 2 - FN_SMEM_RESERVE_PER_CTA;
                 ++checked;
-                CHECK(l.smem_bytes % ((size_t)slot * l.block_threads) == 0, "%s %lldx%lld %s%s layout %d: smem %zu",
+                CHECK(wb > 0 || l.smem_bytes % ((size_t)slot * l.block_threads) == 0, "%s %lldx%lld %s%s layout %d: smem %zu",
                       kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                       li, l.smem_bytes);
                 CHECK(li < 2 || l.smem_bytes == 0, "%s %lldx%lld: misaligned rows staged (%zu bytes)", kDevices[d].name,
@@ -1952,6 +1973,78 @@ static void test_wide_fwd_stage(void) {
       if (!bench_plan(h100, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
       CHECK(c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.cluster == k[i].cluster && (c.l.smem_bytes > 0) == k[i].staged,
             "%s: %s; measured cluster %d, %s", c.what, c.s, k[i].cluster, k[i].staged ? "staged" : "not staged");
+    }
+  }
+}
+
+/* The wide forward's weight staged in shared memory (select.c fwd_wide, weight_smem): on every
+ * device and layout, only on aligned rows with a weight whose slots are 16-byte blocks, in clusters,
+ * where the CTAs loop over rows (a grid of the resident clusters: the weight copied once a CTA), and
+ * where a CTA's chunk moves at least FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES. Then the H200 cases
+ * measured (kernels/RESULTS.md "The wide forward's weight, once a CTA"). */
+static void test_wide_fwd_weight(void) {
+  static const int64_t kRows[] = {1, 16, 133, 200, 300, 512, 1024, 1500, 4096};
+  static const int64_t kN[] = {24576, 40000, 65536, 98312, 160000, 262144, 1048576};
+  static const fusednorm_dtype kW[] = {FUSEDNORM_BF16, FUSEDNORM_F32, FUSEDNORM_F16};
+  const int64_t kMinBytes = 49152; /* select.c FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES */
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  int d, li, ri, ni, xi, wi, fused, staged = 0, other = 0;
+  for (d = 0; d < NDEV; ++d)
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (wi = 0; wi < 4; ++wi)
+              for (fused = 0; fused < 2; ++fused) {
+                const fusednorm_device_info *dev = &kDevices[d].d;
+                const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+                fusednorm_problem p = fusednorm_problem_init(kRows[ri], kN[ni], x, wi < 3 ? kW[wi] : x);
+                fusednorm_launch l;
+                p.has_residual = fused;
+                p.has_weight = wi < 3;
+                p.mode = FUSEDNORM_MODE_WIDE;
+                if (fusednorm_select_launch(&p, 0, dev, lays[li], &l) != FUSEDNORM_OK ||
+                    l.kernel != FUSEDNORM_KERNEL_FWD_WIDE)
+                  continue;
+                if (!l.weight_smem) {
+                  ++other;
+                  continue;
+                }
+                ++staged;
+                const int64_t cl = l.cluster, bytes = l.chunk * (int64_t)fusednorm_dtype_size(x) * (fused ? 2 : 1);
+                CHECK(li == 0 && wi < 3 && cl > 1 && fn_fwd_wide_weight_bytes(x, p.w_dtype) > 0 &&
+                          l.grid < p.rows * cl &&
+                          bytes >= kMinBytes,
+                      "%s %lldx%lld %s w %s%s layout %d: the weight staged: %s%s", kDevices[d].name, (long long)p.rows,
+                      (long long)p.n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), fused ? " fused" : "",
+                      li, l.grid < p.rows * cl ? "" : "a cluster a row, ", bytes < kMinBytes ? "a short chunk" : "");
+              }
+  CHECK(staged > 100 && other > 100, "%d plans with the weight staged, %d without", staged, other);
+  {
+    /* H200, AUTO, paired against the build without the staged weight (us, 2026-11-30): taken where
+     * it was faster, not where slower */
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int fused, ws, cluster;
+    } k[] = {
+        {512, 262144, FUSEDNORM_BF16, 0, 1, 8},  /* 204.2 -> 169.6 */
+        {1024, 65536, FUSEDNORM_BF16, 0, 1, 2},  /* 91.7 -> 83.6 */
+        {1024, 65536, FUSEDNORM_F32, 0, 1, 4},   /* 188.2 -> 168.3 */
+        {200, 98312, FUSEDNORM_F32, 1, 1, 16},   /* 115.2 -> 92.0 */
+        {300, 160000, FUSEDNORM_F32, 0, 0, 8},   /* staged at 16 CTAs a row: 145.1 -> 163.7 */
+        {1500, 40000, FUSEDNORM_F32, 0, 0, 2},   /* staged at 4: 173.3 -> 180.4 */
+        {1, 262144, FUSEDNORM_BF16, 0, 0, 16},   /* one row, staged: 9.8 -> 10.1, 11.4 -> 12.1 */
+        {1, 262144, FUSEDNORM_F32, 0, 0, 16},    /* 12.7 -> 13.1, 13.8 -> 14.6 */
+        {256, 1048576, FUSEDNORM_BF16, 0, 0, 16}, /* the chunk with its weight past the cluster */
+    };
+    const device *h200 = &kDevices[5];
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      bench_case c;
+      if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+      CHECK(c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.weight_smem == k[i].ws && c.l.cluster == k[i].cluster,
+            "%s: %s; measured %s at %d CTAs a row", c.what, c.s, k[i].ws ? "staged" : "not staged", k[i].cluster);
     }
   }
 }
@@ -2658,6 +2751,7 @@ int main(int argc, char **argv) {
   test_warp_picks();
   test_wide_fwd_picks();
   test_wide_fwd_stage();
+  test_wide_fwd_weight();
   test_wide_many_rows();
   test_wide_grid_picks();
   test_two_slot_bwd();

@@ -4,7 +4,7 @@
  * benchmark (that is tools/bench/, with the peers); this one only compares our own families.
  *
  *   bench_modes [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...] [--iters=N]
- *               [--bwd | --fwd-only] [--modes=auto,persistent,...] [--offset=K]
+ *               [--bwd | --fwd-only] [--modes=auto,persistent,...] [--offset=K] [--no-weight]
  *   (every --key=value option also as --key value; a bad value exits 2 with the reason)
  *
  * Kernel time by CUDA events around each launch (median of --iters), inputs rotated over enough
@@ -17,6 +17,8 @@
  * allocation (a view at an element offset; the weight stays 16-byte aligned): with K not a multiple
  * of the vector the rows are congruent but not aligned (the head-split kernels), as are rows of an
  * odd width N at any K (row strides not a multiple of 16 bytes); "u1" marks a head-split plan.
+ * --no-weight: the problems without a weight (y = RN(s * rstd), no dw): what the weight's own loads
+ * cost a kernel.
  */
 #include <getopt.h>
 #include <cuda_runtime.h>
@@ -80,7 +82,7 @@ typedef struct {
 static void usage(FILE *f, const char *argv0) {
   fprintf(f,
           "usage: %s [--dtype=bf16|f16|f32] [--fused] [--shapes=MxN,MxN,...|narrow|few-rows] [--iters=N] [--bwd | --fwd-only]\n"
-          "          [--modes=auto,persistent,multi_wave_reload,multi_wave_cached,row_packed,wide] [--offset=K]\n",
+          "          [--modes=auto,persistent,multi_wave_reload,multi_wave_cached,row_packed,wide] [--offset=K] [--no-weight]\n",
           argv0);
 }
 
@@ -123,7 +125,7 @@ static int check_shapes(const char *shapes, const char *argv0) {
 
 int main(int argc, char **argv) {
   fusednorm_dtype dt = FUSEDNORM_BF16;
-  int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0;
+  int fused = 0, iters = 30, bwd_only = 0, fwd_only = 0, no_weight = 0;
   long long offset = 0; /* --offset: elements from each row tensor's allocation to its start */
   int want[FUSEDNORM_MODE_COUNT_]; /* --modes: which modes to time (all by default) */
   for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) want[m] = 1;
@@ -134,7 +136,7 @@ int main(int argc, char **argv) {
       {"shapes", required_argument, NULL, 's'}, {"iters", required_argument, NULL, 'i'},
       {"bwd", no_argument, NULL, 'b'},          {"fwd-only", no_argument, NULL, 'F'},
       {"modes", required_argument, NULL, 'm'},  {"help", no_argument, NULL, 'h'},
-      {"offset", required_argument, NULL, 'o'},
+      {"offset", required_argument, NULL, 'o'}, {"no-weight", no_argument, NULL, 'W'},
       {NULL, 0, NULL, 0}};
   opterr = 0; /* our own messages */
   for (;;) {
@@ -178,6 +180,7 @@ int main(int argc, char **argv) {
         }
         break;
       }
+      case 'W': no_weight = 1; break;
       case 'b': bwd_only = 1; break;
       case 'F': fwd_only = 1; break;
       case 'm':
@@ -207,9 +210,9 @@ int main(int argc, char **argv) {
   if (!check_shapes(shapes, argv[0])) return 2; /* before any GPU work */
   struct cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
-  printf("device: %s, %d SMs, L2 %d MB; dtype %s%s; row tensors %lld elements into their allocations\n",
+  printf("device: %s, %d SMs, L2 %d MB; dtype %s%s%s; row tensors %lld elements into their allocations\n",
          prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, fusednorm_dtype_name(dt),
-         fused ? ", fused add" : "", offset);
+         fused ? ", fused add" : "", no_weight ? ", no weight" : "", offset);
   cudaStream_t st;
   CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
   cudaEvent_t e0, e1;
@@ -246,7 +249,7 @@ int main(int argc, char **argv) {
     int sets = (int)((256u << 20) / (bytes * 3) + 1);
     if (sets > 16) sets = 16;
     set_t s[16];
-    void *w, *dw, *ws = NULL;
+    void *w = NULL, *dw = NULL, *ws = NULL;
     size_t ws_cap = 0;
     for (int k = 0; k < sets; ++k) {
       CK(cudaMalloc(&s[k].x, bytes)); CK(cudaMalloc(&s[k].y, bytes)); CK(cudaMalloc(&s[k].dy, bytes));
@@ -266,14 +269,17 @@ int main(int argc, char **argv) {
       v[k].dy = (char *)s[k].dy + o, v[k].dx = (char *)s[k].dx + o;
       if (fused) v[k].r = (char *)s[k].r + o, v[k].ro = (char *)s[k].ro + o;
     }
-    CK(cudaMalloc(&w, (size_t)N * es));
-    CK(cudaMalloc(&dw, (size_t)N * es));
-    fill_random(w, (size_t)N, dt, 7);
+    if (!no_weight) {
+      CK(cudaMalloc(&w, (size_t)N * es));
+      CK(cudaMalloc(&dw, (size_t)N * es));
+      fill_random(w, (size_t)N, dt, 7);
+    }
     for (int dir = bwd_only; dir < (fwd_only ? 1 : 2); ++dir) {
       for (int m = 0; m < FUSEDNORM_MODE_COUNT_; ++m) {
         if (!want[m]) continue;
         fusednorm_problem p = fusednorm_problem_init(M, N, dt, dt);
         p.has_residual = fused;
+        p.has_weight = !no_weight;
         p.mode = (fusednorm_mode)m;
         fusednorm_launch l;
         fusednorm_device_info info;
