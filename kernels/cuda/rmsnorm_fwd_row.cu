@@ -305,10 +305,11 @@ static const void *fwd_row_kernel_for(int cache, bool fused, bool w32, bool lean
 }
 
 /* S = 8: aligned rows of one stride, the lean instance only (the N-d one spilled 76-872 bytes at
- * S = 8: not built). */
+ * S = 8: not built), and not 16-bit rows with an f32 weight (the plan never takes S = 8 there:
+ * select.c fwd_row8_ok). */
 template <typename T>
 static const void *fwd_row8_kernel(bool fused, bool w32, bool lean) {
-  if (!lean) return nullptr;
+  if (!lean || (w32 && sizeof(T) == 2)) return nullptr;
   if (fused) return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, true, true, false>)
                         : reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, true, false, false>);
   return w32 ? reinterpret_cast<const void *>(&rms_norm_fwd_row_lean<T, 8, false, true, false>)

@@ -10,7 +10,8 @@
  *
  * Geometry (select.c fwd_wide, launch_config.h): `cluster` CTAs a row (p.cluster: the plan's
  * ctas_per_row), one cluster per row (grid-stride beyond 2^31 CTAs; the grid sum: as many rows
- * at once as one CTA an SM holds, in rounds); CTA rank c owns the columns [c*chunk, (c+1)*chunk), chunk
+ * at once as one CTA an SM holds, in rounds; WS: the clusters resident at once, each looping over
+ * rows); CTA rank c owns the columns [c*chunk, (c+1)*chunk), chunk
  * a multiple of the vector width so that every CTA's slots start aligned where the row does. Thread
  * t owns the slots t, t + T, t + 2T, ... of its chunk (T = blockDim.x): the first S in registers
  * (loaded with the weight before the reduction), the rest (only where the plan's cluster is at its
@@ -363,7 +364,7 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
         if (col < c1) {
           ld_slot<AL>(xv[k], rp.x, col, c1, al);
           if (FUSED) ld_slot<AL>(rv[k], rp.r, col, c1, al);
-          if (wsb) {
+          if (wsb) { /* the chunk's columns are the same every row: its weight copied once */
             if (use == 0) cp_weight<N>(stw + (size_t)k * wq * blockDim.x, p.w, col, c1, wsb);
           }
           else if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
@@ -526,11 +527,15 @@ static const void *fwd_wide_kernel_s(bool fused, bool ws) {
   if constexpr (U || GS) {
     if (ws) return nullptr;
   } else if (ws) {
+    /* not at one slot a thread: the plan stages the weight only for chunks of >= 48 KB, which take
+     * 512 threads at two slots or more */
     if constexpr (S == 4)
       return fused ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false, false, true>);
+    else if constexpr (S == 2)
+      return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 2, true, false, false, true>)
+                   : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 2, false, false, false, true>);
     else
-      return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, true, false, false, true>)
-                   : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, S, false, false, false, true>);
+      return nullptr;
   }
   if constexpr (S == 4)
     return fused || U ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_wide<T, 4, false, false, GS>);

@@ -653,7 +653,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
        * no cluster splits: MODE_UNSUPPORTED */
   };
   enum { NS = (int)(sizeof kShapes / sizeof kShapes[0]) };
-  fn_engine_shape list[NS];
+  fn_engine_shape list[NS + 1];
   int n = 0, failed = 0, planfail = 0;
   for (int i = 0; i < NS; ++i) {
     fn_engine_shape sh = kShapes[i];
@@ -661,6 +661,10 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     if (o->quick && (sh.variants <= 0 || sh.variants > 3)) sh.variants = 3;
     list[n++] = sh;
   }
+  /* Many wide rows, in --quick too: two waves of clusters, where the plan stages the weight
+   * (weight_smem) and its CTAs loop over rows; the rotation gives it the plain weight, an fp32
+   * weight, the offset one and the fused add. */
+  list[n++] = (fn_engine_shape){300, 65536, o->quick ? 3 : 6};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
    * that silently ran another kernel would test nothing. */
@@ -699,12 +703,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     }
   }
   failed += planfail != 0;
-  /* The weight staged with x (select.c fwd_wide): where this device's plan of 160 x 65536 bf16
-   * stages it, the runs below must have launched it (the rotation gives that shape the plain
-   * weight; others an fp32 weight, the offset weight, or none). */
+  /* The weight staged with x (select.c fwd_wide): where this device's plan of 300 x 65536 bf16
+   * stages it, the runs below must have launched it. */
   int want_ws;
   {
-    fusednorm_problem p = fusednorm_problem_init(160, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
+    fusednorm_problem p = fusednorm_problem_init(300, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
     const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
@@ -740,7 +743,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   }
   c->misalign = 0;
   printf("[cuda/wide-fwd] %d forwards with the weight staged%s\n", c->ran_wide_ws,
-         want_ws ? "" : " (not this device's plan for 160 x 65536 bf16)");
+         want_ws ? "" : " (not this device's plan for 300 x 65536 bf16)");
   if (want_ws && c->ran_wide_ws == 0 && o->filter == NULL && o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with its weight staged\n");
     ++failed;

@@ -142,10 +142,11 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     case FUSEDNORM_KERNEL_FWD_ROW:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_CACHED, "%s: %s", what, s);
       /* S = 8: only the lean instance of aligned rows of one stride and at most INT_MAX rows
-       * (rmsnorm_fwd_row.cu fwd_row8_kernel), one row a CTA */
+       * (rmsnorm_fwd_row.cu fwd_row8_kernel), one row a CTA, not 16-bit rows with an f32 weight */
       inst = in_set(l->slots_per_thread, k124, 3) ||
              (l->slots_per_thread == 8 && lay->aligned16 && p->n % vec == 0 && p->row_dims <= 1 && p->rows <= INT_MAX &&
-              l->grid >= p->rows && !l->unaligned);
+              l->grid >= p->rows && !l->unaligned &&
+              !(p->x_dtype != FUSEDNORM_F32 && p->has_weight && p->w_dtype == FUSEDNORM_F32));
       break;
     case FUSEDNORM_KERNEL_FWD_GENERIC:
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD, "%s: %s", what, s);
@@ -334,6 +335,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     if (l->weight_smem) {
       const int64_t st = fn_fwd_wide_staged(l->smem_bytes, l->block_threads, l->slots_per_thread, sb, wb);
       CHECK(p->has_weight && lay->aligned16 && l->cluster > 1 && wb > 0 && wb % 16 == 0 && !l->unaligned &&
+                l->slots_per_thread >= 2 &&
                 l->smem_bytes == (size_t)l->block_threads * (size_t)(l->slots_per_thread * wb + st * (sb + wb)) &&
                 (l->slots_per_thread + st) * l->block_threads * vec >= l->chunk,
             "%s: the weight's stage: %s", what, s);
