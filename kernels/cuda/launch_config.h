@@ -393,11 +393,11 @@ static inline int64_t fn_fwd_wide_stage_left(const fusednorm_device_info *d, int
   return b <= 0 ? 0 : b / (slot_bytes + wb);
 }
 /* The wide forward's weight staged in shared memory (the plan's weight_smem): the weight bytes of
- * one vector slot, copied by cp.async with the slot's x, so that y's loop reads the weight from
- * shared memory instead of one L2 round trip per batch of slots after the row's sum (those round
- * trips, not the bytes, were what the weight cost: without a weight the forward of bf16 512 x
- * 262144 ran 157 us against 204, f32 1024 x 65536 147 against 189; H200, 2026-11-30). 16 or 32
- * (16-byte copies: a 16-bit x's 8 elements of a 16- or 32-bit weight, an f32 x's 4 of an f32
+ * one vector slot, copied by cp.async with the slot's x on a CTA's first row and read there on
+ * every row after (the CTAs loop over rows: select.c fwd_wide), so that the weight crosses from L2
+ * once a CTA, not once a row (its bytes, as many as x's where the dtypes match, were what it cost:
+ * without a weight the forward of bf16 512 x 262144 ran 157 us against 204; H200, 2026-11-30). 16
+ * or 32 (16-byte copies: a 16-bit x's 8 elements of a 16- or 32-bit weight, an f32 x's 4 of an f32
  * weight); 0 where the slot's weight is not whole 16-byte blocks (f32 x, 16-bit weight). */
 static inline int fn_fwd_wide_weight_bytes(fusednorm_dtype x, fusednorm_dtype w) {
   const int b = fn_vec_elems(x) * (w == FUSEDNORM_F32 ? 4 : 2);

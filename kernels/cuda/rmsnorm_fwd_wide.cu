@@ -29,10 +29,11 @@
  * dtype and device figures only: bitwise deterministic run to run, but not bitwise equal to
  * another mode or cluster size (the contract allows that; every plan meets the accuracy rules).
  *
- * The weight: with the plan's weight_smem (aligned rows and weight, p.wstage bytes a slot), each
- * slot's weight is copied into shared memory by cp.async with its x, and y's loop reads it there;
- * otherwise it is read from global memory (L2) after the row's sum, a round trip per batch of
- * slots, or (S <= 2) into registers with x.
+ * The weight: with the plan's weight_smem (WS: aligned rows and weight, p.wstage bytes a slot, a
+ * grid of the resident clusters looping over rows), each slot's weight is copied into shared memory
+ * by cp.async with its x on the CTA's first row, and y's loop reads it there on every row: it
+ * crosses from L2 once a CTA. Otherwise it is read from global memory (L2) every row, after the
+ * row's sum (a round trip per batch of slots) or (S <= 2) into registers with x.
  *
  * Head-split (U, the plan's `unaligned`: rows congruent modulo 16 bytes but not aligned, or n not a
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
@@ -366,8 +367,9 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
           if (FUSED) ld_slot<AL>(rv[k], rp.r, col, c1, al);
           if (wsb) { /* the chunk's columns are the same every row: its weight copied once */
             if (use == 0) cp_weight<N>(stw + (size_t)k * wq * blockDim.x, p.w, col, c1, wsb);
+          } else if (PRE_W) {
+            load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
           }
-          else if (PRE_W) load_weight<N>(wv[PRE_W ? k : 0], p.w, p.w_dtype, p.offset, col, c1, alw);
         }
       }
       /* The staged slots' copies, right behind the registers' loads: the whole chunk in flight at

@@ -36,7 +36,7 @@
  * tools/bench/results/few_rows_fwd_h200_2026-11-28/). */
 #define FN_AUTO_FWD_ROW_FEW_ROWS_PER_SM 2
 /* The lean forward at 8 slots a thread and two CTAs an SM (fwd_row8_ok; rmsnorm_fwd_row.cu), in
- * place of 4 slots at up to 1024 threads and one CTA an SM, for aligned plain rows of
+ * place of 4 slots at up to 1024 threads and one CTA an SM, for aligned rows of
  * FN_AUTO_FWD_ROW8_MIN_SLOTS-4096 slots from FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM rows an SM. Nsight
  * Compute, bf16 4096 x 32768 (H200, 2026-11-29 23:11 UTC): 175.2 -> 138.0 us, DRAM throughput 61%
  * -> 79% (torch.compile's looped reduction, two 1024-thread CTAs an SM at 32 registers: 134.5 us,
@@ -1281,11 +1281,11 @@ static int fwd_wide_holds(const ctx *c, const fusednorm_launch *l) {
 }
 
 /* The wide forward's weight staged only where a CTA's chunk moves this many bytes in (x, and r for
- * the fused add), the stage's cluster being larger than the plan's without it or not: chunks of
- * 64 KB and more measured 1.10-1.20x (bf16 512 x 262144 and f32 1024 x 65536 at twice the
- * cluster), fused f32 300 x 160000 at 80 KB 1.23x, fused f32 200 x 98312 at 49 KB 1.25x; at 40 KB
- * 0.89x (f32 300 x 160000) and 0.96x (f32 1500 x 40000): a row's fixed latency over a short chunk
- * (H200, 2026-11-30). */
+ * the fused add), whether or not the weight's bytes doubled the cluster: chunks of 64 KB and more
+ * measured 1.10-1.20x (bf16 512 x 262144 and f32 1024 x 65536 at twice the cluster), fused f32
+ * 300 x 160000 at 80 KB 1.23x, fused f32 200 x 98312 at 49 KB 1.25x; at 40 KB 0.89x (f32 300 x
+ * 160000) and 0.96x (f32 1500 x 40000): a row's fixed latency over a short chunk (H200,
+ * 2026-11-30). */
 #define FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES 49152
 /* CTAs of a cluster plan resident at once (fwd_wide_resident's count, from the plan). */
 static int64_t fwd_wide_plan_resident(const ctx *c, const fusednorm_launch *l) {
