@@ -303,7 +303,9 @@ typedef struct {
   int64_t chunk;             /* columns per CTA (n unless ctas_per_row > 1) */
   size_t smem_bytes;         /* dynamic shared memory per CTA */
   int stages, lookahead;     /* split-row backward: row ring depth and dot lookahead; else 0 */
-  int weight_smem;           /* 1: the fp32 effective weight is staged in shared memory */
+  int weight_smem;           /* 1: the weight is staged in shared memory (the fp32 effective
+                                weight; FWD_WIDE: the weight's own bytes, copied by each CTA once
+                                while its cluster loops over rows) */
   int dw_smem;               /* generic backward, columns beyond the register cache: their dw in
                                 shared memory (1) or in the CTA's workspace row (0) */
   int64_t partial_rows;      /* backward with weight: rows of n fp32 partial dw in the workspace */
