@@ -455,11 +455,6 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
             st_slot<AL>(rp.y, yv, col, c1, al);
         }
       }
-      /* Without the staged weight: the staged slots B at a time, their weights loaded first (an L2 round trip per batch, not
-       * per slot: the loads may not pass the stores of y, which the compiler cannot tell apart).
-       * One at a time in the fused and head-split instances of 16-bit rows: a batch of two spilled
-       * 16-132 bytes there at the launch bound's 64 registers (ptxas, nvcc 13.0, sm_90a). */
-      constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
       if (wsb) {
         for (int j = 0; j < jn; ++j) {
           float w[N];
@@ -469,6 +464,12 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
           st_slot<AL>(rp.y, yv, cs + j * step, c1, al);
         }
       }
+      /* Without the staged weight: the staged slots B at a time, their weights loaded first (an L2
+       * round trip per batch, not per slot: the loads may not pass the stores of y, which the
+       * compiler cannot tell apart). One at a time in the fused and head-split instances of 16-bit
+       * rows: a batch of two spilled 16-132 bytes there at the launch bound's 64 registers (ptxas,
+       * nvcc 13.0, sm_90a). */
+      constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
       for (int j = 0; j < (wsb ? 0 : jn); j += B) {
         float w[B][N];
 #pragma unroll
