@@ -662,8 +662,10 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     list[n++] = sh;
   }
   /* Many wide rows, in --quick too: two waves of clusters, where the plan stages the weight
-   * (weight_smem) and its CTAs loop over rows; the rotation gives it the plain weight, an fp32
-   * weight, the offset one and the fused add. */
+   * (weight_smem) and its CTAs loop over rows. The engine's rotation (by the shape's place in the
+   * list) gives it f32 and f16 rows with their own weight, 16-bit rows with an fp32 weight (offset
+   * 1, fused; Gemma, fused) and two without a weight; --quick: f16 fused, bf16 with an fp32 weight
+   * (LLAMA casting), bf16 fused without a weight. */
   list[n++] = (fn_engine_shape){300, 65536, o->quick ? 3 : 6};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
