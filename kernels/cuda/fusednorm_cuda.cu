@@ -484,7 +484,7 @@ fusednorm_status fusednorm_forward_cuda(const fusednorm_problem *p, const fusedn
                     plan, &t, stream, "rms_norm_fwd_warp launch");
     }
     case FUSEDNORM_KERNEL_FWD_LANES:
-      kernel = fn::fwd_lanes_kernel(p->x_dtype, fused, k.nd.dims > 1);
+      kernel = fn::fwd_lanes_kernel(p->x_dtype, plan.slots_per_thread, fused, k.nd.dims > 1);
       k.team = fn_fwd_lanes_team(p->n / fn_vec_elems(p->x_dtype));
       break;
     default: break; /* a backward family: a bug in select.c */

@@ -285,18 +285,26 @@ static inline int fn_warp_team(int64_t x) {
   return l;
 }
 
-/* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes):
- * CTAs of up to FN_FWD_LANES_THREADS threads (its launch bound), a row over fn_fwd_lanes_team
- * lanes (one per vector of the row), FN_FWD_LANES_ROWS rows per team loaded at once. */
+/* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes), or
+ * of up to FN_FWD_LANES_MAX_SLOTS at two vectors a lane (the plain forward): CTAs of up to
+ * FN_FWD_LANES_THREADS threads (its launch bound), a row over fn_fwd_lanes_team lanes (one per
+ * vector of the row, or per two), FN_FWD_LANES_ROWS rows per team loaded at once. */
 #define FN_FWD_LANES_THREADS 128
 /* Its resident CTAs asked of ptxas: 12 (<= 40 registers) for the single-stride instances, where
  * the probe measured 1.05x over the unbounded N-d kernel (45 registers, 10 CTAs; 16 CTAs, 32
  * registers, spill and ran 0.86-0.91x; H200, kernels/RESULTS.md "The narrow backward's dw
- * combine"); the N-d instances keep ptxas's own choice (0: no count asked; 45-47 registers). */
-#define FN_FWD_LANES_MIN_CTAS(nd) ((nd) ? 0 : 12)
+ * combine"); the N-d instances keep ptxas's own choice (0: no count asked; 45-47 registers). At
+ * two vectors a lane (twice the registers of x and of the weight) FN_FWD_LANES_MIN_CTAS2. */
+#define FN_FWD_LANES_MIN_CTAS2 8
+#define FN_FWD_LANES_MIN_CTAS(nd, k) ((nd) ? 0 : (k) == 1 ? 12 : FN_FWD_LANES_MIN_CTAS2)
 #define FN_FWD_LANES_ROWS 2
-#define FN_FWD_LANES_MAX_SLOTS 32
-static inline int fn_fwd_lanes_team(int64_t slots) { return fn_warp_team(slots); }
+#define FN_FWD_LANES_MAX_SLOTS 64
+/* Vectors a lane for rows of `slots` vectors (1 up to a warp's 32, else 2). */
+static inline int fn_fwd_lanes_vecs(int64_t slots) { return slots > 32 ? 2 : 1; }
+static inline int fn_fwd_lanes_team(int64_t slots) {
+  const int k = fn_fwd_lanes_vecs(slots);
+  return fn_warp_team((slots + k - 1) / k);
+}
 
 /* The tiny kernels (rmsnorm_tiny.cu): a row over fn_tiny_lanes(n) lanes (the smallest power of
  * two >= n, at most 32), each lane holding fn_tiny_cols(n) columns (the instance: 1, 2, 4 or 8)

@@ -11,8 +11,9 @@
  *       not whole aligned vectors, each row's interior as 16-byte vectors from the row's own head,
  *       the head and tail elements one per lane of the team (rmsnorm_unaligned.cuh's split, per
  *       team).
- *   rms_norm_fwd_lanes<T, FUSED, ND>  rows of at most 32 whole aligned 16-byte vectors: a team of
- *       p.team lanes (a power of two >= the row's vectors) per row, one vector per lane,
+ *   rms_norm_fwd_lanes<T, FUSED, ND, K>  rows of at most 32 K whole aligned 16-byte vectors: a team
+ *       of p.team lanes (a power of two >= the row's vectors over K) per row, K vectors per lane
+ *       (K = 2: the plain forward),
  *       FN_FWD_LANES_ROWS rows per team loaded at once, the lane's effective weight in registers;
  *       no shared memory, no barrier, one pass per CTA (the row-packed family's kernel for
  *       such rows).
@@ -371,59 +372,78 @@ __global__ void __launch_bounds__(FN_FWD_PIPE_MAX_THREADS(S, FUSED)) rms_norm_fw
   }
 }
 
-/* Rows of at most 32 whole aligned vectors (select.c fwd_lanes). Against the row-pipelined
- * kernel on such rows it drops the weight's staging and barrier, the per-row alignment and
- * bounds branches and the run-time team loop, and puts all FN_FWD_LANES_ROWS rows' loads of a
- * team in flight before any is reduced, on a grid of one pass (more CTAs in flight than a persistent grid
- * of register-limited residency; kernels/RESULTS.md). A team's rows are `teams` apart, so a
- * warp's loads of one step cover consecutive rows. Per-row arithmetic and sum order are the
- * row-pipelined kernel's with S = 1 and the same team (the lane's vector in element order, then
- * the team's xor tree; the unrolled tree's steps beyond the team are not added), so which of the
- * two kernels takes a row does not change its result. ND as rms_norm_bwd_pipe's (rmsnorm_bwd.cu);
- * the single-stride instances are bounded at FN_FWD_LANES_MIN_CTAS CTAs an SM. */
-template <typename T, bool FUSED, bool ND>
-__global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND))
+/* Rows of at most 32 whole aligned vectors, K = 1 (select.c fwd_lanes), or of 33-64 at K = 2
+ * vectors a lane (the plain forward only). Against the row-pipelined kernel on such rows it drops
+ * the weight's staging and barrier, the per-row alignment and bounds branches and the run-time team
+ * loop, and puts all FN_FWD_LANES_ROWS rows' loads of a team in flight before any is reduced, on a
+ * grid of one pass (more CTAs in flight than a persistent grid of register-limited residency;
+ * kernels/RESULTS.md). A team's rows are `teams` apart, so a warp's loads of one step cover
+ * consecutive rows. Per-row arithmetic and sum order are the row-pipelined kernel's with S = K and
+ * the same team (lane l's vectors l, l + team, ... each in element order, then the team's xor
+ * tree; the unrolled tree's steps beyond the team are not added), so which of the two kernels
+ * takes a row does not change its result. ND as rms_norm_bwd_pipe's (rmsnorm_bwd.cu); the
+ * single-stride instances are bounded at FN_FWD_LANES_MIN_CTAS CTAs an SM. */
+template <typename T, bool FUSED, bool ND, int K>
+__global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND, K))
     rms_norm_fwd_lanes(const FwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   constexpr int R = FN_FWD_LANES_ROWS;
+  static_assert(K == 1 || (K == 2 && !FUSED), "two vectors a lane: the plain forward's instances");
   const int lanes = p.team;
   const int lg = __ffs(lanes) - 1; /* lanes is a power of two */
   const int team = (int)threadIdx.x >> lg, lane = (int)threadIdx.x & (lanes - 1);
   const int teams = (int)blockDim.x >> lg;
-  const int col = lane * N;
-  const bool has = col < p.n; /* lanes past the row's vectors hold zeros and store nothing */
+  int col[K];
+  bool has[K]; /* lanes past the row's vectors hold zeros and store nothing */
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    col[k] = (lane + k * lanes) * N;
+    has[k] = col[k] < p.n;
+  }
   const int64_t step = (int64_t)teams * R;
   for (int64_t base = (int64_t)blockIdx.x * step; base < p.rows; base += (int64_t)gridDim.x * step) {
-    V sv[R], rv[R];
+    V sv[R][K], rv[R][K];
     /* Every load before any store: a store could alias a later row's input for all the compiler
      * knows, which would keep that row's loads behind it. */
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const int64_t row = base + (int64_t)r * teams + team;
 #pragma unroll
-      for (int k = 0; k < 4; ++k) sv[r].w[k] = rv[r].w[k] = 0u;
-      if (has && row < p.rows) {
-        ld16(sv[r].w, static_cast<const T *>(p.x) + row_offset_nd<ND>(p.nd, row, p.x_stride, p.x_outer) + col);
-        if (FUSED) ld16(rv[r].w, static_cast<const T *>(p.r) + row_offset_nd<ND>(p.nd, row, p.r_stride, p.r_outer) + col);
+      for (int k = 0; k < K; ++k) {
+#pragma unroll
+        for (int q = 0; q < 4; ++q) sv[r][k].w[q] = rv[r][k].w[q] = 0u;
+        if (has[k] && row < p.rows) {
+          ld16(sv[r][k].w, static_cast<const T *>(p.x) + row_offset_nd<ND>(p.nd, row, p.x_stride, p.x_outer) + col[k]);
+          if (FUSED)
+            ld16(rv[r][k].w, static_cast<const T *>(p.r) + row_offset_nd<ND>(p.nd, row, p.r_stride, p.r_outer) + col[k]);
+        }
       }
     }
     /* The weight after the rows' loads are issued, in each step (the grid is one pass): converted
      * before them, it would make a CTA wait two memory round trips instead of one. */
-    float wv[N];
-    load_weight<N>(wv, p.w, p.w_dtype, p.offset, has ? col : 0, p.n, true);
+    float wv[K][N];
+#pragma unroll
+    for (int k = 0; k < K; ++k) load_weight<N>(wv[k], p.w, p.w_dtype, p.offset, has[k] ? col[k] : 0, p.n, true);
     if (FUSED) {
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int64_t row = base + (int64_t)r * teams + team;
-        add_residual(sv[r], rv[r]); /* s replaces x (zeros stay zeros) */
-        if (has && row < p.rows)
-          st16(static_cast<T *>(p.ro) + row_offset_nd<ND>(p.nd, row, p.ro_stride, p.ro_outer) + col, sv[r].w);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          add_residual(sv[r][k], rv[r][k]); /* s replaces x (zeros stay zeros) */
+          if (has[k] && row < p.rows)
+            st16(static_cast<T *>(p.ro) + row_offset_nd<ND>(p.nd, row, p.ro_stride, p.ro_outer) + col[k], sv[r][k].w);
+        }
       }
     }
     float ss[R];
 #pragma unroll
-    for (int r = 0; r < R; ++r) ss[r] = add_squares(sv[r], 0.0f);
+    for (int r = 0; r < R; ++r) {
+      ss[r] = 0.0f;
+#pragma unroll
+      for (int k = 0; k < K; ++k) ss[r] = add_squares(sv[r][k], ss[r]);
+    }
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
 #pragma unroll
@@ -440,10 +460,13 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND
         if (row >= p.rows) continue;
         const float rstd = rstd_of(ss[r], p.n, p.eps);
         if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
-        if (!has) continue;
-        V yv;
-        normalize_slot<T, L>(yv, sv[r], wv, rstd);
-        st16(static_cast<T *>(p.y) + row_offset_nd<ND>(p.nd, row, p.y_stride, p.y_outer) + col, yv.w);
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+          if (!has[k]) continue;
+          V yv;
+          normalize_slot<T, L>(yv, sv[r][k], wv[k], rstd);
+          st16(static_cast<T *>(p.y) + row_offset_nd<ND>(p.nd, row, p.y_stride, p.y_outer) + col[k], yv.w);
+        }
       }
     });
   }
@@ -487,20 +510,22 @@ const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unali
   return nullptr;
 }
 
-template <typename T, bool ND> static const void *fwd_lanes_kernel_for(bool fused) {
-  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, true, ND>)
-               : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false, ND>);
+template <typename T, bool ND> static const void *fwd_lanes_kernel_for(int k, bool fused) {
+  if (k == 2) return fused ? nullptr : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false, ND, 2>);
+  if (k != 1) return nullptr;
+  return fused ? reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, true, ND, 1>)
+               : reinterpret_cast<const void *>(&rms_norm_fwd_lanes<T, false, ND, 1>);
 }
 
-template <typename T> static const void *fwd_lanes_kernel_nd(bool fused, bool nd) {
-  return nd ? fwd_lanes_kernel_for<T, true>(fused) : fwd_lanes_kernel_for<T, false>(fused);
+template <typename T> static const void *fwd_lanes_kernel_nd(int k, bool fused, bool nd) {
+  return nd ? fwd_lanes_kernel_for<T, true>(k, fused) : fwd_lanes_kernel_for<T, false>(k, fused);
 }
 
-const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused, bool nd) {
+const void *fwd_lanes_kernel(fusednorm_dtype x, int k, bool fused, bool nd) {
   switch (x) {
-    case FUSEDNORM_F32: return fwd_lanes_kernel_nd<float>(fused, nd);
-    case FUSEDNORM_F16: return fwd_lanes_kernel_nd<__half>(fused, nd);
-    case FUSEDNORM_BF16: return fwd_lanes_kernel_nd<__nv_bfloat16>(fused, nd);
+    case FUSEDNORM_F32: return fwd_lanes_kernel_nd<float>(k, fused, nd);
+    case FUSEDNORM_F16: return fwd_lanes_kernel_nd<__half>(k, fused, nd);
+    case FUSEDNORM_BF16: return fwd_lanes_kernel_nd<__nv_bfloat16>(k, fused, nd);
   }
   return nullptr;
 }

@@ -134,10 +134,11 @@ const void *fwd_kernel(fusednorm_dtype x, int cache);
 /* The row-pipelined forward (rmsnorm_fwd.cu) for cache sizes 1, 2, 4, and its head-split instance
  * (`unaligned`) for 1 and 2; NULL otherwise. */
 const void *fwd_pipe_kernel(fusednorm_dtype x, int cache, bool fused, bool unaligned);
-/* The forward of rows of at most 32 whole aligned vectors (rmsnorm_fwd.cu rms_norm_fwd_lanes; p.team:
- * lanes per row), with or without the fused add, with N-d row addressing (`nd`) or without; NULL
- * for a bad dtype. */
-const void *fwd_lanes_kernel(fusednorm_dtype x, bool fused, bool nd);
+/* The forward of rows of whole aligned vectors over a team of at most 32 lanes (rmsnorm_fwd.cu
+ * rms_norm_fwd_lanes; p.team: lanes per row), `k` vectors a lane (1, or 2 for the plain forward),
+ * with or without the fused add, with N-d row addressing (`nd`) or without; NULL for an instance
+ * not built. */
+const void *fwd_lanes_kernel(fusednorm_dtype x, int k, bool fused, bool nd);
 /* The lean one-row-per-CTA forward (rmsnorm_fwd_row.cu) for cache sizes 1, 2, 4, with or
  * without the fused add, with a 4-byte (w32) or 16-bit / no weight, aligned or head-split
  * (`unaligned`, rmsnorm_unaligned.cuh); `lean`: the instance for rows of one stride, one row per

@@ -226,9 +226,10 @@ typedef enum {
                                        element loaded at once, no shared memory (row-packed) */
   FUSEDNORM_KERNEL_BWD_TINY = 10,   /* rms_norm_bwd_tiny: tiny problems in one CTA that writes dw itself
                                        (no workspace rows, no second launch; row-packed) */
-  FUSEDNORM_KERNEL_FWD_LANES = 11,  /* rms_norm_fwd_lanes: rows of <= 32 whole aligned 16-byte vectors, a
-                                       row over <= 32 lanes, a team's rows loaded at once, the
-                                       weight in registers, one pass (row-packed) */
+  FUSEDNORM_KERNEL_FWD_LANES = 11,  /* rms_norm_fwd_lanes: rows of <= 32 whole aligned 16-byte vectors (64
+                                       in the plain forward, two a lane), a row over <= 32 lanes, a
+                                       team's rows loaded at once, the weight in registers, one
+                                       pass (row-packed) */
   FUSEDNORM_KERNEL_FWD_THREAD = 12, /* rms_norm_fwd_thread: rows narrower than a 16-byte vector in dense
                                        congruent tensors, a thread owning the rows of whole vectors
                                        (no CTA barrier; row-packed) */

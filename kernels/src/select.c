@@ -227,7 +227,12 @@
  * 65536 x 160 36.5 / 35.2 / 44.7, 4096 x 200 8.5 / 7.6 / 7.7): row-packed from 65536 rows, the lean
  * kernel up to 8192 (f32 4096 x 200 1.3% behind row-packed there); the cut at 64 rows per SM
  * (8448 on 132 SMs) lies between, where nothing was measured. The fused add keeps its rules (the
- * lean kernel already, as fast as any mode there). */
+ * lean kernel already, as fast as any mode there). Above the cut the lanes forward at two vectors
+ * a lane (fwd_lanes) now runs where the row-pipelined kernel did, aligned whole vectors only
+ * (H200, 2026-11-30, bench_modes AUTO cold, us, row-pipelined / lanes: bf16 131072 x 512 86.4 /
+ * 73.4, 262144 x 384 137.8 / 104.5, 300000 x 288 147.0 / 104.6, 9000 x 264 13.6 / 10.9, 9000 x 512
+ * 14.6 / 13.4; fp16 1.08-1.41x; f32 262144 x 132 106.9 / 81.8, 131072 x 256 82.6 / 74.0: 1.08-1.41x
+ * over 38 shapes; kernels/RESULTS.md "The plain forward of 33-64 whole vectors at two a lane"). */
 #define FN_AUTO_FWD_MID_SLOTS 64
 #define FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM 64
 #define FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED (FN_AUTO_ROW_PACKED_FWD_SLOTS + 1)
@@ -783,7 +788,8 @@ static int fwd_packed(const ctx *c, fusednorm_launch *l) {
 }
 
 /* Forward, rows of at most FN_FWD_LANES_MAX_SLOTS whole aligned vectors (rmsnorm_fwd.cu
- * rms_norm_fwd_lanes): a team of fn_fwd_lanes_team lanes per row, FN_FWD_LANES_ROWS rows per team,
+ * rms_norm_fwd_lanes): a team of fn_fwd_lanes_team lanes per row holding fn_fwd_lanes_vecs vectors
+ * each (two from 33 vectors: the plain forward only), FN_FWD_LANES_ROWS rows per team,
  * CTAs of FN_FWD_LANES_THREADS threads (only the warps with rows where there are fewer), one pass.
  * Any strides that keep every row aligned, N-d rows included. Above FN_FWD_LANES_MIN_ROWS_PER_SM
  * rows per SM only. Row-pipelined against lanes kernel on every row count (H200, 2026-11-27, the
@@ -798,13 +804,14 @@ static int fwd_lanes(const ctx *c, fusednorm_launch *l) {
   const int team = fn_fwd_lanes_team(c->slots);
   const int64_t rows = c->p->rows;
   int64_t threads;
-  if (!c->aligned || c->p->n % c->vec != 0 || c->slots > FN_FWD_LANES_MAX_SLOTS ||
+  const int k = fn_fwd_lanes_vecs(c->slots);
+  if (!c->aligned || c->p->n % c->vec != 0 || c->slots > FN_FWD_LANES_MAX_SLOTS || (k > 1 && c->fused) ||
       rows <= (int64_t)FN_FWD_LANES_MIN_ROWS_PER_SM * c->d->sm_count)
     return 0;
   threads = min64(FN_FWD_LANES_THREADS, max64(32, round_up(ceil_div(rows, FN_FWD_LANES_ROWS) * team, 32)));
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_LANES, (int)threads);
   l->rows_per_cta = (int)threads / team * FN_FWD_LANES_ROWS;
-  l->slots_per_thread = 1;
+  l->slots_per_thread = k; /* the instance: vectors a lane */
   l->grid = grid_of(ceil_div(rows, l->rows_per_cta), INT_MAX);
   return 1;
 }
@@ -1343,7 +1350,8 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   if (slots <= FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS && fwd_unaligned_row(c, l)) return FUSEDNORM_OK;
   if (slots <= FN_AUTO_ROW_PACKED_FWD_SLOTS && fwd_packed(c, l)) return FUSEDNORM_OK;
   if (!c->fused && slots <= FN_AUTO_FWD_MID_SLOTS && (c->congruent || (c->aligned && c->p->n % c->vec == 0))) {
-    if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_packed(c, l) : fwd_row(c, l))
+    if (c->p->rows > (int64_t)FN_AUTO_FWD_MID_PACKED_ROWS_PER_SM * c->d->sm_count ? fwd_lanes(c, l) || fwd_packed(c, l)
+                                                                                 : fwd_row(c, l))
       return FUSEDNORM_OK;
   }
   /* Fewer rows than SMs: without clusters FN_AUTO_FWD_WIDE_GRID_*; with them FN_AUTO_FWD_WIDE_GRID_CL_*

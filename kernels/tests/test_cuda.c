@@ -65,6 +65,8 @@ typedef struct {
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
+  int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
+  int ran_fwd_lanes2w;  /* ... of which with a weight */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -187,6 +189,8 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
+      c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
+      c->ran_fwd_lanes2w += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2 && p->has_weight;
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -973,12 +977,16 @@ int main(int argc, char **argv) {
     static const int64_t kNarrowN[] = {8, 16, 24, 40, 64, 96, 100, 120, 128, 136, 200, 248, 255, 256};
     static const int64_t kNarrowMq[] = {3, 33, 257, 2000};
     static const int64_t kNarrowNq[] = {24, 96, 100, 128, 200, 256};
-    /* Rows of at most 32 whole vectors, many of them (the lanes forward, rmsnorm_fwd.cu: above 64
-     * rows per SM): one to 32 vectors a row, a last CTA and a last team part full. */
+    /* Rows of at most 64 whole vectors, many of them (the lanes forward, rmsnorm_fwd.cu: above 64
+     * rows per SM): one to 32 vectors a row, a last CTA and a last team part full; 33-64 vectors at
+     * two a lane (the plain forward; 16-bit 264-512 columns, f32 132-256), the second vector past
+     * the row in some lanes (264, 392, f32 200) or in none (512, f32 256). */
     static const int64_t kLanesM[] = {20000, 100003};
-    static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256};
+    static const int64_t kLanesN[] = {8, 16, 64, 120, 128, 200, 256, 264, 392, 512, 448, 320, 160};
     static const int64_t kLanesMq[] = {20001};
-    static const int64_t kLanesNq[] = {24, 120, 128, 256}; /* 24, 120: lanes past the row */
+    /* 24, 120: lanes past the row; 448, 200, 320 where the engine's rotation (engine.c) gives the
+     * plain forward with a weight: bf16 with an f32 weight, f32 (LLAMA), bf16 (GEMMA, offset 1) */
+    static const int64_t kLanesNq[] = {24, 120, 128, 256, 264, 392, 512, 64, 96, 448, 200, 320};
     /* Rows of 33-64 slots (the row-pipelined backward's two slots a lane, f32 only): the first
      * slot of every lane and the second of some, one row to many, odd widths (element-wise
      * slots) and whole vectors, f32 from 129 columns; the 16-bit rows of 257-512 columns check
@@ -1114,7 +1122,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
-      c.ran_bwd_pipe2 = c.ran_bwd_row8 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = 0;
+      c.ran_bwd_pipe2 = c.ran_bwd_row8 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = c.ran_fwd_lanes2 = c.ran_fwd_lanes2w = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -1129,6 +1137,14 @@ int main(int argc, char **argv) {
         printf("[%s] %d of them at two slots a lane\n", b.name, c.ran_bwd_pipe2);
         if (c.ran_bwd_pipe2 == 0) {
           printf("FAIL [%s] no launch ran bwd_pipe at two slots a lane\n", b.name);
+          ++failed;
+        }
+      }
+      if ((sections[i].want & kLanes) && o.filter == NULL && o.case_index < 0) {
+        printf("[%s] %d of them at two vectors a lane, %d with a weight\n", b.name, c.ran_fwd_lanes2,
+               c.ran_fwd_lanes2w);
+        if (c.ran_fwd_lanes2w == 0) {
+          printf("FAIL [%s] no launch ran fwd_lanes at two vectors a lane with a weight\n", b.name);
           ++failed;
         }
       }

@@ -230,18 +230,20 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_FWD_LANES: {
       /* rows of <= FN_FWD_LANES_MAX_SLOTS whole aligned vectors, a team of fn_fwd_lanes_team lanes
-       * per row, FN_FWD_LANES_ROWS rows per team, one pass: one CTA per rows_per_cta rows */
-      const int lanes = fn_fwd_lanes_team(p->n / vec);
+       * per row holding fn_fwd_lanes_vecs vectors each (two: the plain forward only),
+       * FN_FWD_LANES_ROWS rows per team, one pass: one CTA per rows_per_cta rows */
+      const int lanes = fn_fwd_lanes_team(p->n / vec), k = fn_fwd_lanes_vecs(p->n / vec);
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_ROW_PACKED && lay->aligned16 && p->n % vec == 0 &&
                 p->n <= (int64_t)FN_FWD_LANES_MAX_SLOTS * vec,
             "%s: lanes forward outside rows of <= %d aligned vectors: %s", what, FN_FWD_LANES_MAX_SLOTS, s);
       CHECK(l->block_threads % lanes == 0 && l->rows_per_cta == l->block_threads / lanes * FN_FWD_LANES_ROWS &&
-                (int64_t)lanes * vec >= p->n && l->smem_bytes == 0 &&
+                (int64_t)lanes * k * vec >= p->n && (lanes == 1 || (int64_t)lanes / 2 * k * vec < p->n) &&
+                l->smem_bytes == 0 &&
                 l->grid == ((p->rows + l->rows_per_cta - 1) / l->rows_per_cta < INT_MAX
                                 ? (p->rows + l->rows_per_cta - 1) / l->rows_per_cta
                                 : INT_MAX),
             "%s: lanes forward geometry: %s", what, s);
-      inst = l->slots_per_thread == 1;
+      inst = l->slots_per_thread == k && (k == 1 || !p->has_residual);
       break;
     }
     case FUSEDNORM_KERNEL_FWD_THREAD: {
@@ -521,7 +523,7 @@ static const struct {
 static const char *const kPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g432 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1728 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 65536x1024 bf16 */
@@ -558,7 +560,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g324 s4 ch4100 sm36936 st0/0 w1 dw1 P324 ws5313616 u1", /* A100-80GB auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm8192 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g288 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
@@ -595,7 +597,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g216 s4 ch4100 sm16416 st0/0 w1 dw1 P216 ws3542416", /* A10 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm8192 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g568 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2272 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd misaligned 65536x1024 bf16 */
@@ -632,7 +634,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g426 s4 ch4100 sm16416 st0/0 w1 dw1 P426 ws6986416", /* L40S auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g512 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2048 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 65536x1024 bf16 */
@@ -669,7 +671,7 @@ static const char *const kPins[] = {
     "bwd_generic/multi_wave_reload t160 r1 c1 k1 g384 s4 ch4100 sm16416 st0/0 w1 dw1 P384 ws6297616", /* RTX4090 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 65536x1024 bf16 */
@@ -706,7 +708,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H100-SXM auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd misaligned 65536x1024 bf16 */
@@ -743,7 +745,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g396 s4 ch4100 sm36936 st0/0 w1 dw1 P396 ws6494416 u1", /* H200 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g592 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2368 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd misaligned 65536x1024 bf16 */
@@ -780,7 +782,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t160 r1 c1 k1 g444 s4 ch4100 sm36936 st0/0 w1 dw1 P444 ws7281616 u1", /* B200 auto bwd 16384x4100 bf16 */
     "fwd_lanes/row_packed t128 r16 c1 k1 g65536 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1048576x128 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm8192 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
-    "fwd_pipe/row_packed t256 r8 c1 k1 g680 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
+    "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
     "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2720 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 65536x1024 bf16 */
@@ -836,10 +838,10 @@ static const struct {
     {262144, 256, BF, 1, 0, "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch256 sm16384 st0/0 w0 dw0 P528 ws540688"}, /* 32 slots: the last row-packed width */
     {262144, 256, BF, 1, 1, "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm16384 st0/0 w0 dw0 P396 ws405520"},
     {262144, 256, BF, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g32768 s1 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
-    {131072, 512, BF, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch512 sm2048 st0/0 w1 dw0 P0 ws0"}, /* 64 slots, many rows: row-packed (FN_AUTO_FWD_MID_SLOTS) */
+    {131072, 512, BF, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* 64 slots, many rows: the lanes forward, two a lane (FN_AUTO_FWD_MID_SLOTS) */
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
     {65536, 128, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
-    {65536, 256, F32, 0, 0, "fwd_pipe/row_packed t256 r8 c1 k1 g528 s2 ch256 sm1024 st0/0 w1 dw0 P0 ws0"},
+    {65536, 256, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s2 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
     {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
     {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
@@ -1371,12 +1373,15 @@ static void check_fwd_picks(const fwd_pick *k, size_t count) {
 
 static void test_mid_forward(void) {
   static const fwd_pick k[] = {
-      {131072, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
-      {8449, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      /* whole aligned vectors, many rows: the lanes forward at two vectors a lane */
+      {131072, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      {8449, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
       {8448, 512, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {2048, 448, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
-      {300000, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED}, /* 33 slots */
-      {65536, 160, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {300000, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED}, /* 33 slots */
+      {65536, 160, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
+      /* merely congruent rows: the row-pipelined kernel (the lanes kernel reads whole vectors) */
+      {131072, 512, FUSEDNORM_BF16, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
       {4096, 200, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 512, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 520, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
@@ -1390,14 +1395,18 @@ static void test_mid_forward(void) {
 
 /* Row-packed forwards of aligned rows of at most 32 whole vectors take the lanes kernel (select.c
  * fwd_lanes) above FN_FWD_LANES_MIN_ROWS_PER_SM rows per SM (8448 on 132 SMs), the fused add and
- * f32 included, AUTO and forced; fewer rows, 33 vectors, rows not whole vectors, misaligned or
- * merely congruent rows keep their kernels. */
+ * f32 included, AUTO and forced, and so do the plain forward's rows of 33-64 vectors (two a lane);
+ * fewer rows, the fused add's 33 vectors, 65 vectors, rows not whole vectors, misaligned or merely
+ * congruent rows keep their kernels. */
 static void test_lanes_forward(void) {
   static const fwd_pick k[] = {
       {8449, 128, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
       {8448, 128, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
       {1048576, 256, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
-      {1048576, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED}, /* 33 */
+      {1048576, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED}, /* 33: two a lane */
+      {1048576, 512, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED}, /* 64 */
+      {1048576, 520, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED}, /* 65 */
+      {1048576, 264, FUSEDNORM_F16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED}, /* fused */
       {100000, 128, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
       {100000, 8, FUSEDNORM_F32, 1, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
       {100000, 120, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
@@ -1416,11 +1425,21 @@ static void test_lanes_forward(void) {
   p.rows = 2000;
   CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
         "forced row_packed 2000x64: %s", (plan_str(&l, s, sizeof s), s));
-  p.rows = 100000; /* 33 vectors: past the lanes kernel's rows */
+  p.rows = 100000; /* 33 vectors: two a lane in the plain forward, past the fused add's */
   p.n = 264;
-  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_LANES &&
+            l.slots_per_thread == 2,
         "forced row_packed 100000x264: %s", (plan_str(&l, s, sizeof s), s));
   check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x264");
+  p.has_residual = 1;
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
+        "forced row_packed fused 100000x264: %s", (plan_str(&l, s, sizeof s), s));
+  check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed fused 100000x264");
+  p.has_residual = 0;
+  p.n = 520; /* 65 vectors: past the lanes kernel's rows */
+  CHECK(fusednorm_select_launch(&p, 0, &h100->d, &kAligned, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_PIPE,
+        "forced row_packed 100000x520: %s", (plan_str(&l, s, sizeof s), s));
+  check_plan(&p, 0, &kAligned, &l, &h100->d, "forced row_packed 100000x520");
 }
 
 /* The lean forward at eight slots a thread (select.c fwd_row8_ok, FN_AUTO_FWD_ROW8_*), on every
