@@ -214,13 +214,36 @@ static int same_output(const fusednorm_problem *p, const layout *l, const unsign
 
 static const int64_t kNs[] = {1, 3, 8, 64, 100, 128, 256, 320, 1000, 1024, 2048, 4096, 6144, 32768};
 
-/* One case; returns 1 on pass, writes the failure into why. */
-static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t dl, char *why, size_t wl) {
+/* A directed case: these fields fixed, aligned rows with a weight; the rest drawn from its seed. */
+typedef struct {
+  int64_t n;
+  fusednorm_dtype xd, wd;
+  int dims;
+  int64_t shape[4];
+  int fused;
+  fusednorm_mode mode;
+} directed;
+
+/* Aligned N-d rows that the CUDA forward's kernels reach only with many rows: the lanes forward
+ * (rows of <= 32 whole vectors, and at two vectors a lane the plain forward's 33-64) above 64 rows
+ * an SM, 12000 rows here (above it on GPUs of up to 187 SMs). */
+static const directed kDirected[] = {
+    {512, FUSEDNORM_BF16, FUSEDNORM_BF16, 3, {3, 4, 1000, 0}, 0, FUSEDNORM_MODE_AUTO},
+    {256, FUSEDNORM_F32, FUSEDNORM_F32, 2, {2, 6000, 0, 0}, 0, FUSEDNORM_MODE_ROW_PACKED},
+    {264, FUSEDNORM_F16, FUSEDNORM_F32, 4, {2, 3, 2, 1000}, 0, FUSEDNORM_MODE_AUTO},
+    {128, FUSEDNORM_BF16, FUSEDNORM_BF16, 2, {3, 4000, 0, 0}, 1, FUSEDNORM_MODE_AUTO},
+};
+#define N_DIRECTED (int)(sizeof kDirected / sizeof kDirected[0])
+
+/* One case (directed where f is not NULL); returns 1 on pass, writes the failure into why. */
+static int run_case(const fn_layout_backend *b, uint64_t *s, const directed *f, char *desc, size_t dl, char *why,
+                    size_t wl) {
   const fusednorm_dtype dts[3] = {FUSEDNORM_F32, FUSEDNORM_F16, FUSEDNORM_BF16};
-  const fusednorm_dtype xd = dts[pick(s, 0, 2)], wd = dts[pick(s, 0, 2)];
+  fusednorm_dtype xd = dts[pick(s, 0, 2)], wd = dts[pick(s, 0, 2)];
+  int64_t n = kNs[pick(s, 0, (int64_t)(sizeof kNs / sizeof kNs[0]) - 1)];
+  int D = (int)pick(s, 2, 4);
+  if (f) xd = f->xd, wd = f->wd, n = f->n, D = f->dims;
   const size_t es = fusednorm_dtype_size(xd), wes = fusednorm_dtype_size(wd);
-  const int64_t n = kNs[pick(s, 0, (int64_t)(sizeof kNs / sizeof kNs[0]) - 1)];
-  const int D = (int)pick(s, 2, 4);
   int64_t shape[4] = {1, 1, 1, 1}, rows = 1;
   const int64_t max_rows = n >= 32768 ? 6 : n >= 2048 ? 64 : 600;
   for (int k = 0; k < D; ++k) {
@@ -237,13 +260,18 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, char *desc, size_t 
       rows *= shape[k];
     }
   }
+  if (f) {
+    rows = 1;
+    for (int k = 0; k < 4; ++k) shape[k] = k < D ? f->shape[k] : 1, rows *= shape[k];
+  }
   fusednorm_problem pc = fusednorm_problem_init(rows, n, xd, wd);
   pc.casting = (fusednorm_casting)pick(s, 0, 2);
   pc.offset = pc.casting == FUSEDNORM_CAST_GEMMA ? 1.0f : 0.0f;
   pc.has_weight = pick(s, 0, 3) != 0;
   pc.has_residual = (int)pick(s, 0, 1);
   pc.mode = (fusednorm_mode)pick(s, 0, FUSEDNORM_MODE_COUNT_ - 1);
-  const int misalign = pick(s, 0, 3) == 0;
+  int misalign = pick(s, 0, 3) == 0;
+  if (f) pc.has_weight = 1, pc.has_residual = f->fused, pc.mode = f->mode, misalign = 0;
   /* Gaps keep the contiguous run's alignment: multiples of 16 bytes where its rows are aligned. */
   const int64_t vec = (int64_t)(16 / es), g = misalign || n % vec ? 1 : vec;
   const int with_ds = pc.has_residual && pick(s, 0, 3) != 0;
@@ -438,10 +466,11 @@ int fn_layout_run(const fn_layout_backend *b, uint64_t seed, int cases, int verb
   printf("%s: N-d row layouts, %d cases, seed %llu\n", b->name, cases, (unsigned long long)seed);
   uint64_t s = seed;
   int failed = 0;
+  /* the directed cases first (cases 0 .. N_DIRECTED - 1 where there are that many), then random ones */
   for (int c = 0; c < cases; ++c) {
     char desc[256], why[256] = "";
     uint64_t cs = next(&s); /* each case from its own seed: a failure replays alone */
-    const int ok = run_case(b, &cs, desc, sizeof desc, why, sizeof why);
+    const int ok = run_case(b, &cs, c < N_DIRECTED ? &kDirected[c] : NULL, desc, sizeof desc, why, sizeof why);
     if (!ok) ++failed;
     if (!ok || verbose) printf("%s layout case %d: %s%s%s\n", ok ? "ok  " : "FAIL", c, desc, ok ? "" : ": ", why);
   }

@@ -278,8 +278,20 @@ static fusednorm_status cuda_backward(void *ctx, const fusednorm_problem *p0, co
 
 /* ---- bad arguments through the CUDA entry points (validation happens before any launch) ---- */
 static cudaStream_t g_stream;
+/* Forwards of N-d rows (row_dims > 1) whose plan was the lanes kernel at two vectors a lane: the
+ * layout test's directed cases (layout.c kDirected) must reach it. */
+static int g_nd_lanes2;
 static fusednorm_status api_fwd(const fusednorm_problem *p, const fusednorm_fwd_args *a) {
-  return fusednorm_forward_cuda(p, a, g_stream);
+  const fusednorm_status st = fusednorm_forward_cuda(p, a, g_stream);
+  fusednorm_layout lay;
+  fusednorm_device_info dev;
+  fusednorm_launch l;
+  /* the plan of a call that ran (its arguments valid) */
+  if (st == FUSEDNORM_OK && p->row_dims > 1 && p->rows > 0 && fusednorm_forward_layout(p, a, &lay) == FUSEDNORM_OK &&
+      fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK &&
+      fusednorm_select_launch(p, 0, &dev, &lay, &l) == FUSEDNORM_OK)
+    g_nd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
+  return st;
 }
 static fusednorm_status api_bwd(const fusednorm_problem *p, const fusednorm_bwd_args *a) {
   return fusednorm_backward_cuda(p, a, g_stream);
@@ -1183,7 +1195,14 @@ int main(int argc, char **argv) {
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */
   const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws, 1};
   failed += fn_layout_bad_args(&lb) != 0, ++runs;
+  g_nd_lanes2 = 0;
   failed += fn_layout_run(&lb, o.seed ? o.seed : fn_engine_fresh_seed(), o.quick ? 150 : 600, o.verbose) != 0, ++runs;
+  printf("[cuda/layout] %d forwards of N-d rows at two vectors a lane\n", g_nd_lanes2);
+  /* the directed cases' 12000 rows are above the lanes kernel's 64 an SM on GPUs of up to 187 SMs */
+  if (g_nd_lanes2 == 0 && 12000 > 64 * info.sm_count) {
+    printf("FAIL [cuda/layout] no forward of N-d rows ran fwd_lanes at two vectors a lane\n");
+    ++failed;
+  }
   uint64_t gseed = o.seed ? o.seed : 0x5eed;
   int gf = graph_check(c.stream, 4096, 4096, FUSEDNORM_MODE_AUTO, gseed);
   gf += graph_check(c.stream, 199, 256, FUSEDNORM_MODE_ROW_PACKED, gseed);
