@@ -11,12 +11,11 @@
  *       not whole aligned vectors, each row's interior as 16-byte vectors from the row's own head,
  *       the head and tail elements one per lane of the team (rmsnorm_unaligned.cuh's split, per
  *       team).
- *   rms_norm_fwd_lanes<T, FUSED, ND, K>  rows of at most 32 K whole aligned 16-byte vectors: a team
- *       of p.team lanes (a power of two >= the row's vectors over K) per row, K vectors per lane
- *       (K = 2: the plain forward),
- *       FN_FWD_LANES_ROWS rows per team loaded at once, the lane's effective weight in registers;
- *       no shared memory, no barrier, one pass per CTA (the row-packed family's kernel for
- *       such rows).
+ *   rms_norm_fwd_lanes<T, FUSED, ND, K>  rows of at most 32 x K whole aligned 16-byte vectors: a
+ *       team of p.team lanes (a power of two >= the row's vectors over K) per row, K vectors per
+ *       lane (K = 2: the plain forward), FN_FWD_LANES_ROWS rows per team loaded at once, the
+ *       lane's effective weights in registers; no shared memory, no barrier, one pass per CTA
+ *       (the row-packed family's kernel for such rows).
  *   rms_norm_fwd<T, CACHE>  any alignment and width: CACHE slots per thread kept in registers, the
  *       rest of the row streamed (read, then re-read from L2); CACHE = 0 reads the whole row twice
  *       (one CTA per row, the reload launch). One team per CTA. With p.head_split (rows congruent
