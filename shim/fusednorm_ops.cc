@@ -50,7 +50,17 @@ const char *scalar_type_name(ScalarType t) {
     case ScalarType::Int: return "int32";
     case ScalarType::Long: return "int64";
     case ScalarType::Bool: return "bool";
-    default: return "an unsupported dtype";
+    case ScalarType::ComplexHalf: return "complex32";
+    case ScalarType::ComplexFloat: return "complex64";
+    case ScalarType::ComplexDouble: return "complex128";
+    case ScalarType::Float8_e5m2: return "float8_e5m2";
+    case ScalarType::Float8_e4m3fn: return "float8_e4m3fn";
+    case ScalarType::Float8_e5m2fnuz: return "float8_e5m2fnuz";
+    case ScalarType::Float8_e4m3fnuz: return "float8_e4m3fnuz";
+    case ScalarType::UInt16: return "uint16";
+    case ScalarType::UInt32: return "uint32";
+    case ScalarType::UInt64: return "uint64";
+    default: return "another dtype";
   }
 }
 

@@ -631,6 +631,9 @@ def test_errors_are_clear():
     raises(lambda: fusednorm.rms_norm(x, torch.ones(63, dtype=x.dtype, device=DEVICE)),
            "weight", "63")
     raises(lambda: ops.rms_norm_fwd(x.double(), None, 1e-6, 0.0, "fp32", None), "float64")
+    raises(lambda: ops.rms_norm_fwd(x.to(torch.complex64), None, 1e-6, 0.0, "fp32", None), "complex64",
+           "supported: float32, float16, bfloat16")
+    raises(lambda: fusednorm.rms_norm(x, w.to(torch.float8_e4m3fn)), "weight dtype float8_e4m3fn")
     raises(lambda: ops.rms_norm_fwd(x, w, -1.0, 0.0, "fp32", None), "eps", "bfloat16[4, 64]")
     raises(lambda: ops.rms_norm_fwd(x, w, 1e-6, float("nan"), "fp32", None), "offset")
     raises(lambda: ops.rms_norm_fwd(x, w, 1e-6, 0.0, "fp33", None), "casting", "fp33")
