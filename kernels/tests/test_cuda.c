@@ -152,12 +152,18 @@ static fusednorm_status dev_back(void *host, const dbuf *b, cuda_ctx *c) {
   return FUSEDNORM_OK;
 }
 
+/* The plan of a call on the current device (what the entry points launch), or the error. */
+static fusednorm_status device_plan(const fusednorm_problem *p, int backward, const fusednorm_layout *lay,
+                                    fusednorm_launch *l) {
+  fusednorm_device_info dev;
+  const fusednorm_status st = fusednorm_cuda_device_info(-1, &dev);
+  return st != FUSEDNORM_OK ? st : fusednorm_select_launch(p, backward, &dev, lay, l);
+}
+
 /* Does the plan for this device and layout say the forced mode's family cannot run the problem? */
 static int plan_unsupported(const fusednorm_problem *p, int backward, const fusednorm_layout *lay) {
-  fusednorm_device_info dev;
   fusednorm_launch l;
-  if (p->mode == FUSEDNORM_MODE_AUTO || fusednorm_cuda_device_info(-1, &dev) != FUSEDNORM_OK) return 0;
-  return fusednorm_select_launch(p, backward, &dev, lay, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED;
+  return p->mode != FUSEDNORM_MODE_AUTO && device_plan(p, backward, lay, &l) == FUSEDNORM_ERR_MODE_UNSUPPORTED;
 }
 
 static fusednorm_status launch(const fusednorm_problem *p, const fusednorm_fwd_args *fa,
@@ -178,10 +184,8 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
     p->mode = FUSEDNORM_MODE_AUTO, c->fallbacks++;
   }
   if (have_lay) {
-    fusednorm_device_info dev;
     fusednorm_launch l;
-    if (fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK &&
-        fusednorm_select_launch(p, ba != NULL, &dev, &lay, &l) == FUSEDNORM_OK) {
+    if (device_plan(p, ba != NULL, &lay, &l) == FUSEDNORM_OK) {
       c->ran[l.kernel]++;
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
       c->ran_bwd_row8 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8;
@@ -284,12 +288,10 @@ static int g_nd_lanes2;
 static fusednorm_status api_fwd(const fusednorm_problem *p, const fusednorm_fwd_args *a) {
   const fusednorm_status st = fusednorm_forward_cuda(p, a, g_stream);
   fusednorm_layout lay;
-  fusednorm_device_info dev;
   fusednorm_launch l;
   /* the plan of a call that ran (its arguments valid) */
   if (st == FUSEDNORM_OK && p->row_dims > 1 && p->rows > 0 && fusednorm_forward_layout(p, a, &lay) == FUSEDNORM_OK &&
-      fusednorm_cuda_device_info(-1, &dev) == FUSEDNORM_OK &&
-      fusednorm_select_launch(p, 0, &dev, &lay, &l) == FUSEDNORM_OK)
+      device_plan(p, 0, &lay, &l) == FUSEDNORM_OK)
     g_nd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
   return st;
 }
