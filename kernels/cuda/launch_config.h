@@ -142,13 +142,21 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
 }
 
 /* The lean backward (rmsnorm_bwd_row.cu rms_norm_bwd_row) at S slots a thread: S <= 4 under the
- * generic kernels' bounds; S = 8 (aligned rows, plain backward: select.c bwd_row8) at most
- * FN_BWD_ROW8_MAX_THREADS threads, one CTA an SM at FN_BWD_ROW8_REGS registers (ptxas, nvcc 13.0,
- * sm_90a, f32: 128 registers, 4 bytes of spills; the fused add's ds spilled 300 and ran slower
- * than the generic kernel, so it has no instance). Every dtype has one (AUTO takes 16-bit rows up
- * to 3072 slots). */
+ * generic kernels' bounds; S = 8 (aligned rows: select.c bwd_row8) at most
+ * FN_BWD_ROW8_MAX_THREADS threads, one CTA an SM at FN_BWD_ROW8_REGS registers. Every dtype has
+ * one, plain and fused. Where FN_BWD_ROW8_DW_SMEM holds (16-bit rows, and the fused add), a
+ * thread's running dw lives in shared memory beside the staged weight (n more floats) instead of
+ * in registers. ptxas (nvcc 13.0, sm_90a), dw in registers: plain f32 128 registers and 4 bytes of
+ * spills, plain 16-bit 316-380 bytes (16-bit dw takes 64 registers), fused f32 300; dw in shared
+ * memory: fused f32 125 registers and no spill, plain 16-bit no spill, fused 16-bit 52-72 bytes.
+ * H200, 2026-11-30, bench_modes cold, plain bf16 dw in registers / in shared memory
+ * (tools/bench/results/fused_row8_h200_2026-11-30): 4096 x 16400 211 -> 164 us, 1000 x 20480 78
+ * -> 70, 400 x 16400 45 -> 40, 4096 x 24576 249 -> 232; f32 keeps dw in registers (no spill to
+ * remove). The cost: 16-bit rows past 3616 slots (8n bytes past the 227 KiB of an H200's CTA)
+ * have no S = 8 plan. */
 #define FN_BWD_ROW8_MAX_THREADS 512
 #define FN_BWD_ROW8_REGS 128
+#define FN_BWD_ROW8_DW_SMEM(x_size, fused) ((fused) || (x_size) == 2)
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
 
 /* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one

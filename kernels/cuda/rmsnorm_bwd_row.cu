@@ -2,9 +2,12 @@
  * rmsnorm_bwd_row.cu — the lean persistent backward: one row per CTA at a time, grid-stride over
  * rows, the whole row in S <= 4 register slots per thread, for 16-byte aligned rows with n a
  * multiple of the vector width and a weight (select.c bwd_persistent decides). S = 8 (at most 512
- * threads, one CTA an SM: FN_BWD_ROW_THREADS) for the plain backward of rows of 2049-4096 slots
- * (select.c bwd_row8), which otherwise read the columns beyond the generic kernel's registers
- * twice.
+ * threads, one CTA an SM: FN_BWD_ROW_THREADS) for rows of 2049-4096 slots (select.c bwd_row8),
+ * which otherwise read the columns beyond the generic kernel's registers twice. At S = 8, for
+ * 16-bit rows and the fused add, a thread's running dw lives in shared memory beside the staged
+ * weight instead of in registers (kDwSmem, FN_BWD_ROW8_DW_SMEM: there the held rows fill the
+ * registers). A thread reads and writes only its own columns' dw there, so no barrier guards it,
+ * and each column is the same fmaf chain over the CTA's rows as in registers: the same bits.
  *
  * Same arithmetic in the same order as bwd_body in rmsnorm_bwd.cu with CACHE = S, one team per
  * CTA and the weight staged in shared memory (slot_dot / slot_dx of rmsnorm_bwd_slot.cuh; the
@@ -25,8 +28,11 @@ template <typename T, int S, bool HAS_DS>
 __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
-  extern __shared__ float dyn_smem[]; /* the fp32 effective weight of the row (n floats) */
+  /* the fp32 effective weight of the row (n floats), then with kDwSmem the CTA's dw (n floats) */
+  constexpr bool kDwSmem = S == 8 && FN_BWD_ROW8_DW_SMEM((int)sizeof(T), HAS_DS);
+  extern __shared__ float dyn_smem[];
   float *const wsm = dyn_smem;
+  float *const dwsm = dyn_smem + p.n; /* (16-byte aligned: n % N == 0) */
   __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
@@ -56,13 +62,21 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col < p.n) stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
+    if (col < p.n) {
+      stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
+      if (kDwSmem) {
+        float z[N];
+#pragma unroll
+        for (int e = 0; e < N; ++e) z[e] = 0.0f;
+        store_floats<N>(dwsm + col, z);
+      }
+    }
   }
   __syncthreads();
 
-  float dwc[S][N];
+  float dwc[kDwSmem ? 1 : S][N]; /* (unused with kDwSmem) */
 #pragma unroll
-  for (int k = 0; k < S; ++k)
+  for (int k = 0; k < (kDwSmem ? 1 : S); ++k)
 #pragma unroll
     for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
 
@@ -86,7 +100,14 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
         float wv[N];
         smem_weight<N>(wv, wsm, col);
         V dxv;
-        slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[k]);
+        if (kDwSmem) {
+          float dw[N];
+          smem_weight<N>(dw, dwsm, col);
+          slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dw);
+          store_floats<N>(dwsm + col, dw);
+        } else {
+          slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[kDwSmem ? 0 : k]);
+        }
         st16(dxr + col, dxv.w);
       }
     }
@@ -100,14 +121,17 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col < p.n && direct) {
+    if (col >= p.n) continue;
+    float dv[N];
+    if (kDwSmem) smem_weight<N>(dv, dwsm, col); /* (this thread's own columns: no barrier) */
 #pragma unroll
-      for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dwc[k][e]);
-    } else if (col < p.n) {
-      float4 *q = reinterpret_cast<float4 *>(wsrow + col);
+    for (int e = 0; e < N; ++e)
+      if (!kDwSmem) dv[e] = dwc[kDwSmem ? 0 : k][e];
+    if (direct) {
 #pragma unroll
-      for (int i = 0; i < N / 4; ++i)
-        q[i] = make_float4(dwc[k][4 * i], dwc[k][4 * i + 1], dwc[k][4 * i + 2], dwc[k][4 * i + 3]);
+      for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dv[e]);
+    } else {
+      store_floats<N>(wsrow + col, dv);
     }
   }
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
@@ -326,10 +350,11 @@ FN_BWD_ROW_INSTANCE(rms_norm_bwd_row)
 FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
 #undef FN_BWD_ROW_INSTANCE
 
-/* S = 8: aligned rows, plain backward only (select.c bwd_row8 says why). */
+/* S = 8: aligned rows only (select.c bwd_row8). */
 template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool unaligned) {
-  if (has_ds || unaligned) return nullptr;
-  return reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false>);
+  if (unaligned) return nullptr;
+  return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, true>)
+                : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false>);
 }
 
 template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row) {

@@ -427,6 +427,13 @@ template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], con
   }
 }
 
+/* N fp32 values to 16-byte aligned memory (shared or global), four at a time. */
+template <int N> __device__ __forceinline__ void store_floats(float *dst, const float (&v)[N]) {
+  float4 *q = reinterpret_cast<float4 *>(dst);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) q[i] = make_float4(v[4 * i], v[4 * i + 1], v[4 * i + 2], v[4 * i + 3]);
+}
+
 /* Where a CTA stands in the decomposition. */
 struct Place {
   int team, lane, team_idx, teams; /* team size, thread within team, team within CTA */

@@ -308,18 +308,27 @@
  * measured. */
 #define FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM 9
 #define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
-/* The lean backward at 8 slots a thread (bwd_row8: plain, aligned rows of 2049-4096 slots) in
- * place of the generic, split-row or cluster kernel: f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
- * rows an SM, 16-bit rows of at most FN_AUTO_BWD_ROW8_16_MAX_SLOTS slots from
- * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM. H200, 2026-11-29 11:28 UTC, bench.py cold, paired old / new /
- * new / old, us, AUTO before vs 8 slots a thread (tools/bench/results/row8_headsplit_h200_2026-11-29):
- * - f32 n 8200 / 12288 / 16384: 8 rows 0.99 / 0.89 / 0.83x, 66 rows 1.09 / 0.93 / 0.97x, 132 rows
- *   1.11-1.13x, 400 1.17-1.28x, 1000 1.29-1.39x, 4096 1.41-1.46x (4096 x 16384 319.6 -> 219.4);
- * - bf16 n 16400 / 24576 / 32768: 8 rows 0.64-0.78x, 66 0.76-1.01x, 132 0.99-1.05x, 400
- *   1.08-1.18x, 1000 1.20 / 1.20 / 1.04x, 4096 1.27 / 1.24 / 0.96x (the cluster kernel keeps
- *   4096 slots). */
+/* The lean backward at 8 slots a thread (bwd_row8: aligned rows of 2049-4096 slots) in place of
+ * the generic, split-row or cluster kernel: plain f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
+ * rows an SM, 16-bit rows (plain and fused) of at most FN_AUTO_BWD_ROW8_16_MAX_SLOTS slots from
+ * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM. H200, bench.py / bench_modes cold, us:
+ * - plain f32 n 8200 / 12288 / 16384, AUTO before vs 8 slots a thread, paired old / new / new / old
+ *   (2026-11-29 11:28 UTC, tools/bench/results/row8_headsplit_h200_2026-11-29): 8 rows 0.99 / 0.89
+ *   / 0.83x, 66 rows 1.09 / 0.93 / 0.97x, 132 rows 1.11-1.13x, 400 1.17-1.28x, 1000 1.29-1.39x,
+ *   4096 1.41-1.46x (4096 x 16384 319.6 -> 219.4);
+ * - 16-bit with dw in shared memory (FN_BWD_ROW8_DW_SMEM), bench_modes forced modes in one process
+ *   (2026-11-30 07:07 UTC, tools/bench/results/fused_row8_h200_2026-11-30): fused bf16 / fp16 n
+ *   16400-24576 against the split-row or cluster kernel: 66 rows 0.87-0.89x, 132 rows 1.02-1.08x,
+ *   264 x 20480 1.09x (the cluster kernel AUTO ran: 1.27x), 400 1.05-1.16x, 1000 1.05-1.24x, 2000
+ *   x 18432 1.27-1.36x, 4096 1.12-1.62x (bf16 4096 x 16400 304.1 -> 188.1); plain bf16 at 132 x
+ *   16400 25.6 against split-row's 27.9, 264 x 20480 36.8 against the cluster kernel's 47.2; at
+ *   4096 slots the cluster kernel stays (S = 8 was 0.96x there with dw in registers, and with it
+ *   in shared memory 8n bytes do not fit);
+ * - f32 fused (dw in shared memory) against the persistent generic kernel AUTO runs (the same
+ *   run): 132 rows 1.07-1.18x, 264 0.97x, 1000 0.86-1.01x, 4096-9384 0.79-0.97x: one CTA an SM waits
+ *   for each row's three loads, where the generic kernel's 1024 threads overlap rows; not taken. */
 #define FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM 1
-#define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 3
+#define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 1
 #define FN_AUTO_BWD_ROW8_16_MAX_SLOTS 3072
 #define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
@@ -1526,12 +1535,12 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
 
 /* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
  * the S <= 4 instances' FN_MAX_CACHED_SLOTS, up to 8 x FN_BWD_ROW8_MAX_THREADS slots, aligned, n
- * a multiple of the vector, a weight (staged in shared memory), no fused add; one CTA an SM, the
- * persistent grid. */
+ * a multiple of the vector, a weight (staged in shared memory, and dw there too where
+ * FN_BWD_ROW8_DW_SMEM says); one CTA an SM, the persistent grid. */
 static int bwd_row8(const ctx *c, fusednorm_launch *l) {
   const int64_t threads = max64(64, round_up(ceil_div(c->slots, 8), 32));
-  const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float);
-  if (c->fused || !c->p->has_weight || !c->aligned || c->p->n % c->vec != 0 ||
+  const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float) * (FN_BWD_ROW8_DW_SMEM(c->xs, c->fused) ? 2 : 1);
+  if (!c->p->has_weight || !c->aligned || c->p->n % c->vec != 0 ||
       c->slots <= FN_MAX_CACHED_SLOTS || threads > FN_BWD_ROW8_MAX_THREADS || !smem_ok(c, smem))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_BWD_ROW, (int)threads);
@@ -1649,7 +1658,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * the columns beyond its registers streamed. But first, plain aligned rows of up to 4096 slots:
    * the lean kernel at 8 slots a thread (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on
    * every device: the register-cached row against a re-read one). */
-  if ((c->xs == 4 ? c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
+  if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
                   : c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_16_ROWS_PER_SM * c->d->sm_count &&
                         c->slots <= FN_AUTO_BWD_ROW8_16_MAX_SLOTS) &&
       bwd_row8(c, l))

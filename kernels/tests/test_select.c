@@ -171,9 +171,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
-      /* S = 8: aligned rows, plain (rms_norm_bwd_row8_for) */
-      inst = in_set(l->slots_per_thread, k124, 3) ||
-             (l->slots_per_thread == 8 && !l->unaligned && !p->has_residual);
+      /* S = 8: aligned rows, plain and fused (rms_norm_bwd_row8_for) */
+      inst = in_set(l->slots_per_thread, k124, 3) || (l->slots_per_thread == 8 && !l->unaligned);
       break;
     case FUSEDNORM_KERNEL_BWD_GENERIC:
       CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
@@ -453,7 +452,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
       l->kernel != FUSEDNORM_KERNEL_FWD_WIDE)
     /* the weight, and the head-split's dw */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
-                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
+                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4) *
+                                               (l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->slots_per_thread == 8 &&
+                                                        FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p->x_dtype),
+                                                                            p->has_residual)
+                                                    ? 2
+                                                    : 1)) &&
               whole >= l->chunk,
           "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
@@ -914,7 +918,7 @@ static const struct {
      * keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
     {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
-    {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm98304 st0/0 w1 dw1 P132 ws12976144"},
+    {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
     {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227088"},
     {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856"}, /* 32768 slots: split */
     {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P4 ws4259856"},
@@ -1243,7 +1247,7 @@ static void test_measured_picks_h200(void) {
       {32768, 139, F32, 0, 0, WARP, 1}, {200000, 139, F32, 0, 0, WARP, 1}, {200000, 223, F32, 0, 0, WARP, 1},
       {157281, 190, F32, 0, 0, WARP, 1},
       /* backward, few rows of 2049-4096 slots */
-      {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {132, 20408, BF, 1, 1, SPLIT, 1},
+      {16, 20408, BF, 1, 0, SPLIT, 1}, {35, 26720, BF, 1, 0, SPLIT, 1}, {66, 16400, BF, 1, 1, SPLIT, 1},
       {132, 26720, BF, 1, 0, SPLIT, 1}, {16, 12289, F32, 1, 0, SPLIT, 1}, {35, 12289, F32, 1, 1, SPLIT, 1},
       {600, 26720, BF, 1, 0, SPLIT, 0}, {2400, 20408, BF, 1, 0, SPLIT, 0}, {132, 12289, F32, 1, 0, SPLIT, 0},
       /* (head-split rows, H100) */
@@ -1251,7 +1255,7 @@ static void test_measured_picks_h200(void) {
       /* backward, 16-bit rows of 2049-4096 slots, 2026-11-28 (FN_AUTO_BWD_SPLIT16_*): rows that are
        * not whole aligned vectors at any count, the fused add's aligned rows from 4.5 a SM */
       {132, 21685, BF, 1, 1, SPLIT, 1}, {600, 23927, BF, 1, 0, SPLIT, 1}, {4020, 21685, FUSEDNORM_F16, 1, 1, SPLIT, 1},
-      {2000, 23927, BF, 1, 0, SPLIT, 1}, {600, 16400, BF, 1, 1, SPLIT, 1}, {4020, 16400, FUSEDNORM_F16, 1, 1, SPLIT, 1},
+      {2000, 23927, BF, 1, 0, SPLIT, 1}, {400, 24576, BF, 1, 1, SPLIT, 0}, {4096, 16400, FUSEDNORM_F16, 1, 1, SPLIT, 0},
       {2000, 32768, BF, 1, 0, SPLIT, 0}, {4020, 32768, BF, 1, 0, SPLIT, 0}, {4020, 16400, BF, 1, 0, SPLIT, 0},
       /* backward, f32 rows of whole vectors, many rows */
       {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
@@ -1263,6 +1267,12 @@ static void test_measured_picks_h200(void) {
       {400, 24576, BF, 1, 0, ROW8, 1},  {1000, 16400, BF, 1, 0, ROW8, 1},  {4096, 24576, BF, 1, 0, ROW8, 1},
       {8, 16384, F32, 1, 0, ROW8, 0},   {66, 12288, F32, 1, 0, ROW8, 0},   {66, 24576, BF, 1, 0, ROW8, 0},
       {8, 32768, BF, 1, 0, ROW8, 0},    {4096, 32768, BF, 1, 0, ROW8, 0},
+      /* ... 2026-11-30, dw in shared memory: 16-bit plain and fused from a row an SM, f32 fused not
+       * (the generic kernel) */
+      {132, 16400, BF, 1, 0, ROW8, 1},  {264, 20480, BF, 1, 0, ROW8, 1},  {132, 16400, BF, 1, 1, ROW8, 1},
+      {132, 24576, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 20480, BF, 1, 1, ROW8, 1}, {2000, 18432, FUSEDNORM_F16, 1, 1, ROW8, 1},
+      {4096, 16400, BF, 1, 1, ROW8, 1}, {66, 16400, BF, 1, 1, ROW8, 0},   {66, 16400, FUSEDNORM_F16, 1, 1, ROW8, 0},
+      {1000, 8200, F32, 1, 1, ROW8, 0}, {9384, 11020, F32, 1, 1, ROW8, 0}, {4096, 11020, F32, 1, 1, ROW8, 0},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
        * (1.13-1.51x at every width up to 128 columns); paired at 11:50 UTC: 528 rows a tie (not
@@ -1901,7 +1911,9 @@ static void test_two_slot_bwd(void) {
  * split-row kernel for congruent rows that are not whole aligned vectors at any row count, and
  * for the fused add's aligned rows from 4.5 rows a SM; the cluster kernel for aligned plain rows
  * past one a SM, aligned fused rows between one and 4.5 a SM, and rows that are not congruent;
- * without clusters, never (the persistent generic kernel there). */
+ * without clusters, never (the persistent generic kernel there). Before all of these, aligned
+ * rows of whole vectors up to 3072 slots from a row an SM take the lean kernel at 8 slots a
+ * thread where its weight and dw fit shared memory (FN_AUTO_BWD_ROW8_16_*). */
 static void test_split16_bwd(void) {
   static const int64_t kN[] = {16392, 16400, 21685, 23927, 32760, 32768};
   const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
@@ -1917,8 +1929,12 @@ static void test_split16_bwd(void) {
             for (fused = 0; fused < 2; ++fused) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
-              const int want =
-                  dev->cc_major >= 9 && lays[li]->congruent16 && (!whole || (fused && 2 * rows[ri] >= 9 * sm));
+              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, where the weight
+                 and dw fit shared memory) */
+              const int row8 = whole && rows[ri] >= sm && kN[ni] / 8 <= 3072 &&
+                               kN[ni] * 8 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
+              const int want = dev->cc_major >= 9 && lays[li]->congruent16 && !row8 &&
+                               (!whole || (fused && 2 * rows[ri] >= 9 * sm));
               fusednorm_launch a;
               if (!auto_plan(d, lays[li], rows[ri], kN[ni], x, 1, fused, 1, &a)) continue;
               CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_SPLIT) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
@@ -2369,12 +2385,13 @@ static void test_forced(void) {
                       break;
                     case FUSEDNORM_MODE_PERSISTENT:
                       if (bwd) { /* (congruent: where the weight and dw fit shared memory; 8 slots a
-                                    thread: aligned whole vectors without the fused add, the weight
-                                    staged) */
-                        const int s8 = al && whole_vecs && !p.has_residual && slots <= 4096;
+                                    thread: aligned whole vectors, the weight staged, and dw beside
+                                    it for 16-bit rows and the fused add) */
+                        const int s8 = al && whole_vecs && slots <= 4096;
+                        const int64_t s8_smem = p.n * 4 * (FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p.x_dtype), p.has_residual) ? 2 : 1);
                         must_run = al && w && whole_vecs &&
                                    (slots <= 2048 ||
-                                    (s8 && p.n * 4 + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
+                                    (s8 && s8_smem + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
                         must_not = !(cg && w && (slots <= 2048 || s8));
                       } else {
                         must_run = slots <= 512; /* the row at <= 4 slots per thread in 128 threads */
