@@ -1655,9 +1655,10 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * (FN_AUTO_BWD_F32_RELOAD_*); few rows, the split-row kernel at any width
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
-   * the columns beyond its registers streamed. But first, plain aligned rows of up to 4096 slots:
-   * the lean kernel at 8 slots a thread (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on
-   * every device: the register-cached row against a re-read one). */
+   * the columns beyond its registers streamed. But first, aligned rows of up to 4096 slots (f32
+   * plain; 16-bit plain and fused up to 3072): the lean kernel at 8 slots a thread
+   * (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on every device where its shared memory
+   * fits: the register-cached row against a re-read one). */
   if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
                   : c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_16_ROWS_PER_SM * c->d->sm_count &&
                         c->slots <= FN_AUTO_BWD_ROW8_16_MAX_SLOTS) &&
