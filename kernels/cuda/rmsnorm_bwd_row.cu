@@ -74,7 +74,8 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
   }
   __syncthreads();
 
-  float dwc[kDwSmem ? 1 : S][N]; /* (unused with kDwSmem) */
+  float dwc[kDwSmem ? 1 : S][N]; /* (unused with kDwSmem; indexed [kDwSmem ? 0 : k] below, so the
+                                    branch compiled away stays in bounds) */
 #pragma unroll
   for (int k = 0; k < (kDwSmem ? 1 : S); ++k)
 #pragma unroll
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
         V dxv;
         if (kDwSmem) {
           float dw[N];
-          smem_weight<N>(dw, dwsm, col);
+          load_floats<N>(dw, dwsm + col);
           slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dw);
           store_floats<N>(dwsm + col, dw);
         } else {
@@ -123,10 +124,12 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
     const int col = col0 + k * step;
     if (col >= p.n) continue;
     float dv[N];
-    if (kDwSmem) smem_weight<N>(dv, dwsm, col); /* (this thread's own columns: no barrier) */
+    if (kDwSmem) {
+      load_floats<N>(dv, dwsm + col); /* (this thread's own columns: no barrier) */
+    } else {
 #pragma unroll
-    for (int e = 0; e < N; ++e)
-      if (!kDwSmem) dv[e] = dwc[kDwSmem ? 0 : k][e];
+      for (int e = 0; e < N; ++e) dv[e] = dwc[kDwSmem ? 0 : k][e];
+    }
     if (direct) {
 #pragma unroll
       for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dv[e]);

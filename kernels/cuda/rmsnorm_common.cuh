@@ -427,6 +427,16 @@ template <int N> __device__ __forceinline__ void smem_weight(float (&wv)[N], con
   }
 }
 
+/* N fp32 values from 16-byte aligned memory (shared or global), four at a time. */
+template <int N> __device__ __forceinline__ void load_floats(float (&v)[N], const float *src) {
+  const float4 *q = reinterpret_cast<const float4 *>(src);
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 f = q[i];
+    v[4 * i] = f.x; v[4 * i + 1] = f.y; v[4 * i + 2] = f.z; v[4 * i + 3] = f.w;
+  }
+}
+
 /* N fp32 values to 16-byte aligned memory (shared or global), four at a time. */
 template <int N> __device__ __forceinline__ void store_floats(float *dst, const float (&v)[N]) {
   float4 *q = reinterpret_cast<float4 *>(dst);
