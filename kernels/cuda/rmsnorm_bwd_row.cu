@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
   __syncthreads();
 
   float dwc[kDwSmem ? 1 : S][N]; /* (unused with kDwSmem; indexed [kDwSmem ? 0 : k] below, so the
-                                    branch compiled away stays in bounds) */
+                                    discarded side of each if stays in bounds) */
 #pragma unroll
   for (int k = 0; k < (kDwSmem ? 1 : S); ++k)
 #pragma unroll

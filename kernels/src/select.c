@@ -228,7 +228,7 @@
  * kernel up to 8192 (f32 4096 x 200 1.3% behind row-packed there); the cut at 64 rows per SM
  * (8448 on 132 SMs) lies between, where nothing was measured. The fused add keeps its rules (the
  * lean kernel already, as fast as any mode there). Above the cut the lanes forward at two vectors
- * a lane (fwd_lanes) now runs where the row-pipelined kernel did, aligned whole vectors only
+ * a lane (fwd_lanes) takes aligned whole vectors, faster than the row-pipelined kernel
  * (H200, 2026-11-30, bench_modes AUTO cold, us, row-pipelined / lanes: bf16 131072 x 512 86.4 /
  * 73.4, 262144 x 384 137.8 / 104.5, 300000 x 288 147.0 / 104.6, 9000 x 264 13.6 / 10.9, 9000 x 512
  * 14.6 / 13.4; fp16 1.08-1.41x; f32 262144 x 132 106.9 / 81.8, 131072 x 256 82.6 / 74.0: 1.08-1.41x
@@ -312,20 +312,19 @@
  * the generic, split-row or cluster kernel: plain f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
  * rows an SM, 16-bit rows (plain and fused) of at most FN_AUTO_BWD_ROW8_16_MAX_SLOTS slots from
  * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM. H200, bench.py / bench_modes cold, us:
- * - plain f32 n 8200 / 12288 / 16384, AUTO before vs 8 slots a thread, paired old / new / new / old
+ * - plain f32 n 8200 / 12288 / 16384, the generic / split-row kernels vs 8 slots a thread, paired
  *   (2026-11-29 11:28 UTC, tools/bench/results/row8_headsplit_h200_2026-11-29): 8 rows 0.99 / 0.89
  *   / 0.83x, 66 rows 1.09 / 0.93 / 0.97x, 132 rows 1.11-1.13x, 400 1.17-1.28x, 1000 1.29-1.39x,
  *   4096 1.41-1.46x (4096 x 16384 319.6 -> 219.4);
  * - 16-bit with dw in shared memory (FN_BWD_ROW8_DW_SMEM), bench_modes forced modes in one process
  *   (2026-11-30 07:07 UTC, tools/bench/results/fused_row8_h200_2026-11-30): fused bf16 / fp16 n
  *   16400-24576 against the split-row or cluster kernel: 66 rows 0.87-0.89x, 132 rows 1.02-1.08x,
- *   264 x 20480 1.09x (the cluster kernel AUTO ran: 1.27x), 400 1.05-1.16x, 1000 1.05-1.24x, 2000
+ *   264 x 20480 1.09x (1.27x over the cluster kernel), 400 1.05-1.16x, 1000 1.05-1.24x, 2000
  *   x 18432 1.27-1.36x, 4096 1.12-1.62x (bf16 4096 x 16400 304.1 -> 188.1); plain bf16 at 132 x
  *   16400 25.6 against split-row's 27.9, 264 x 20480 36.8 against the cluster kernel's 47.2; at
- *   4096 slots the cluster kernel stays (S = 8 was 0.96x there with dw in registers, and with it
- *   in shared memory 8n bytes do not fit);
- * - f32 fused (dw in shared memory) against the persistent generic kernel AUTO runs (the same
- *   run): 132 rows 1.07-1.18x, 264 0.97x, 1000 0.86-1.01x, 4096-9384 0.79-0.97x: one CTA an SM waits
+ *   4096 slots the cluster kernel stays (S = 8 measured 0.96x there with dw in registers, and with
+ *   it in shared memory 8n bytes do not fit);
+ * - f32 fused (dw in shared memory) against the persistent generic kernel, same measurement: 132 rows 1.07-1.18x, 264 0.97x, 1000 0.86-1.01x, 4096-9384 0.79-0.97x: one CTA an SM waits
  *   for each row's three loads, where the generic kernel's 1024 threads overlap rows; not taken. */
 #define FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM 1
 #define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 1
