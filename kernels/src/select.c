@@ -1534,18 +1534,21 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
 
 /* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
  * the S <= 4 instances' FN_MAX_CACHED_SLOTS, up to 8 x FN_BWD_ROW8_MAX_THREADS slots, aligned, n
- * a multiple of the vector, a weight (staged in shared memory, and dw there too where
- * FN_BWD_ROW8_DW_SMEM says); one CTA an SM, the persistent grid. */
+ * a multiple of the vector, a weight (staged in shared memory, as fp32 or where only that fits as
+ * its raw 16 bits, and dw there too where FN_BWD_ROW8_DW_SMEM says: fn_bwd_row8_smem); one CTA an
+ * SM, the persistent grid. */
 static int bwd_row8(const ctx *c, fusednorm_launch *l) {
   const int64_t threads = max64(64, round_up(ceil_div(c->slots, 8), 32));
-  const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float) * (FN_BWD_ROW8_DW_SMEM(c->xs, c->fused) ? 2 : 1);
+  /* the fp32 stage, else (16-bit rows, a 16-bit weight) the raw 16 bits: fn_bwd_row8_smem */
+  const int w16 = !smem_ok(c, fn_bwd_row8_smem(c->p->n, 0, c->xs, c->fused)) && c->xs == 2 && !c->w32;
+  const int64_t smem = fn_bwd_row8_smem(c->p->n, w16, c->xs, c->fused);
   if (!c->p->has_weight || !c->aligned || c->p->n % c->vec != 0 ||
       c->slots <= FN_MAX_CACHED_SLOTS || threads > FN_BWD_ROW8_MAX_THREADS || !smem_ok(c, smem))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_BWD_ROW, (int)threads);
   l->slots_per_thread = 8;
   l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, (int)threads, FN_BWD_ROW8_REGS, smem));
-  l->weight_smem = 1;
+  l->weight_smem = w16 ? 2 : 1;
   l->dw_smem = 1;
   l->smem_bytes = (size_t)smem;
   set_workspace(c, l, l->grid, 0);
@@ -1661,7 +1664,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
                   : c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_16_ROWS_PER_SM * c->d->sm_count &&
                         c->slots <= FN_AUTO_BWD_ROW8_16_MAX_SLOTS) &&
-      bwd_row8(c, l))
+      bwd_row8(c, l) && l->weight_smem == 1) /* (the raw 16-bit stage: forced modes only, not yet
+                                                  measured where AUTO would take it) */
     return with_dw_in_kernel(c, l);
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
       c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&

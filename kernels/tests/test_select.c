@@ -171,8 +171,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
-      /* S = 8: aligned rows, plain and fused (rms_norm_bwd_row8_for) */
-      inst = in_set(l->slots_per_thread, k124, 3) || (l->slots_per_thread == 8 && !l->unaligned);
+      /* S = 8: aligned rows, plain and fused; the raw 16-bit weight stage (weight_smem 2) for
+         16-bit rows and weight only (rms_norm_bwd_row8_for) */
+      inst = (in_set(l->slots_per_thread, k124, 3) && l->weight_smem == 1) ||
+             (l->slots_per_thread == 8 && !l->unaligned &&
+              (l->weight_smem == 1 ||
+               (l->weight_smem == 2 && fusednorm_dtype_size(p->x_dtype) == 2 && p->w_dtype != FUSEDNORM_F32)));
       break;
     case FUSEDNORM_KERNEL_BWD_GENERIC:
       CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
@@ -451,13 +455,13 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE &&
       l->kernel != FUSEDNORM_KERNEL_FWD_WIDE)
     /* the weight, and the head-split's dw */
+    /* (8 slots a thread: the weight as fp32 or, weight_smem 2, its raw 16 bits; dw for 16-bit rows
+       and the fused add) */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
-                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4) *
-                                               (l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->slots_per_thread == 8 &&
-                                                        FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p->x_dtype),
-                                                                            p->has_residual)
-                                                    ? 2
-                                                    : 1)) &&
+                            : l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->slots_per_thread == 8
+                                ? (size_t)(p->n * (l->weight_smem == 2 ? 2 : 4) +
+                                           (fusednorm_dtype_size(p->x_dtype) == 2 || p->has_residual ? p->n * 4 : 0))
+                                : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
               whole >= l->chunk,
           "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
@@ -1906,6 +1910,52 @@ static void test_two_slot_bwd(void) {
   CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
 }
 
+/* The 8-slot lean backward's weight stage (select.c bwd_row8, fn_bwd_row8_smem): fp32 wherever
+ * the weight and dw fit a CTA's shared memory that way, else for 16-bit rows with a 16-bit weight
+ * its raw 16 bits (weight_smem 2, 6n bytes), else no 8-slot plan (forced `persistent` answers
+ * MODE_UNSUPPORTED). */
+static void test_row8_stage(void) {
+  static const int64_t kN[] = {16392, 24576, 28928, 28936, 32768};
+  int d, ni, xi, wi, fused, w16 = 0, f32s = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+      for (xi = 0; xi < 2; ++xi)
+        for (wi = 0; wi < 2; ++wi)
+          for (fused = 0; fused < 2; ++fused) {
+            const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
+            const int64_t n = kN[ni], room = (int64_t)dev->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+            fusednorm_problem p = prob(4 * dev->sm_count, n, x, FUSEDNORM_MODE_PERSISTENT);
+            fusednorm_launch l;
+            fusednorm_status st;
+            p.w_dtype = wi ? FUSEDNORM_F32 : x;
+            p.has_residual = fused;
+            st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
+            if (8 * n <= room) {
+              CHECK(st == FUSEDNORM_OK && l.slots_per_thread == 8 && l.weight_smem == 1 && l.smem_bytes == (size_t)(8 * n),
+                    "%s %lld %s w %s: fp32 stage, got status %d S %d weight_smem %d smem %zu", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st, l.slots_per_thread,
+                    l.weight_smem, l.smem_bytes);
+              f32s++;
+            } else if (!wi && 6 * n <= room) {
+              CHECK(st == FUSEDNORM_OK && l.slots_per_thread == 8 && l.weight_smem == 2 && l.smem_bytes == (size_t)(6 * n),
+                    "%s %lld %s: raw 16-bit stage, got status %d S %d weight_smem %d smem %zu", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), st, l.slots_per_thread, l.weight_smem, l.smem_bytes);
+              w16++;
+            } else {
+              CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s %lld %s w %s: no 8-slot plan fits, got status %d",
+                    kDevices[d].name, (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st);
+            }
+            /* AUTO keeps to the fp32 stage (the raw 16-bit one is not measured where it would take it) */
+            p.mode = FUSEDNORM_MODE_AUTO;
+            st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
+            CHECK(st == FUSEDNORM_OK && l.weight_smem != 2, "%s %lld %s: AUTO status %d weight_smem %d", kDevices[d].name,
+                  (long long)n, fusednorm_dtype_name(x), st, l.weight_smem);
+          }
+  }
+  CHECK(w16 > 20 && f32s > 20, "%d raw 16-bit and %d fp32 stages checked", w16, f32s);
+}
+
 /* AUTO's backward of 16-bit rows of 2049-4096 slots with a weight on devices with clusters
  * (FN_AUTO_BWD_SPLIT16_*, kernels/RESULTS.md "The split-row backward below its AUTO width"): the
  * split-row kernel for congruent rows that are not whole aligned vectors at any row count, and
@@ -1929,8 +1979,8 @@ static void test_split16_bwd(void) {
             for (fused = 0; fused < 2; ++fused) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
-              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, where the weight
-                 and dw fit shared memory) */
+              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, where the fp32
+                 weight and dw fit shared memory; AUTO does not take the raw 16-bit stage) */
               const int row8 = whole && rows[ri] >= sm && kN[ni] / 8 <= 3072 &&
                                kN[ni] * 8 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
               const int want = dev->cc_major >= 9 && lays[li]->congruent16 && !row8 &&
@@ -2388,7 +2438,10 @@ static void test_forced(void) {
                                     thread: aligned whole vectors, the weight staged, and dw beside
                                     it for 16-bit rows and the fused add) */
                         const int s8 = al && whole_vecs && slots <= 4096;
-                        const int64_t s8_smem = p.n * 4 * (FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p.x_dtype), p.has_residual) ? 2 : 1);
+                        /* (the fp32 weight stage, else for a 16-bit weight of 16-bit rows its raw bits) */
+                        const int xs16 = fusednorm_dtype_size(p.x_dtype) == 2;
+                        const int64_t s8_dw = xs16 || p.has_residual ? p.n * 4 : 0;
+                        const int64_t s8_smem = s8_dw + p.n * (xs16 && p.w_dtype != FUSEDNORM_F32 ? 2 : 4);
                         must_run = al && w && whole_vecs &&
                                    (slots <= 2048 ||
                                     (s8 && s8_smem + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
@@ -2794,6 +2847,7 @@ int main(int argc, char **argv) {
   test_wide_grid_picks();
   test_two_slot_bwd();
   test_split16_bwd();
+  test_row8_stage();
   test_split_chunk();
   test_all_valid();
   test_forced();
