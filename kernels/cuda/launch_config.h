@@ -152,8 +152,8 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * H200, 2026-11-30, bench_modes cold, plain bf16 dw in registers / in shared memory
  * (tools/bench/results/fused_row8_h200_2026-11-30): 4096 x 16400 211 -> 164 us, 1000 x 20480 78
  * -> 70, 400 x 16400 45 -> 40, 4096 x 24576 249 -> 232; f32 keeps dw in registers (no spill to
- * remove). The cost: 16-bit rows past 3616 slots (8n bytes past the 227 KiB of an H200's CTA)
- * have no S = 8 plan. */
+ * remove). 16-bit rows past 3616 slots (8n bytes past the 227 KiB of an H200's CTA) have an S = 8
+ * plan only with a 16-bit weight (its raw 16 bits staged: fn_bwd_row8_smem). */
 #define FN_BWD_ROW8_MAX_THREADS 512
 #define FN_BWD_ROW8_REGS 128
 #define FN_BWD_ROW8_DW_SMEM(x_size, fused) ((fused) || (x_size) == 2)

@@ -89,10 +89,10 @@ typedef enum {
                                             backward lean (a weight; rows 16-byte aligned, or congruent
                                             modulo 16 bytes with the weight and dw fitting shared
                                             memory twice over: fusednorm_layout; up to 2048 slots,
-                                            4096 for aligned whole vectors where the fp32 weight (for
-                                            16-bit rows with a 16-bit weight, else its raw 16 bits),
-                                            and for 16-bit rows or the fused add dw too, fit a CTA's
-                                            shared memory) */
+                                            4096 for aligned whole vectors where the weight (as fp32,
+                                            else for 16-bit rows with a 16-bit weight as its raw 16
+                                            bits) and, for 16-bit rows or the fused add, dw too fit a
+                                            CTA's shared memory) */
   FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* the general kernels: any alignment and width; forward one CTA
                                             per row reading it twice (L2) up to 1792/2048 slots, beyond
                                             (and always in the backward) a persistent grid with the

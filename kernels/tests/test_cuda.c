@@ -1068,7 +1068,9 @@ int main(int argc, char **argv) {
     static const int64_t kRow8M[] = {1, 7, 150, 1001};
     static const int64_t kRow8N[] = {8196, 12288, 16384, 16392, 24576, 28928, 32768};
     static const int64_t kRow8Mq[] = {7, 1001};
-    static const int64_t kRow8Nq[] = {8196, 16384, 16392, 24576, 32768};
+    /* (quick: the engine's variant rotation gives 7 x 32768 f16 and 1001 x 32768 bf16 a 16-bit
+     * weight, the raw 16-bit stage) */
+    static const int64_t kRow8Nq[] = {8196, 16384, 16392, 24576, 28928, 32768};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
     static const int64_t kWarpNq[] = {33, 65, 100, 126, 142, 190, 228, 250, 295, 298, 300, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)

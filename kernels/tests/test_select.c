@@ -691,7 +691,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H100-SXM auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H100-SXM auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
@@ -728,7 +728,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
@@ -765,7 +765,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8192 sm32768 st0/0 w1 dw1 P148 ws4849680", /* B200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g148 s8 ch32768 sm196608 st0/0 w2 dw1 P148 ws19398672", /* B200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
@@ -912,14 +912,16 @@ static const struct {
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
      * the cluster column, 512 threads (FN_SPLIT_THREADS), one CTA per SM). Evidence:
-     * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
-    {2048, 32768, BF, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768"},
+     * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. Aligned 16-bit rows of whole vectors, from two rows
+     * an SM, take the lean kernel at 8 slots a thread first (at 4096 slots with the weight's raw 16
+     * bits staged: w2). */
+    {2048, 32768, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520"},
     {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
     {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088"},
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
-     * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from 3); the fused add
-     * keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+     * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from one, past it from
+     * two); the f32 fused add keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
     {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
     {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
@@ -1270,13 +1272,18 @@ static void test_measured_picks_h200(void) {
       {132, 12288, F32, 1, 0, ROW8, 1}, {400, 8200, F32, 1, 0, ROW8, 1},   {4096, 16384, F32, 1, 0, ROW8, 1},
       {400, 24576, BF, 1, 0, ROW8, 1},  {1000, 16400, BF, 1, 0, ROW8, 1},  {4096, 24576, BF, 1, 0, ROW8, 1},
       {8, 16384, F32, 1, 0, ROW8, 0},   {66, 12288, F32, 1, 0, ROW8, 0},   {66, 24576, BF, 1, 0, ROW8, 0},
-      {8, 32768, BF, 1, 0, ROW8, 0},    {4096, 32768, BF, 1, 0, ROW8, 0},
+      {8, 32768, BF, 1, 0, ROW8, 0},
       /* ... 2026-11-30, dw in shared memory: 16-bit plain and fused from a row an SM, f32 fused not
        * (the generic kernel) */
       {132, 16400, BF, 1, 0, ROW8, 1},  {264, 20480, BF, 1, 0, ROW8, 1},  {132, 16400, BF, 1, 1, ROW8, 1},
       {132, 24576, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 20480, BF, 1, 1, ROW8, 1}, {2000, 18432, FUSEDNORM_F16, 1, 1, ROW8, 1},
       {4096, 16400, BF, 1, 1, ROW8, 1}, {66, 16400, BF, 1, 1, ROW8, 0},   {66, 16400, FUSEDNORM_F16, 1, 1, ROW8, 0},
       {1000, 8200, F32, 1, 1, ROW8, 0}, {9384, 11020, F32, 1, 1, ROW8, 0}, {4096, 11020, F32, 1, 1, ROW8, 0},
+      /* ... 2026-11-30, 16-bit rows of 3648-4096 slots (the raw 16-bit weight stage) from two rows an
+       * SM, plain and fused */
+      {264, 29184, BF, 1, 0, ROW8, 1},  {264, 32768, FUSEDNORM_F16, 1, 0, ROW8, 1}, {4096, 32768, BF, 1, 0, ROW8, 1},
+      {1000, 30720, BF, 1, 0, ROW8, 1}, {264, 29184, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 32768, BF, 1, 1, ROW8, 1},
+      {4096, 32768, FUSEDNORM_F16, 1, 1, ROW8, 1},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
        * (1.13-1.51x at every width up to 128 columns); paired at 11:50 UTC: 528 rows a tie (not
@@ -1946,11 +1953,17 @@ static void test_row8_stage(void) {
               CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s %lld %s w %s: no 8-slot plan fits, got status %d",
                     kDevices[d].name, (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st);
             }
-            /* AUTO keeps to the fp32 stage (the raw 16-bit one is not measured where it would take it) */
-            p.mode = FUSEDNORM_MODE_AUTO;
-            st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
-            CHECK(st == FUSEDNORM_OK && l.weight_smem != 2, "%s %lld %s: AUTO status %d weight_smem %d", kDevices[d].name,
-                  (long long)n, fusednorm_dtype_name(x), st, l.weight_smem);
+            /* AUTO (four rows an SM) takes the same plan, either stage */
+            {
+              const int forced = st == FUSEDNORM_OK, stage = l.weight_smem;
+              p.mode = FUSEDNORM_MODE_AUTO;
+              st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
+              CHECK(st == FUSEDNORM_OK && (l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8) == forced &&
+                        (!forced || l.weight_smem == stage),
+                    "%s %lld %s w %s: AUTO status %d %s S %d weight_smem %d, forced %d stage %d", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st,
+                    fusednorm_kernel_name(l.kernel), l.slots_per_thread, l.weight_smem, forced, stage);
+            }
           }
   }
   CHECK(w16 > 20 && f32s > 20, "%d raw 16-bit and %d fp32 stages checked", w16, f32s);
@@ -1979,10 +1992,11 @@ static void test_split16_bwd(void) {
             for (fused = 0; fused < 2; ++fused) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
-              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, where the fp32
-                 weight and dw fit shared memory; AUTO does not take the raw 16-bit stage) */
-              const int row8 = whole && rows[ri] >= sm && kN[ni] / 8 <= 3072 &&
-                               kN[ni] * 8 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
+              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, from a row an SM up
+                 to 3072 slots, from two past it, where the weight (as fp32, else as its raw 16 bits)
+                 and dw fit shared memory) */
+              const int row8 = whole && rows[ri] >= (kN[ni] / 8 <= 3072 ? sm : 2 * sm) &&
+                               kN[ni] * 6 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
               const int want = dev->cc_major >= 9 && lays[li]->congruent16 && !row8 &&
                                (!whole || (fused && 2 * rows[ri] >= 9 * sm));
               fusednorm_launch a;
