@@ -152,11 +152,21 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * H200, 2026-11-30, bench_modes cold, plain bf16 dw in registers / in shared memory
  * (tools/bench/results/fused_row8_h200_2026-11-30): 4096 x 16400 211 -> 164 us, 1000 x 20480 78
  * -> 70, 400 x 16400 45 -> 40, 4096 x 24576 249 -> 232; f32 keeps dw in registers (no spill to
- * remove). The cost: 16-bit rows past 3616 slots (8n bytes past the 227 KiB of an H200's CTA)
- * have no S = 8 plan. */
+ * remove). 16-bit rows past 3616 slots (8n bytes past the 227 KiB of an H200's CTA) have an S = 8
+ * plan only with a 16-bit weight (its raw 16 bits staged: fn_bwd_row8_smem). */
 #define FN_BWD_ROW8_MAX_THREADS 512
 #define FN_BWD_ROW8_REGS 128
 #define FN_BWD_ROW8_DW_SMEM(x_size, fused) ((fused) || (x_size) == 2)
+/* Its dynamic shared memory: the weight (fp32 effective values, or with w16 its raw 16 bits: a
+ * 16-bit weight of 16-bit rows where the fp32 stage does not fit, the plan's weight_smem 2; each
+ * read then converts and adds the offset as load_weight does, the same bits), then dw where
+ * FN_BWD_ROW8_DW_SMEM holds. w16 as a run-time choice inside the one instance raised the fused
+ * 16-bit spill from 52-72 to 96 bytes and cost 12-13% where the fp32 stage fits (H200 2026-11-30,
+ * tools/bench/results/fused_row8_h200_2026-11-30, w16.patch), hence its own instances, planned only
+ * where nothing else fits: 16-bit rows of 3617-4096 slots on an H200. */
+static inline int64_t fn_bwd_row8_smem(int64_t n, int w16, int x_size, int fused) {
+  return n * (w16 ? 2 : 4) + (FN_BWD_ROW8_DW_SMEM(x_size, fused) ? n * 4 : 0);
+}
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
 
 /* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one

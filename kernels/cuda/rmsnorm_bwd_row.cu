@@ -24,15 +24,35 @@
 
 namespace fn {
 
-template <typename T, int S, bool HAS_DS>
+template <typename T, int S, bool HAS_DS, bool W16 = false>
 __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
-  /* the fp32 effective weight of the row (n floats), then with kDwSmem the CTA's dw (n floats) */
+  static_assert(!W16 || (S == 8 && N == 8), "the raw 16-bit stage is the 8-slot 16-bit instance's");
+  /* The row's weight: its fp32 effective values (n floats), or with W16 its raw 16 bits (n
+   * halves); then with kDwSmem the CTA's dw (n floats): fn_bwd_row8_smem. */
   constexpr bool kDwSmem = S == 8 && FN_BWD_ROW8_DW_SMEM((int)sizeof(T), HAS_DS);
   extern __shared__ float dyn_smem[];
   float *const wsm = dyn_smem;
-  float *const dwsm = dyn_smem + p.n; /* (16-byte aligned: n % N == 0) */
+  uint16_t *const wsm16 = reinterpret_cast<uint16_t *>(dyn_smem);
+  float *const dwsm = dyn_smem + (W16 ? p.n / 2 : p.n); /* (16-byte aligned: n % N == 0, N = 8 with W16) */
+  /* A slot's effective weight from the stage; with W16 load_weight's conversion and offset add on
+   * the raw bits, so the same bits as the fp32 stage would hold. */
+  auto weight_of = [&](float (&wv)[N], int col) {
+    if constexpr (W16) {
+      uint16_t raw[N];
+      *reinterpret_cast<uint4 *>(raw) = *reinterpret_cast<const uint4 *>(wsm16 + col);
+      if (p.w_dtype == FUSEDNORM_BF16) {
+#pragma unroll
+        for (int e = 0; e < N; ++e) wv[e] = __uint_as_float((uint32_t)raw[e] << 16) + p.offset;
+      } else {
+#pragma unroll
+        for (int e = 0; e < N; ++e) wv[e] = __half2float(__ushort_as_half(raw[e])) + p.offset;
+      }
+    } else {
+      smem_weight<N>(wv, wsm, col);
+    }
+  };
   __shared__ PaddedRed red;
   const int step = blockDim.x * N, col0 = threadIdx.x * N;
   red.zero();
@@ -63,7 +83,10 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
     if (col < p.n) {
-      stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
+      if constexpr (W16)
+        *reinterpret_cast<uint4 *>(wsm16 + col) = __ldg(reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(p.w) + col));
+      else
+        stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
       if (kDwSmem) {
         float z[N];
 #pragma unroll
@@ -89,7 +112,7 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
       const int col = col0 + k * step;
       if (col < p.n) {
         float wv[N];
-        smem_weight<N>(wv, wsm, col);
+        weight_of(wv, col);
         dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
       }
     }
@@ -99,7 +122,7 @@ __global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const 
       const int col = col0 + k * step;
       if (col < p.n) {
         float wv[N];
-        smem_weight<N>(wv, wsm, col);
+        weight_of(wv, col);
         V dxv;
         if (kDwSmem) {
           float dw[N];
@@ -353,26 +376,35 @@ FN_BWD_ROW_INSTANCE(rms_norm_bwd_row)
 FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
 #undef FN_BWD_ROW_INSTANCE
 
-/* S = 8: aligned rows only (select.c bwd_row8). */
-template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool unaligned) {
+/* S = 8: aligned rows only (select.c bwd_row8); w16 (the plan's weight_smem 2): 16-bit rows only. */
+template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool unaligned, bool w16) {
   if (unaligned) return nullptr;
+  if constexpr (sizeof(T) == 2) {
+    if (w16)
+      return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, true, true>)
+                    : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false, true>);
+  } else if (w16) {
+    return nullptr;
+  }
   return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, true>)
                 : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 8, false>);
 }
 
-template <typename T> static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row) {
-  if (cache == 8) return rms_norm_bwd_row8_for<T>(has_ds, unaligned);
+template <typename T>
+static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row, bool w16) {
+  if (cache == 8) return rms_norm_bwd_row8_for<T>(has_ds, unaligned, w16);
+  if (w16) return nullptr;
   if (unaligned && one_row && cache == 1)
     return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, true>)
                   : reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, false>);
   return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
 }
 
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row) {
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row);
-    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row);
-    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row);
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row, w16);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row, w16);
+    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row, w16);
   }
   return nullptr;
 }

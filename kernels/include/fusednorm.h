@@ -89,9 +89,10 @@ typedef enum {
                                             backward lean (a weight; rows 16-byte aligned, or congruent
                                             modulo 16 bytes with the weight and dw fitting shared
                                             memory twice over: fusednorm_layout; up to 2048 slots,
-                                            4096 for aligned whole vectors where the fp32 weight, and
-                                            for 16-bit rows or the fused add dw too, fit a CTA's shared
-                                            memory) */
+                                            4096 for aligned whole vectors where the weight (as fp32,
+                                            else for 16-bit rows with a 16-bit weight as its raw 16
+                                            bits) and, for 16-bit rows or the fused add, dw too fit a
+                                            CTA's shared memory) */
   FUSEDNORM_MODE_MULTI_WAVE_RELOAD = 2,  /* the general kernels: any alignment and width; forward one CTA
                                             per row reading it twice (L2) up to 1792/2048 slots, beyond
                                             (and always in the backward) a persistent grid with the
@@ -308,7 +309,8 @@ typedef struct {
   int stages, lookahead;     /* split-row backward: row ring depth and dot lookahead; else 0 */
   int weight_smem;           /* 1: the weight is staged in shared memory (the fp32 effective
                                 weight; FWD_WIDE: the weight's own bytes, copied by each CTA once
-                                while its cluster loops over rows) */
+                                while its cluster loops over rows); 2 (BWD_ROW at 8 slots, 16-bit
+                                rows and weight): its raw 16 bits, where the fp32 stage does not fit */
   int dw_smem;               /* generic backward, columns beyond the register cache: their dw in
                                 shared memory (1) or in the CTA's workspace row (0) */
   int64_t partial_rows;      /* backward with weight: rows of n fp32 partial dw in the workspace */

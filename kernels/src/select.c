@@ -310,8 +310,10 @@
 #define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
 /* The lean backward at 8 slots a thread (bwd_row8: aligned rows of 2049-4096 slots) in place of
  * the generic, split-row or cluster kernel: plain f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
- * rows an SM, 16-bit rows (plain and fused) of at most FN_AUTO_BWD_ROW8_16_MAX_SLOTS slots from
- * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM. H200, bench.py / bench_modes cold, us:
+ * rows an SM, 16-bit rows (plain and fused) of at most FN_AUTO_BWD_ROW8_16_NARROW_SLOTS slots from
+ * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM, wider ones (up to 4096 slots, the weight staged as fp32 or as its
+ * raw 16 bits where only that fits: fn_bwd_row8_smem) from FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM.
+ * H200, bench.py / bench_modes cold, us:
  * - plain f32 n 8200 / 12288 / 16384, the generic / split-row kernels vs 8 slots a thread, paired
  *   (2026-11-29 11:28 UTC, tools/bench/results/row8_headsplit_h200_2026-11-29): 8 rows 0.99 / 0.89
  *   / 0.83x, 66 rows 1.09 / 0.93 / 0.97x, 132 rows 1.11-1.13x, 400 1.17-1.28x, 1000 1.29-1.39x,
@@ -324,11 +326,17 @@
  *   16400 25.6 against split-row's 27.9, 264 x 20480 36.8 against the cluster kernel's 47.2; at
  *   4096 slots the cluster kernel stays (S = 8 measured 0.96x there with dw in registers, and with
  *   it in shared memory 8n bytes do not fit);
+ * - 16-bit n 29184-32768 (3648-4096 slots: the raw 16-bit weight stage), bench_modes AUTO (the
+ *   split-row, cluster or generic kernel) vs forced persistent in one process (2026-11-30 09:08 UTC,
+ *   tools/bench/results/w16_stage_h200_2026-11-30): bf16 / fp16 plain 132 rows 0.97-1.03x, 264
+ *   1.21-1.26x, 400-1000 1.07-1.10x, 2000 1.06x, 4096 1.10-1.12x (bf16 4096 x 32768 337.4 -> 306.1);
+ *   fused 132 rows 0.99-1.02x, 264 1.16-1.22x, 400-4096 1.01-1.06x;
  * - f32 fused (dw in shared memory) against the persistent generic kernel, same measurement: 132 rows 1.07-1.18x, 264 0.97x, 1000 0.86-1.01x, 4096-9384 0.79-0.97x: one CTA an SM waits
  *   for each row's three loads, where the generic kernel's 1024 threads overlap rows; not taken. */
 #define FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM 1
 #define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 1
-#define FN_AUTO_BWD_ROW8_16_MAX_SLOTS 3072
+#define FN_AUTO_BWD_ROW8_16_NARROW_SLOTS 3072
+#define FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM 2
 #define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
  * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
@@ -1534,18 +1542,21 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
 
 /* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
  * the S <= 4 instances' FN_MAX_CACHED_SLOTS, up to 8 x FN_BWD_ROW8_MAX_THREADS slots, aligned, n
- * a multiple of the vector, a weight (staged in shared memory, and dw there too where
- * FN_BWD_ROW8_DW_SMEM says); one CTA an SM, the persistent grid. */
+ * a multiple of the vector, a weight (staged in shared memory, as fp32 or where only that fits as
+ * its raw 16 bits, and dw there too where FN_BWD_ROW8_DW_SMEM says: fn_bwd_row8_smem); one CTA an
+ * SM, the persistent grid. */
 static int bwd_row8(const ctx *c, fusednorm_launch *l) {
   const int64_t threads = max64(64, round_up(ceil_div(c->slots, 8), 32));
-  const int64_t smem = (int64_t)c->p->n * (int64_t)sizeof(float) * (FN_BWD_ROW8_DW_SMEM(c->xs, c->fused) ? 2 : 1);
+  /* the fp32 stage, else (16-bit rows, a 16-bit weight) the raw 16 bits: fn_bwd_row8_smem */
+  const int w16 = !smem_ok(c, fn_bwd_row8_smem(c->p->n, 0, c->xs, c->fused)) && c->xs == 2 && !c->w32;
+  const int64_t smem = fn_bwd_row8_smem(c->p->n, w16, c->xs, c->fused);
   if (!c->p->has_weight || !c->aligned || c->p->n % c->vec != 0 ||
       c->slots <= FN_MAX_CACHED_SLOTS || threads > FN_BWD_ROW8_MAX_THREADS || !smem_ok(c, smem))
     return 0;
   plan_init(c, l, FUSEDNORM_MODE_PERSISTENT, FUSEDNORM_KERNEL_BWD_ROW, (int)threads);
   l->slots_per_thread = 8;
   l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, (int)threads, FN_BWD_ROW8_REGS, smem));
-  l->weight_smem = 1;
+  l->weight_smem = w16 ? 2 : 1;
   l->dw_smem = 1;
   l->smem_bytes = (size_t)smem;
   set_workspace(c, l, l->grid, 0);
@@ -1655,12 +1666,14 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
    * the columns beyond its registers streamed. But first, aligned rows of up to 4096 slots (f32
-   * plain; 16-bit plain and fused up to 3072): the lean kernel at 8 slots a thread
+   * plain; 16-bit plain and fused, from two rows an SM past 3072): the lean kernel at 8 slots a thread
    * (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on every device where its shared memory
    * fits: the register-cached row against a re-read one). */
   if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
-                  : c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_16_ROWS_PER_SM * c->d->sm_count &&
-                        c->slots <= FN_AUTO_BWD_ROW8_16_MAX_SLOTS) &&
+                  : c->p->rows >= (int64_t)(c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS
+                                                    ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM
+                                                    : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) *
+                                        c->d->sm_count) &&
       bwd_row8(c, l))
     return with_dw_in_kernel(c, l);
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&

@@ -62,6 +62,7 @@ typedef struct {
   int ran_bwd_pipe2;    /* ... of which the row-pipelined backward at two slots a lane */
   int ran_bwd_row8;     /* ... the lean backward at eight slots a thread */
   int ran_bwd_row8f;    /* ... of which with the fused add (dw in shared memory) */
+  int ran_bwd_row8w16;  /* ... of which with the weight's raw 16 bits staged */
   int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
@@ -191,6 +192,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_pipe2 += l.kernel == FUSEDNORM_KERNEL_BWD_PIPE && l.slots_per_thread == 2;
       c->ran_bwd_row8 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8;
       c->ran_bwd_row8f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && p->has_residual;
+      c->ran_bwd_row8w16 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && l.weight_smem == 2;
       c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
@@ -1057,15 +1059,18 @@ int main(int argc, char **argv) {
     static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
     static const int64_t kWarpN[] = {32, 33, 45, 63, 64, 65, 66, 97, 126, 129, 142, 161, 190, 223, 228, 257, 295, 298, 300, 320, 321, 350, 420, 511, 513};
     /* The lean backward at eight slots a thread (aligned rows of 2049-4096 slots: f32 8196-16384
-     * columns, 16-bit 16392 up to where the weight and dw fill a CTA's shared memory, 28928 on an
-     * H200, 32768 past it), plain and fused (the section fails unless both ran): forced persistent
+     * columns, 16-bit 16392-32768, past 28928 on an H200 with the weight's raw 16 bits staged, or
+     * with an f32 weight no 8-slot plan), plain and fused (the section fails unless both ran, and
+     * the raw 16-bit stage): forced persistent
      * over a CTA's one row to many rows a CTA (rows on more and fewer CTAs than SMs), widths at
      * both ends of the range and between; the engine's other variants (strides, no weight) check
      * that the forced mode refuses them or runs the S <= 4 kernel. */
     static const int64_t kRow8M[] = {1, 7, 150, 1001};
     static const int64_t kRow8N[] = {8196, 12288, 16384, 16392, 24576, 28928, 32768};
     static const int64_t kRow8Mq[] = {7, 1001};
-    static const int64_t kRow8Nq[] = {8196, 16384, 16392, 24576};
+    /* (quick: the engine's variant rotation gives 7 x 32768 f16 and 1001 x 32768 bf16 a 16-bit
+     * weight, the raw 16-bit stage) */
+    static const int64_t kRow8Nq[] = {8196, 16384, 16392, 24576, 28928, 32768};
     static const int64_t kWarpMq[] = {5, 2000, 4099};
     static const int64_t kWarpNq[] = {33, 65, 100, 126, 142, 190, 228, 250, 295, 298, 300, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)
@@ -1139,7 +1144,7 @@ int main(int argc, char **argv) {
       c.misalign = sections[i].misalign;
       c.fallbacks = c.bad_status = 0;
       memset(c.ran, 0, sizeof c.ran);
-      c.ran_bwd_pipe2 = c.ran_bwd_row8 = c.ran_bwd_row8f = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = c.ran_fwd_lanes2 = c.ran_fwd_lanes2w = 0;
+      c.ran_bwd_pipe2 = c.ran_bwd_row8 = c.ran_bwd_row8f = c.ran_bwd_row8w16 = c.ran_fwd_warp2 = c.ran_fwd_warp_vec = c.ran_fwd_lanes2 = c.ran_fwd_lanes2w = 0;
       int f = fn_engine_run_grid(&b, &om, sections[i].M, sections[i].nM, sections[i].N, sections[i].nN);
       for (int k = 0; k < FUSEDNORM_KERNEL_COUNT_; ++k) {
         /* (a --filter or --case runs some of the cases only) */
@@ -1166,10 +1171,11 @@ int main(int argc, char **argv) {
         }
       }
       if ((sections[i].want & kRow8) && o.filter == NULL && o.case_index < 0) {
-        printf("[%s] %d of them at eight slots a thread, %d with the fused add\n", b.name, c.ran_bwd_row8,
-               c.ran_bwd_row8f);
-        if (c.ran_bwd_row8f == 0 || c.ran_bwd_row8f == c.ran_bwd_row8) {
-          printf("FAIL [%s] no launch ran bwd_row at eight slots a thread both plain and fused\n", b.name);
+        printf("[%s] %d of them at eight slots a thread, %d with the fused add, %d with the raw 16-bit weight\n",
+               b.name, c.ran_bwd_row8, c.ran_bwd_row8f, c.ran_bwd_row8w16);
+        if (c.ran_bwd_row8f == 0 || c.ran_bwd_row8f == c.ran_bwd_row8 || c.ran_bwd_row8w16 == 0) {
+          printf("FAIL [%s] no launch ran bwd_row at eight slots a thread both plain and fused, and with the raw "
+                 "16-bit weight\n", b.name);
           ++failed;
         }
       }

@@ -171,8 +171,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     }
     case FUSEDNORM_KERNEL_BWD_ROW:
       CHECK(bwd && l->mode == FUSEDNORM_MODE_PERSISTENT, "%s: %s", what, s);
-      /* S = 8: aligned rows, plain and fused (rms_norm_bwd_row8_for) */
-      inst = in_set(l->slots_per_thread, k124, 3) || (l->slots_per_thread == 8 && !l->unaligned);
+      /* S = 8: aligned rows, plain and fused; the raw 16-bit weight stage (weight_smem 2) for
+         16-bit rows and weight only (rms_norm_bwd_row8_for) */
+      inst = (in_set(l->slots_per_thread, k124, 3) && l->weight_smem == 1) ||
+             (l->slots_per_thread == 8 && !l->unaligned &&
+              (l->weight_smem == 1 ||
+               (l->weight_smem == 2 && fusednorm_dtype_size(p->x_dtype) == 2 && p->w_dtype != FUSEDNORM_F32)));
       break;
     case FUSEDNORM_KERNEL_BWD_GENERIC:
       CHECK(bwd && l->mode == (l->cluster > 1 ? FUSEDNORM_MODE_WIDE : FUSEDNORM_MODE_MULTI_WAVE_RELOAD), "%s: %s", what, s);
@@ -451,13 +455,13 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->weight_smem && l->kernel != FUSEDNORM_KERNEL_FWD_PIPE && l->kernel != FUSEDNORM_KERNEL_FWD_TILE &&
       l->kernel != FUSEDNORM_KERNEL_FWD_WIDE)
     /* the weight, and the head-split's dw */
+    /* (8 slots a thread: the weight as fp32 or, weight_smem 2, its raw 16 bits; dw for 16-bit rows
+       and the fused add) */
     CHECK(l->smem_bytes == (l->unaligned ? (size_t)fn_u_bwd_smem(l->chunk, vec)
-                                         : (size_t)((l->chunk + vec - 1) / vec * vec * 4) *
-                                               (l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->slots_per_thread == 8 &&
-                                                        FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p->x_dtype),
-                                                                            p->has_residual)
-                                                    ? 2
-                                                    : 1)) &&
+                            : l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->slots_per_thread == 8
+                                ? (size_t)(p->n * (l->weight_smem == 2 ? 2 : 4) +
+                                           (fusednorm_dtype_size(p->x_dtype) == 2 || p->has_residual ? p->n * 4 : 0))
+                                : (size_t)((l->chunk + vec - 1) / vec * vec * 4)) &&
               whole >= l->chunk,
           "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
@@ -687,7 +691,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H100-SXM auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H100-SXM auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H100-SXM auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
@@ -724,7 +728,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g132 s4 ch8192 sm32768 st0/0 w1 dw1 P132 ws4325392", /* H200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768", /* H200 auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
@@ -761,7 +765,7 @@ static const char *const kPins[] = {
     "bwd_row/persistent t512 r1 c1 k1 g148 s4 ch8192 sm32768 st0/0 w1 dw1 P148 ws4849680", /* B200 auto fused bwd 8192x8192 f32 */
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
-    "bwd_generic/wide t512 r1 c2 k2 g148 s4 ch16384 sm65536 st0/0 w1 dw1 P74 ws9699344", /* B200 auto bwd 2048x32768 bf16 */
+    "bwd_row/persistent t512 r1 c1 k1 g148 s8 ch32768 sm196608 st0/0 w2 dw1 P148 ws19398672", /* B200 auto bwd 2048x32768 bf16 */
     "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
@@ -908,14 +912,16 @@ static const struct {
      * n <= 32768, f32 n <= 16384) the cluster kernel (<= 8 CTAs per row, unchanged), beyond it
      * the split-row kernel (rmsnorm_bwd_wide.cu: gc CTAs per row of <= 512 slots each, shown in
      * the cluster column, 512 threads (FN_SPLIT_THREADS), one CTA per SM). Evidence:
-     * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. */
-    {2048, 32768, BF, 1, 0, "bwd_generic/wide t512 r1 c2 k2 g132 s4 ch16384 sm65536 st0/0 w1 dw1 P66 ws8650768"},
+     * launch_config.h, FN_SPLIT_AUTO_MIN_SLOTS. Aligned 16-bit rows of whole vectors, from two rows
+     * an SM, take the lean kernel at 8 slots a thread first (at 4096 slots with the weight's raw 16
+     * bits staged: w2). */
+    {2048, 32768, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520"},
     {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
     {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088"},
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
-     * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from 3); the fused add
-     * keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+     * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from one, past it from
+     * two); the f32 fused add keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
     {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
     {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
@@ -1266,13 +1272,18 @@ static void test_measured_picks_h200(void) {
       {132, 12288, F32, 1, 0, ROW8, 1}, {400, 8200, F32, 1, 0, ROW8, 1},   {4096, 16384, F32, 1, 0, ROW8, 1},
       {400, 24576, BF, 1, 0, ROW8, 1},  {1000, 16400, BF, 1, 0, ROW8, 1},  {4096, 24576, BF, 1, 0, ROW8, 1},
       {8, 16384, F32, 1, 0, ROW8, 0},   {66, 12288, F32, 1, 0, ROW8, 0},   {66, 24576, BF, 1, 0, ROW8, 0},
-      {8, 32768, BF, 1, 0, ROW8, 0},    {4096, 32768, BF, 1, 0, ROW8, 0},
+      {8, 32768, BF, 1, 0, ROW8, 0},
       /* ... 2026-11-30, dw in shared memory: 16-bit plain and fused from a row an SM, f32 fused not
        * (the generic kernel) */
       {132, 16400, BF, 1, 0, ROW8, 1},  {264, 20480, BF, 1, 0, ROW8, 1},  {132, 16400, BF, 1, 1, ROW8, 1},
       {132, 24576, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 20480, BF, 1, 1, ROW8, 1}, {2000, 18432, FUSEDNORM_F16, 1, 1, ROW8, 1},
       {4096, 16400, BF, 1, 1, ROW8, 1}, {66, 16400, BF, 1, 1, ROW8, 0},   {66, 16400, FUSEDNORM_F16, 1, 1, ROW8, 0},
       {1000, 8200, F32, 1, 1, ROW8, 0}, {9384, 11020, F32, 1, 1, ROW8, 0}, {4096, 11020, F32, 1, 1, ROW8, 0},
+      /* ... 2026-11-30, 16-bit rows of 3648-4096 slots (the raw 16-bit weight stage) from two rows an
+       * SM, plain and fused */
+      {264, 29184, BF, 1, 0, ROW8, 1},  {264, 32768, FUSEDNORM_F16, 1, 0, ROW8, 1}, {4096, 32768, BF, 1, 0, ROW8, 1},
+      {1000, 30720, BF, 1, 0, ROW8, 1}, {264, 29184, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 32768, BF, 1, 1, ROW8, 1},
+      {4096, 32768, FUSEDNORM_F16, 1, 1, ROW8, 1},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
        * (1.13-1.51x at every width up to 128 columns); paired at 11:50 UTC: 528 rows a tie (not
@@ -1906,6 +1917,58 @@ static void test_two_slot_bwd(void) {
   CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
 }
 
+/* The 8-slot lean backward's weight stage (select.c bwd_row8, fn_bwd_row8_smem): fp32 wherever
+ * the weight and dw fit a CTA's shared memory that way, else for 16-bit rows with a 16-bit weight
+ * its raw 16 bits (weight_smem 2, 6n bytes), else no 8-slot plan (forced `persistent` answers
+ * MODE_UNSUPPORTED). */
+static void test_row8_stage(void) {
+  static const int64_t kN[] = {16392, 24576, 28928, 28936, 32768};
+  int d, ni, xi, wi, fused, w16 = 0, f32s = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+      for (xi = 0; xi < 2; ++xi)
+        for (wi = 0; wi < 2; ++wi)
+          for (fused = 0; fused < 2; ++fused) {
+            const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
+            const int64_t n = kN[ni], room = (int64_t)dev->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+            fusednorm_problem p = prob(4 * dev->sm_count, n, x, FUSEDNORM_MODE_PERSISTENT);
+            fusednorm_launch l;
+            fusednorm_status st;
+            p.w_dtype = wi ? FUSEDNORM_F32 : x;
+            p.has_residual = fused;
+            st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
+            if (8 * n <= room) {
+              CHECK(st == FUSEDNORM_OK && l.slots_per_thread == 8 && l.weight_smem == 1 && l.smem_bytes == (size_t)(8 * n),
+                    "%s %lld %s w %s: fp32 stage, got status %d S %d weight_smem %d smem %zu", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st, l.slots_per_thread,
+                    l.weight_smem, l.smem_bytes);
+              f32s++;
+            } else if (!wi && 6 * n <= room) {
+              CHECK(st == FUSEDNORM_OK && l.slots_per_thread == 8 && l.weight_smem == 2 && l.smem_bytes == (size_t)(6 * n),
+                    "%s %lld %s: raw 16-bit stage, got status %d S %d weight_smem %d smem %zu", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), st, l.slots_per_thread, l.weight_smem, l.smem_bytes);
+              w16++;
+            } else {
+              CHECK(st == FUSEDNORM_ERR_MODE_UNSUPPORTED, "%s %lld %s w %s: no 8-slot plan fits, got status %d",
+                    kDevices[d].name, (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st);
+            }
+            /* AUTO (four rows an SM) takes the same plan, either stage */
+            {
+              const int forced = st == FUSEDNORM_OK, stage = l.weight_smem;
+              p.mode = FUSEDNORM_MODE_AUTO;
+              st = fusednorm_select_launch(&p, 1, dev, &kAligned, &l);
+              CHECK(st == FUSEDNORM_OK && (l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8) == forced &&
+                        (!forced || l.weight_smem == stage),
+                    "%s %lld %s w %s: AUTO status %d %s S %d weight_smem %d, forced %d stage %d", kDevices[d].name,
+                    (long long)n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), st,
+                    fusednorm_kernel_name(l.kernel), l.slots_per_thread, l.weight_smem, forced, stage);
+            }
+          }
+  }
+  CHECK(w16 > 20 && f32s > 20, "%d raw 16-bit and %d fp32 stages checked", w16, f32s);
+}
+
 /* AUTO's backward of 16-bit rows of 2049-4096 slots with a weight on devices with clusters
  * (FN_AUTO_BWD_SPLIT16_*, kernels/RESULTS.md "The split-row backward below its AUTO width"): the
  * split-row kernel for congruent rows that are not whole aligned vectors at any row count, and
@@ -1929,10 +1992,11 @@ static void test_split16_bwd(void) {
             for (fused = 0; fused < 2; ++fused) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
-              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, where the weight
+              /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, from a row an SM up
+                 to 3072 slots, from two past it, where the weight (as fp32, else as its raw 16 bits)
                  and dw fit shared memory) */
-              const int row8 = whole && rows[ri] >= sm && kN[ni] / 8 <= 3072 &&
-                               kN[ni] * 8 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
+              const int row8 = whole && rows[ri] >= (kN[ni] / 8 <= 3072 ? sm : 2 * sm) &&
+                               kN[ni] * 6 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
               const int want = dev->cc_major >= 9 && lays[li]->congruent16 && !row8 &&
                                (!whole || (fused && 2 * rows[ri] >= 9 * sm));
               fusednorm_launch a;
@@ -2388,7 +2452,10 @@ static void test_forced(void) {
                                     thread: aligned whole vectors, the weight staged, and dw beside
                                     it for 16-bit rows and the fused add) */
                         const int s8 = al && whole_vecs && slots <= 4096;
-                        const int64_t s8_smem = p.n * 4 * (FN_BWD_ROW8_DW_SMEM((int)fusednorm_dtype_size(p.x_dtype), p.has_residual) ? 2 : 1);
+                        /* (the fp32 weight stage, else for a 16-bit weight of 16-bit rows its raw bits) */
+                        const int xs16 = fusednorm_dtype_size(p.x_dtype) == 2;
+                        const int64_t s8_dw = xs16 || p.has_residual ? p.n * 4 : 0;
+                        const int64_t s8_smem = s8_dw + p.n * (xs16 && p.w_dtype != FUSEDNORM_F32 ? 2 : 4);
                         must_run = al && w && whole_vecs &&
                                    (slots <= 2048 ||
                                     (s8 && s8_smem + FN_STATIC_SMEM_MAX <= (int64_t)dv->smem_per_block_optin));
@@ -2794,6 +2861,7 @@ int main(int argc, char **argv) {
   test_wide_grid_picks();
   test_two_slot_bwd();
   test_split16_bwd();
+  test_row8_stage();
   test_split_chunk();
   test_all_valid();
   test_forced();
