@@ -28,11 +28,14 @@
  * to kUnpublished by a cudaMemsetAsync on the same stream; nothing is allocated.
  *
  * Speed (H200, kernels/RESULTS.md): about 2 us per row per CTA whatever the chunk: bound by the
- * per-row latency chain (warp 0 waits for the partials' loads and the CTA for warp 0), not by
- * bytes; hence chunks of 1024 slots where rows are many (fn_split_bwd: ~1.9-2.2 TB/s at bf16
+ * per-row chain (the dot's barrier and publication, warp 0's sum of the partials and the barrier
+ * after it), not by bytes; hence chunks of 1024 slots where rows are many (fn_split_bwd: ~1.9-2.2 TB/s at bf16
  * 1024 x 65536 and f32 1844 x 69916, against ~1.3-1.4 with 512). It replaces the cluster kernel
  * from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and runs wherever clusters do
- * not exist (compute capability < 9.0). Moving step 3 into a dedicated "sync warp" whose lanes poll several
+ * not exist (compute capability < 9.0). Polling the partials two rows ahead instead of one
+ * measured 0.82-0.97x (H200 2026-11-30, tools/bench/results/split_poll2_h200_2026-11-30: the other
+ * CTAs had mostly not published that row yet, and the re-poll costs a round trip), so the poll's
+ * latency is not what bounds a row. Moving step 3 into a dedicated "sync warp" whose lanes poll several
  * rows independently took 1024x65536 from 1219 to 1305 GB/s (1563 with 1024-slot chunks) but
  * hung in test_cuda (divergent spin loops inside one warp are the prime suspect), so it is not
  * here.
