@@ -27,10 +27,13 @@
  * of them are co-resident (a plain grid does not). Capturable: the partial-dot slots are reset
  * to kUnpublished by a cudaMemsetAsync on the same stream; nothing is allocated.
  *
- * Speed (H200, kernels/RESULTS.md): about 2 us per row per CTA whatever the chunk: bound by the
- * per-row chain (the dot's barrier and publication, warp 0's sum of the partials and the barrier
- * after it), not by bytes; hence chunks of 1024 slots where rows are many (fn_split_bwd: ~1.9-2.2 TB/s at bf16
- * 1024 x 65536 and f32 1844 x 69916, against ~1.3-1.4 with 512). It replaces the cluster kernel
+ * Speed (H200, kernels/RESULTS.md): bound by its instructions a row, not by bytes or by memory
+ * latency (ncu 2026-11-30: ~560 warp instructions a row for 8 f32 elements a thread, 4 warps a
+ * scheduler, long-scoreboard stalls 0.02 an instruction); hence chunks of 1024 slots where rows
+ * are many (fn_split_bwd), the ring's stages by counters rather than j % D (a 64-bit division,
+ * three a row) and a row's tensor bases computed once a row (H200 2026-11-30, 1.03-1.37x at two
+ * slots a thread: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9; but f32
+ * 256 x 1048576, four slots a thread, 0.85x plain and 0.96x fused, not yet explained). It replaces the cluster kernel
  * from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and runs wherever clusters do
  * not exist (compute capability < 9.0). Polling the partials two rows ahead instead of one
  * measured 0.82-0.97x (H200 2026-11-30, tools/bench/results/split_poll2_h200_2026-11-30: the other
@@ -212,7 +215,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   uint32_t pend_val[3] = {0u, 0u, 0u}; /* a 16-bit tail's odd last element, per tensor, and where */
   uint32_t *pend_dst[3] = {nullptr, nullptr, nullptr};
   bool pend = false;
-  auto issue = [&](int64_t j) {
+  auto issue = [&](int64_t j, int st) {
     if (hs && pend) {
 #pragma unroll
       for (int t = 0; t < 3; ++t)
@@ -221,7 +224,6 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     }
     if (j < mg && hs) {
       const int64_t row = g + j * p.gr;
-      const int st = (int)(j % D);
       const int h = head_of(row);
       for (int v = tid; v <= cslots; v += nthr) {
         const int gs = c0 - N + h + v * N;
@@ -257,16 +259,21 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
       }
     } else if (j < mg) {
       const int64_t row = g + j * p.gr;
-      const int st = (int)(j % D);
+      /* the row's three bases once a row (not once a slot and tensor) */
+      const T *const bases[3] = {
+          static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer),
+          static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer),
+          has_ds ? static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer) : nullptr};
+      uint4 *const dst0 = ring + st * tensors * rslots;
 #pragma unroll
       for (int k = 0; k < SPT; ++k) {
         const int sl = tid + k * nthr, col = c0 + sl * N;
         if (col < c1) {
-          for (int t = 0; t < tensors; ++t) {
-            const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
-                            : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
-                                     : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
-            uint4 *dst = ring + (st * tensors + t) * rslots + sl;
+#pragma unroll
+          for (int t = 0; t < 3; ++t) {
+            if (t >= tensors) break;
+            const T *base = bases[t];
+            uint4 *dst = dst0 + t * rslots + sl;
             if (al && col + N <= c1) {
               cp_async16(dst, base + col);
             } else { /* misaligned rows or the partial last slot: element-wise, synchronous */
@@ -285,9 +292,8 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * warp_part[j & 1]: rewritten for row j + 2 only after a later barrier, which thread 0 reaches
    * after reading it for row j. rs_ring[j % D]: read in finish(j) after its barrier, rewritten by
    * dot_publish(j + D), which comes after the barrier of finish(j + 1). */
-  auto dot_publish = [&](int64_t j, float rs) {
+  auto dot_publish = [&](int64_t j, int st, float rs) {
     const int64_t row = g + j * p.gr;
-    const int st = (int)(j % D);
     int boff = 0;
     if (hs) {
       __syncthreads(); /* every thread's copies of the row landed (each waited for its own) */
@@ -330,9 +336,8 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
 
   /* Row j's total, then dx of this thread's slots and dw. row_mean[j & 1]: rewritten for row
    * j + 2 only after the barrier of row j + 1, which every reader of row j reaches after reading. */
-  auto finish = [&](int64_t j) {
+  auto finish = [&](int64_t j, int st) {
     const int64_t row = g + j * p.gr;
-    const int st = (int)(j % D);
     if (warp == 0) {
       const float *d = p.dots + row * p.gc;
       for (;;) {
@@ -376,23 +381,27 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     }
   };
 
-  for (int64_t q = 0; q < D; ++q) issue(q); /* groups 0 .. D-1 */
+  /* Ring stages by counters (j % D of a 64-bit j is a division a call, three times a row). */
+  for (int q = 0; q < D; ++q) issue(q, q); /* groups 0 .. D-1 */
   for (int64_t q = 0; q < L && q < mg; ++q) {
     const float rs = p.rstd[g + q * p.gr];
     cp_async_wait_pending(D - 1 - (int)q); /* group q landed */
-    dot_publish(q, rs);
+    dot_publish(q, (int)q, rs);
   }
   if (warp == 0) poll(0);
+  int st_j = 0, st_l = L; /* j % D and (j + L) % D (L < D) */
   for (int64_t j = 0; j < mg; ++j) {
     /* rstd of the row whose dot comes at the end of this iteration: loaded now, used later. */
     const float rs_next = j + L < mg ? p.rstd[g + (j + L) * p.gr] : 0.0f;
-    finish(j);
+    finish(j, st_j);
     if (hs) __syncthreads(); /* row j's ring vectors read by both of their readers */
-    issue(j + D); /* into the buffer row j just left (this thread's own slots, already read) */
+    issue(j + D, st_j); /* into the buffer row j just left (this thread's own slots, already read) */
     if (j + L < mg) {
       cp_async_wait_pending(D - L); /* D + j + 1 groups committed; group j + L landed */
-      dot_publish(j + L, rs_next);
+      dot_publish(j + L, st_l, rs_next);
     }
+    st_j = st_j + 1 == D ? 0 : st_j + 1;
+    st_l = st_l + 1 == D ? 0 : st_l + 1;
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 
