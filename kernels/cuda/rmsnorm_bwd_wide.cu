@@ -29,16 +29,17 @@
  *
  * Speed (H200, kernels/RESULTS.md): bound by its instructions a row, not by bytes or by memory
  * latency (ncu 2026-11-30: ~560 warp instructions a row for 8 f32 elements a thread, 4 warps a
- * scheduler, long-scoreboard stalls 0.02 an instruction); hence chunks of 1024 slots where rows
- * are many (fn_split_bwd), the ring's stages by counters rather than j % D (a 64-bit division,
- * three a row) and a row's tensor bases computed once a row (H200 2026-11-30, 1.01-1.37x at two slots
- * a thread, one not measured: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9; but f32
- * 256 x 1048576, four slots a thread, 0.85x plain and 0.96x fused, not yet explained). It replaces the cluster kernel
- * from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and runs wherever clusters do
- * not exist (compute capability < 9.0). Polling the partials two rows ahead instead of one
- * measured 0.82-0.97x (H200 2026-11-30, tools/bench/results/split_poll2_h200_2026-11-30: the other
- * CTAs had mostly not published that row yet, and the re-poll costs a round trip), so the poll's
- * latency is not what bounds a row. Moving step 3 into a dedicated "sync warp" whose lanes poll several
+ * scheduler, long-scoreboard stalls 0.02 an instruction); hence chunks of 1024 slots where rows are
+ * many (fn_split_bwd), the ring's stages by counters rather than j % D (a 64-bit division, three a
+ * row) and a row's tensor bases computed once a row (H200 2026-11-30, 1.01-1.37x at two slots a
+ * thread, one not measured: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9;
+ * but f32 256 x 1048576, four slots a thread, 0.85x plain and 0.96x fused, not yet explained). It
+ * replaces the cluster kernel from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and
+ * runs wherever clusters do not exist (compute capability < 9.0). Polling the partials two rows
+ * ahead instead of one measured 0.82-0.97x (H200 2026-11-30,
+ * tools/bench/results/split_poll2_h200_2026-11-30: the other CTAs had mostly not published that row
+ * yet, and the re-poll costs a round trip), so the poll's latency is not what bounds a row. Moving
+ * step 3 into a dedicated "sync warp" whose lanes poll several
  * rows independently took 1024x65536 from 1219 to 1305 GB/s (1563 with 1024-slot chunks) but
  * hung in test_cuda (divergent spin loops inside one warp are the prime suspect), so it is not
  * here.
