@@ -6,18 +6,27 @@
 #   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash tools/kerneldev/compare.sh")
 # Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
 # --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev; point it at a slim copy
-# of the binaries to stay within the device tool's carry limit). Logs go to $OUT; a table of
-# AUTO's GB/s per build last.
+# of the binaries to stay within the device tool's carry limit), MODES (bench_modes --modes, e.g.
+# auto), PAIRED (1: the builds run in the order given and then in reverse, e.g. base new new base,
+# so that the machine's drift over the run weighs on both; tools/kerneldev/pair_table.py then
+# prints AUTO's mean time per build and the first build's over each other's). Logs go to $OUT; a
+# table of AUTO's GB/s per build last.
 cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"; D="${DEV_DIR:-gpu_dev}"
 mkdir -p "$O"
 S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
 S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u
-for v in $V; do
+ORDER="$V"
+[ "${PAIRED:-0}" = 1 ] && ORDER="$V $(printf '%s\n' $V | tac | tr '\n' ' ')"
+rm -f "$O/paired.log"; seen=" "
+for v in $ORDER; do
+  case "$seen" in *" $v "*) sfx=.2 ;; *) sfx= ;; esac; seen="$seen$v "
   for cfg in "bf16:--dtype=bf16:$S" "fused:--dtype=bf16 --fused:$S" "f32:--dtype=f32:$S32"; do
     IFS=: read -r tag flags shapes <<< "$cfg"
-    timeout 120 $D/$v/bench_modes $flags ${ARGS:-} --iters=$IT --shapes=$shapes > "$O/$v.$tag.log" 2>&1 || echo "$v $tag rc=$?"
+    log="$O/$v.$tag$sfx.log"
+    timeout 120 $D/$v/bench_modes $flags ${ARGS:-} ${MODES:+--modes=$MODES} --iters=$IT --shapes=$shapes > "$log" 2>&1 || echo "$v $tag rc=$?"
+    { echo "### $v $tag"; cat "$log"; } >> "$O/paired.log"
   done
 done
 if [ "${TEST:-1}" != 0 ]; then
@@ -54,3 +63,6 @@ for (tag, shape, d), r in rows.items():
     best = " ".join("%s:%d/%s" % (v, *r[v + "*"]) for v in vs if v + "*" in r)
     print("%-6s %-14s %-3s %s | %s" % (tag, shape, d, cells, best))
 PY
+if [ "${PAIRED:-0}" = 1 ]; then
+  python3 tools/kerneldev/pair_table.py "$O/paired.log" --modes=auto
+fi
