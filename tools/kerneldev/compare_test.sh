@@ -1,0 +1,28 @@
+#!/bin/bash
+# compare.sh's plumbing without a GPU: stub bench_modes binaries (base 200 us, new 100 us) under a
+# temporary DEV_DIR; PAIRED=1 must run base new new base for each configuration, pass MODES on,
+# and end with pair_table.py's row of base/new = x2.000.
+set -eu
+here="$(cd "$(dirname "$0")" && pwd)"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+for b in base new; do
+  mkdir -p "$tmp/dev/$b"
+  t=$([ $b = base ] && echo 200.0 || echo 100.0)
+  cat > "$tmp/dev/$b/bench_modes" <<STUB
+#!/bin/bash
+echo "args: \$*"
+echo "shape          dir  mode                       us      GB/s  config"
+echo "   1024x65536   bwd  auto                    $t      1904  bwd_split threads=512 ->wide"
+STUB
+  chmod +x "$tmp/dev/$b/bench_modes"
+done
+out="$(OUT="$tmp/out" DEV_DIR="$tmp/dev" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 \
+  bash "$here/compare.sh" 2>&1)"
+order="$(grep '^###' "$tmp/out/paired.log" | awk '{print $2}' | uniq | tr '\n' ' ')"
+fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
+[ "$order" = "base new base " ] || fail "paired order: '$order'"
+[ "$(grep -c '^###' "$tmp/out/paired.log")" = 12 ] || fail "12 runs (2 builds x 2 rounds x 3 configurations)"
+grep -q -- "--modes=auto" "$tmp/out/new.bf16.2.log" || fail "MODES not passed to bench_modes"
+echo "$out" | grep -Eq '^fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000' ||
+  fail "pair table row"
+echo "compare_test: OK"
