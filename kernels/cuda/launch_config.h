@@ -477,6 +477,17 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * hide the per-row exchange latency). test_cuda --quick --mode=wide and its memcheck passed with it. */
 #define FN_SPLIT_THREADS 512
 #define FN_SPLIT_MAX_STAGES 8
+/* The lookahead of a ring of 3 rows (else half the ring): 2, so that a row's partial dots are
+ * published a whole row before their total is needed. With 1 (half of 3, rounded down) the total
+ * was needed right after the CTA published its own part, and every row waited out the exchange's
+ * round trip across the row's CTAs. A ring of 3 is what rows of 55-74 KB a CTA get (f32 rows of
+ * ~0.9-1.2M columns, the fused add's of ~0.6-0.8M, over 132 CTAs on an H200); there 2 measured
+ * 1.53-1.67x (H200 2026-11-30, bench_modes AUTO, paired: f32 256 x 1048576 bwd 2045.6 -> 1228.0
+ * us, 300 x 1000000 2287.7 -> 1370.3, fused 512 x 786432 3745.8 -> 2445.6;
+ * tools/bench/results/split_lookahead_h200_2026-11-30), the copies then one row ahead of their
+ * dot instead of two. Forcing a ring of 3 everywhere (FN_SPLIT_MAX_STAGES 3) with it passed
+ * test_cuda --mode=wide and its memcheck. */
+#define FN_SPLIT_LOOKAHEAD_OF_3 2
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
 /* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
@@ -556,7 +567,7 @@ static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x
   g->stages = (int)(budget / stage);
   if (g->stages > FN_SPLIT_MAX_STAGES) g->stages = FN_SPLIT_MAX_STAGES;
   if (g->stages < 2) return 0;
-  g->lookahead = g->stages / 2;
+  g->lookahead = g->stages == 3 ? FN_SPLIT_LOOKAHEAD_OF_3 : g->stages / 2;
   g->smem = (size_t)g->stages * (size_t)stage;
   return 1;
 }

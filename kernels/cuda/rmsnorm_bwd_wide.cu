@@ -32,8 +32,9 @@
  * scheduler, long-scoreboard stalls 0.02 an instruction); hence chunks of 1024 slots where rows are
  * many (fn_split_bwd), the ring's stages by counters rather than j % D (a 64-bit division, three a
  * row) and a row's tensor bases computed once a row (H200 2026-11-30, 1.01-1.37x at two slots a
- * thread, one not measured: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9;
- * but f32 256 x 1048576, four slots a thread, 0.85x plain and 0.96x fused, not yet explained). It
+ * thread, one not measured: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9),
+ * and a lookahead of 2 on a ring of 3 (FN_SPLIT_LOOKAHEAD_OF_3: with 1, every row waited out the
+ * exchange; f32 256 x 1048576 2045.6 -> 1228.0 us). It
  * replaces the cluster kernel from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and
  * runs wherever clusters do not exist (compute capability < 9.0). Polling the partials two rows
  * ahead instead of one measured 0.82-0.97x (H200 2026-11-30,

@@ -621,7 +621,7 @@ static const char *const kPins[] = {
     "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* L40S auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/1 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/2 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k1 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 64x131072 bf16 */
@@ -658,7 +658,7 @@ static const char *const kPins[] = {
     "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* RTX4090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/1 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/2 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c7 k1 g119 s4 ch37456 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 64x131072 bf16 */
@@ -806,7 +806,7 @@ static const char *const kPins[] = {
     "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st4/2 w0 dw0 P10 ws2686992", /* RTX5090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/1 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/2 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
@@ -930,7 +930,7 @@ static const struct {
     {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P4 ws4259856"},
     {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488"}, /* 993 slots per CTA: 512 x 2 */
     {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm190656 st4/2 w0 dw0 P1 ws4329488"},
-    {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/1 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4 */
+    {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4; a ring of 3, lookahead 2 (FN_SPLIT_LOOKAHEAD_OF_3) */
     {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
