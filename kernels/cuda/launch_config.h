@@ -488,6 +488,12 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * dot instead of two. Forcing a ring of 3 everywhere (FN_SPLIT_MAX_STAGES 3) with it passed
  * test_cuda --mode=wide and its memcheck. */
 #define FN_SPLIT_LOOKAHEAD_OF_3 2
+/* The fused add's rows (not head-split) whose ring of dy, s and ds would hold fewer rows than this
+ * leave ds out of the ring where that makes it hold more: the dx pass loads ds from global memory
+ * itself (issued before the row's exchange wait). A ring of 2 can only have a lookahead of 1 (every
+ * row waits out the exchange, see FN_SPLIT_LOOKAHEAD_OF_3); e.g. f32 rows of ~0.8-1.2M columns over
+ * 132 CTAs, whose ring then holds 3. */
+#define FN_SPLIT_DS_DIRECT_BELOW 3
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
 /* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
@@ -501,6 +507,7 @@ typedef struct {
   int64_t chunk;       /* columns per CTA (a multiple of the vector width) */
   int stages, lookahead;
   size_t smem;         /* dynamic shared memory of the ring */
+  int ds_direct;       /* the fused add's ds not in the ring (FN_SPLIT_DS_DIRECT_BELOW) */
 } fn_split_geom;
 
 /* AUTO takes the split-row kernel only for rows of more than this many vector slots (16-bit
@@ -564,6 +571,12 @@ static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x
   budget = (int64_t)d->smem_per_sm - 4096; /* the driver's per-CTA reserve and the static smem */
   if (budget > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX)
     budget = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  g->ds_direct = 0;
+  if (has_residual && !head_split && budget / stage < FN_SPLIT_DS_DIRECT_BELOW &&
+      budget / (2 * g->chunk * xs) > budget / stage) {
+    g->ds_direct = 1;
+    stage = 2 * g->chunk * xs;
+  }
   g->stages = (int)(budget / stage);
   if (g->stages > FN_SPLIT_MAX_STAGES) g->stages = FN_SPLIT_MAX_STAGES;
   if (g->stages < 2) return 0;

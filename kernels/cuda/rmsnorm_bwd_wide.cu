@@ -151,8 +151,9 @@ __device__ __forceinline__ void store_slot_hs(T *row, const Vec<T> &v, int col, 
  * (fn_split_bwd caps gc at FN_SPLIT_MAX_CTAS_PER_ROW). */
 constexpr int kMaxPartialsPerLane = FN_SPLIT_MAX_CTAS_PER_ROW / 32;
 
-template <typename T, int SPT, bool HS>
+template <typename T, int SPT, bool HS, bool DD>
 __device__ __forceinline__ void split_body(const SplitParams &p) {
+  static_assert(!(HS && DD), "head-split rows stage ds in the ring");
   using V = Vec<T>;
   constexpr int N = V::N;
   constexpr int PL = kMaxPartialsPerLane;
@@ -166,7 +167,11 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   const int c0 = c * p.chunk, c1 = min(p.n, c0 + p.chunk);
   const int nthr = blockDim.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = nthr >> 5;
   const bool al = p.aligned != 0, has_ds = p.ds != nullptr;
-  const int tensors = has_ds ? 3 : 2;
+  /* DD (the plan's ds_direct; the fused add's rows not head-split): ds is not staged, the dx pass
+   * loads it from global memory, issued before the row's exchange wait so that its latency hides
+   * behind that wait; a template flag, so that the other instances' registers stay as they were */
+  constexpr bool ds_direct = DD;
+  const int tensors = has_ds && !ds_direct ? 3 : 2; /* tensors in the ring */
   const int cslots = p.chunk / N; /* the chunk's vector slots */
   /* Head-split rows (congruent, not aligned): ring vector v of a row with head h holds the row's
    * own 16-byte vector at columns [c0 - N + h + v*N, + N), v = 0 .. cslots, so that thread slot sl
@@ -340,6 +345,15 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * j + 2 only after the barrier of row j + 1, which every reader of row j reaches after reading. */
   auto finish = [&](int64_t j, int st) {
     const int64_t row = g + j * p.gr;
+    V dsd[SPT];
+    if (ds_direct && has_ds) {
+      const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+#pragma unroll
+      for (int k = 0; k < SPT; ++k) {
+        const int col = c0 + (tid + k * nthr) * N;
+        if (col < c1) load_slot(dsd[k], dsr, col, c1, al);
+      }
+    }
     if (warp == 0) {
       const float *d = p.dots + row * p.gc;
       for (;;) {
@@ -375,7 +389,8 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
         const V dv = rget(st, 0, sl, boff);
         const V sv = rget(st, 1, sl, boff);
         V dsv;
-        if (has_ds) dsv = rget(st, 2, sl, boff);
+        if (ds_direct && has_ds) dsv = dsd[k];
+        else if (has_ds) dsv = rget(st, 2, sl, boff);
         slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
         if (!hs) store_slot(dxr, dxv, col, c1, al);
       }
@@ -418,31 +433,32 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   }
 }
 
-template <typename T, int SPT, bool HS>
+template <typename T, int SPT, bool HS, bool DD>
 __global__ void __launch_bounds__(FN_SPLIT_MAX_THREADS(SPT, sizeof(T))) rms_norm_bwd_split(const SplitParams p) {
-  split_body<T, SPT, HS>(p);
+  split_body<T, SPT, HS, DD>(p);
 }
 
-template <typename T, bool HS>
+template <typename T, bool HS, bool DD>
 static const void *split_kernel_for(int spt) {
   switch (spt) {
-    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1, HS>);
-    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2, HS>);
-    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4, HS>);
+    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1, HS, DD>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2, HS, DD>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4, HS, DD>);
   }
   return nullptr;
 }
 
 template <typename T>
-static const void *split_kernel_for(int spt, bool head_split) {
-  return head_split ? split_kernel_for<T, true>(spt) : split_kernel_for<T, false>(spt);
+static const void *split_kernel_for(int spt, bool head_split, bool ds_direct) {
+  if (head_split) return ds_direct ? nullptr : split_kernel_for<T, true, false>(spt);
+  return ds_direct ? split_kernel_for<T, false, true>(spt) : split_kernel_for<T, false, false>(spt);
 }
 
-const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split) {
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct) {
   switch (x) {
-    case FUSEDNORM_F32: return split_kernel_for<float>(spt, head_split);
-    case FUSEDNORM_F16: return split_kernel_for<__half>(spt, head_split);
-    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt, head_split);
+    case FUSEDNORM_F32: return split_kernel_for<float>(spt, head_split, ds_direct);
+    case FUSEDNORM_F16: return split_kernel_for<__half>(spt, head_split, ds_direct);
+    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt, head_split, ds_direct);
   }
   return nullptr;
 }

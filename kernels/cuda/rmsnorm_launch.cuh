@@ -187,8 +187,9 @@ const void *dw_reduce_kernel(int cols, int slices);
 const void *dw_reduce_chain_kernel();
 constexpr int kDwChainThreads = 256;
 /* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}, the head-split ring
- * for congruent rows that are not aligned: the plan's unaligned); NULL if none. */
-const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split);
+ * for congruent rows that are not aligned: the plan's unaligned, the fused add's ds read from
+ * global memory instead of the ring: the plan's ds_direct); NULL if none. */
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct);
 
 }  // namespace fn
 

@@ -326,6 +326,9 @@ typedef struct {
                                 second launch; the same sum, bit for bit. Else 0 */
   int load_elems;            /* FWD_WARP: elements a load (1, or 2 / 4: the sub-vector instance,
                                 rows and weight on that boundary); else 0 */
+  int ds_direct;             /* BWD_SPLIT with the fused add: 1 = ds is not staged in the ring (the
+                                dx pass reads it from global memory), so that the ring holds 3
+                                rows or more where with ds it would hold 2; else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

@@ -748,6 +748,7 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->unaligned = 0;
   l->dw_in_kernel = 0;
   l->load_elems = 0;
+  l->ds_direct = 0;
 }
 
 /* One CTA per unit of work up to `cap` CTAs (grid-stride beyond). */
@@ -1581,6 +1582,7 @@ static int bwd_split(const ctx *c, fusednorm_launch *l, int any_width) {
   l->smem_bytes = g.smem;
   l->stages = g.stages;
   l->lookahead = g.lookahead;
+  l->ds_direct = g.ds_direct;
   l->unaligned = head_split;
   set_workspace(c, l, g.gr, fn_split_extra_bytes(c->p->rows, &g));
   return 1;

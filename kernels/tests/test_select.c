@@ -80,13 +80,13 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
 
 /* The plan in one line (every field), for pinning and for failure messages. */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
-  /* " u1" only where a plan is head-split, " dk" where it sums dw in the kernel, so the other
-   * pins stay short */
-  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s%s",
+  /* " u1" only where a plan is head-split, " dk" where it sums dw in the kernel, " dd" where the
+   * split-row backward leaves ds out of its ring, so the other pins stay short */
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s%s%s",
                    fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
                    l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
                    l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
-                   l->unaligned ? " u1" : "", l->dw_in_kernel ? " dk" : "");
+                   l->unaligned ? " u1" : "", l->dw_in_kernel ? " dk" : "", l->ds_direct ? " dd" : "");
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -467,14 +467,26 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_BWD_GENERIC && p->has_weight && whole < l->chunk)
     CHECK(l->dw_smem ? l->smem_bytes == (size_t)(l->chunk - whole) * 4 : l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
-    CHECK(l->stages >= 2 && l->stages <= FN_SPLIT_MAX_STAGES && l->lookahead >= 1 && l->lookahead < l->stages,
+    /* the ring: dy, s and the fused add's ds (unless ds_direct) of `stages` rows' chunks */
+    const size_t vec_bytes = (size_t)l->chunk * (size_t)xs + (l->unaligned ? 16 : 0);
+    const int64_t budget = (int64_t)d->smem_per_sm - 4096 < (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX
+                               ? (int64_t)d->smem_per_sm - 4096
+                               : (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+    CHECK(l->stages >= 2 && l->stages <= FN_SPLIT_MAX_STAGES && l->lookahead >= 1 && l->lookahead < l->stages &&
+              (l->stages != 3 || l->lookahead == FN_SPLIT_LOOKAHEAD_OF_3),
           "%s: %s", what, s);
-    CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual ? 1 : 0)) *
-                               ((size_t)l->chunk * (size_t)xs + (l->unaligned ? 16 : 0)) &&
+    CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual && !l->ds_direct ? 1 : 0)) * vec_bytes &&
               (int64_t)l->block_threads * l->slots_per_thread * vec >= l->chunk,
           "%s: %s", what, s);
+    /* ds out of the ring exactly where the ring with it would hold too few rows and without it not */
+    if (p->has_residual && !l->unaligned)
+      CHECK(l->ds_direct == (budget / (int64_t)(3 * vec_bytes) < FN_SPLIT_DS_DIRECT_BELOW &&
+                             budget / (int64_t)(2 * vec_bytes) > budget / (int64_t)(3 * vec_bytes)),
+            "%s: %s", what, s);
+    else
+      CHECK(!l->ds_direct, "%s: %s", what, s);
   } else {
-    CHECK(l->stages == 0 && l->lookahead == 0, "%s: %s", what, s);
+    CHECK(l->stages == 0 && l->lookahead == 0 && !l->ds_direct, "%s: %s", what, s);
   }
   /* the workspace */
   if (bwd && p->has_weight && p->rows > 0) {
@@ -931,6 +943,9 @@ static const struct {
     {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488"}, /* 993 slots per CTA: 512 x 2 */
     {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm190656 st4/2 w0 dw0 P1 ws4329488"},
     {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4; a ring of 3, lookahead 2 (FN_SPLIT_LOOKAHEAD_OF_3) */
+    /* the f32 fused add's ring of dy, s and ds would hold 2 rows: ds left out, 3 (FN_SPLIT_DS_DIRECT_BELOW) */
+    {256, 1048576, F32, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488 dd"},
+    {512, 900000, F32, 1, 1, "bwd_split/wide t448 r1 c132 k1 g132 s4 ch6820 sm218240 st4/2 w0 dw0 P1 ws3870352 dd"},
     {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
