@@ -488,12 +488,19 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * dot instead of two. Forcing a ring of 3 everywhere (FN_SPLIT_MAX_STAGES 3) with it passed
  * test_cuda --mode=wide and its memcheck. */
 #define FN_SPLIT_LOOKAHEAD_OF_3 2
-/* The fused add's rows (not head-split) whose ring of dy, s and ds would hold fewer rows than this
- * leave ds out of the ring where that makes it hold more: the dx pass loads ds from global memory
- * itself (issued before the row's exchange wait). A ring of 2 can only have a lookahead of 1 (every
- * row waits out the exchange, see FN_SPLIT_LOOKAHEAD_OF_3); e.g. f32 rows of ~0.8-1.2M columns over
- * 132 CTAs, whose ring then holds 3. */
+/* The fused add leaves ds out of the ring (plan ds_direct; rows not head-split, where that makes
+ * the ring hold more rows): the dx pass loads ds from global memory itself, issued before the
+ * row's exchange wait. Taken where the ring of dy, s and ds would hold fewer rows than
+ * FN_SPLIT_DS_DIRECT_BELOW (a ring of 2 can only have a lookahead of 1, and every row waits out the
+ * exchange, see FN_SPLIT_LOOKAHEAD_OF_3; e.g. f32 rows of ~0.8-1.2M columns over 132 CTAs, whose
+ * ring then holds 3: 1.62-1.70x), and in CTAs of FN_SPLIT_DS_DIRECT_MIN_THREADS threads or more
+ * (the deeper ring, its longer lookahead and fewer copies a row: 1.08-1.23x on nine such fused
+ * shapes, bf16 and f32, 16 to 4096 rows of 65536 to 1048576 columns). The one CTA of fewer threads
+ * measured with ds out of a ring of 4 lost (f32 1024 x 600000, 288 threads: 0.90x); its loads of
+ * ds come from fewer warps, and the rule keeps such CTAs' ds in the ring. H200 2026-11-30, bench_modes
+ * AUTO, paired: tools/bench/results/split_ds_direct_h200_2026-11-30. */
 #define FN_SPLIT_DS_DIRECT_BELOW 3
+#define FN_SPLIT_DS_DIRECT_MIN_THREADS 512
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
 /* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
@@ -572,8 +579,8 @@ static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x
   if (budget > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX)
     budget = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
   g->ds_direct = 0;
-  if (has_residual && !head_split && budget / stage < FN_SPLIT_DS_DIRECT_BELOW &&
-      budget / (2 * g->chunk * xs) > budget / stage) {
+  if (has_residual && !head_split && budget / (2 * g->chunk * xs) > budget / stage &&
+      (budget / stage < FN_SPLIT_DS_DIRECT_BELOW || g->threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS)) {
     g->ds_direct = 1;
     stage = 2 * g->chunk * xs;
   }

@@ -327,8 +327,9 @@ typedef struct {
   int load_elems;            /* FWD_WARP: elements a load (1, or 2 / 4: the sub-vector instance,
                                 rows and weight on that boundary); else 0 */
   int ds_direct;             /* BWD_SPLIT with the fused add: 1 = ds is not staged in the ring (the
-                                dx pass reads it from global memory), so that the ring holds 3
-                                rows or more where with ds it would hold 2; else 0 */
+                                dx pass reads it from global memory), so that the ring holds more
+                                rows (where with ds it would hold 2, or in CTAs of 512 threads);
+                                else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

@@ -478,10 +478,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     CHECK(l->smem_bytes == (size_t)l->stages * (size_t)(2 + (p->has_residual && !l->ds_direct ? 1 : 0)) * vec_bytes &&
               (int64_t)l->block_threads * l->slots_per_thread * vec >= l->chunk,
           "%s: %s", what, s);
-    /* ds out of the ring exactly where the ring with it would hold too few rows and without it not */
+    /* ds out of the ring exactly where that makes the ring hold more rows, and the ring with it
+     * would hold too few or the CTA has enough threads (FN_SPLIT_DS_DIRECT_*) */
     if (p->has_residual && !l->unaligned)
-      CHECK(l->ds_direct == (budget / (int64_t)(3 * vec_bytes) < FN_SPLIT_DS_DIRECT_BELOW &&
-                             budget / (int64_t)(2 * vec_bytes) > budget / (int64_t)(3 * vec_bytes)),
+      CHECK(l->ds_direct == (budget / (int64_t)(2 * vec_bytes) > budget / (int64_t)(3 * vec_bytes) &&
+                             (budget / (int64_t)(3 * vec_bytes) < FN_SPLIT_DS_DIRECT_BELOW ||
+                              l->block_threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS)),
             "%s: %s", what, s);
     else
       CHECK(!l->ds_direct, "%s: %s", what, s);
@@ -556,7 +558,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch32768 sm98304 st0/0 w0 dw1 P108 ws14155792", /* A100-80GB auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g96 s1 ch4096 sm147456 st6/3 w0 dw0 P6 ws1638416", /* A100-80GB auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g104 s2 ch8192 sm163840 st5/2 w0 dw0 P13 ws3440656 dd", /* A100-80GB auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
@@ -593,7 +595,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g72 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch32768 sm98304 st0/0 w0 dw1 P72 ws9437200", /* A10 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st4/2 w0 dw0 P4 ws1114128", /* A10 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st6/3 w0 dw0 P4 ws1114128 dd", /* A10 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch1048576 sm0 st0/0 w0 dw0 P72 ws301989904", /* A10 auto bwd 256x1048576 bf16 */
@@ -630,7 +632,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch32768 sm98304 st0/0 w0 dw1 P142 ws18612240", /* L40S auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* L40S auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162704 dd", /* L40S auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
     "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/2 w0 dw0 P1 ws4339728", /* L40S auto bwd 256x1048576 bf16 */
@@ -667,7 +669,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch32768 sm98304 st0/0 w0 dw1 P128 ws16777232", /* RTX4090 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st4/2 w0 dw0 P8 ws2162704", /* RTX4090 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162704 dd", /* RTX4090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/2 w0 dw0 P1 ws4325392", /* RTX4090 auto bwd 256x1048576 bf16 */
@@ -704,7 +706,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H100-SXM auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H100-SXM auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H100-SXM auto bwd 256x1048576 bf16 */
@@ -741,7 +743,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088", /* H200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
@@ -778,7 +780,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g148 s8 ch32768 sm196608 st0/0 w2 dw1 P148 ws19398672", /* B200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm196608 st4/2 w0 dw0 P18 ws4751376", /* B200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm229376 st7/3 w0 dw0 P18 ws4751376 dd", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872", /* B200 auto bwd 256x1048576 bf16 */
@@ -815,7 +817,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g170 s4 ch16384 sm65536 st0/0 w1 dw1 P85 ws11141136", /* RTX5090 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st4/2 w0 dw0 P10 ws2686992", /* RTX5090 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st6/3 w0 dw0 P10 ws2686992 dd", /* RTX5090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
     "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/2 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
@@ -929,7 +931,7 @@ static const struct {
      * bits staged: w2). */
     {2048, 32768, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520"},
     {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
-    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P16 ws4227088"},
+    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd"},
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
      * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from one, past it from
@@ -939,13 +941,15 @@ static const struct {
     {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
     {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227088"},
     {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856"}, /* 32768 slots: split */
-    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm196608 st4/2 w0 dw0 P4 ws4259856"},
+    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856 dd"},
     {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488"}, /* 993 slots per CTA: 512 x 2 */
-    {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm190656 st4/2 w0 dw0 P1 ws4329488"},
+    {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488 dd"},
     {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488"}, /* 1986 slots per CTA: 512 x 4; a ring of 3, lookahead 2 (FN_SPLIT_LOOKAHEAD_OF_3) */
     /* the f32 fused add's ring of dy, s and ds would hold 2 rows: ds left out, 3 (FN_SPLIT_DS_DIRECT_BELOW) */
     {256, 1048576, F32, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488 dd"},
     {512, 900000, F32, 1, 1, "bwd_split/wide t448 r1 c132 k1 g132 s4 ch6820 sm218240 st4/2 w0 dw0 P1 ws3870352 dd"},
+    /* ... and from FN_SPLIT_DS_DIRECT_MIN_THREADS threads a CTA; with fewer, ds stays in a ring of 3 or more */
+    {1024, 600000, F32, 1, 1, "bwd_split/wide t288 r1 c132 k1 g132 s4 ch4548 sm218304 st4/2 w0 dw0 P1 ws2940688"},
     {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
