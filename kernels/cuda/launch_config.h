@@ -496,9 +496,9 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * ring then holds 3: 1.62-1.70x), and in CTAs of FN_SPLIT_DS_DIRECT_MIN_THREADS threads or more
  * (the deeper ring, its longer lookahead and fewer copies a row: 1.08-1.23x on nine such fused
  * shapes, bf16 and f32, 16 to 4096 rows of 65536 to 1048576 columns). The one CTA of fewer threads
- * measured with ds out of a ring of 4 lost (f32 1024 x 600000, 288 threads: 0.90x); its loads of
- * ds come from fewer warps, and the rule keeps such CTAs' ds in the ring. H200 2026-11-30, bench_modes
- * AUTO, paired: tools/bench/results/split_ds_direct_h200_2026-11-30. */
+ * measured with ds out of a ring of 4 lost (f32 1024 x 600000, 288 threads: 0.90x, not
+ * explained), so such CTAs keep ds in the ring. H200 2026-11-30, bench_modes AUTO, paired:
+ * tools/bench/results/split_ds_direct_h200_2026-11-30. */
 #define FN_SPLIT_DS_DIRECT_BELOW 3
 #define FN_SPLIT_DS_DIRECT_MIN_THREADS 512
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
@@ -514,7 +514,7 @@ typedef struct {
   int64_t chunk;       /* columns per CTA (a multiple of the vector width) */
   int stages, lookahead;
   size_t smem;         /* dynamic shared memory of the ring */
-  int ds_direct;       /* the fused add's ds not in the ring (FN_SPLIT_DS_DIRECT_BELOW) */
+  int ds_direct;       /* the fused add's ds not in the ring (FN_SPLIT_DS_DIRECT_*) */
 } fn_split_geom;
 
 /* AUTO takes the split-row kernel only for rows of more than this many vector slots (16-bit

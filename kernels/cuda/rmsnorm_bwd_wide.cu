@@ -5,8 +5,9 @@
  * Geometry (fn_split_bwd, launch_config.h): a cooperative grid of gc x gr CTAs, at most one per
  * SM. CTA (g, c) handles the columns [c*chunk, (c+1)*chunk) of rows g, g+gr, g+2gr, ... ("its
  * rows", local index j). Per row, with the row's total dot(g*n) needed before any dx:
- *   1. the row's chunk of dy, s (and ds for the fused add) is copied into a ring of `stages`
- *      shared-memory buffers with cp.async, `stages - lookahead` rows ahead of step 2;
+ *   1. the row's chunk of dy, s (and ds for the fused add, unless DD: then the dx pass loads ds
+ *      itself) is copied into a ring of `stages` shared-memory buffers with cp.async,
+ *      `stages - lookahead` rows ahead of step 2;
  *   2. the CTA's partial dot is reduced (fixed order: thread, warp xor tree, warps in order) and
  *      published in the workspace (one relaxed store: the value is its own ready flag, see
  *      kUnpublished);
