@@ -5,8 +5,9 @@
 # build with test_cuda --quick.
 #   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash tools/kerneldev/compare.sh")
 # Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
-# --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev; point it at a slim copy
-# of the binaries to stay within the device tool's carry limit), MODES (bench_modes --modes, e.g.
+# --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev), DEV_TAR (a pack.sh
+# tarball, unpacked into a temporary DEV_DIR: builds within the device tool's carry limit),
+# MODES (bench_modes --modes, e.g.
 # auto), PAIRED (1: the builds run in the order given and then in reverse, e.g. base new new base,
 # so that the machine's drift over the run weighs on both; tools/kerneldev/pair_table.py then
 # prints AUTO's mean time per build and the first build's over each other's). Logs go to $OUT; a
@@ -14,6 +15,10 @@
 cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; V="${VARIANTS:-base new}"; IT="${ITERS:-12}"; D="${DEV_DIR:-gpu_dev}"
 mkdir -p "$O"
+if [ -n "${DEV_TAR:-}" ]; then
+  D="$(mktemp -d)"
+  tar -C "$D" -xJf "$DEV_TAR" || { echo "compare.sh: cannot unpack $DEV_TAR" >&2; exit 2; }
+fi
 S="${SHAPES:-1048576x128,262144x256,131072x512,65536x1024,32768x2880,16384x4096,16384x7168,8192x8192,4096x16384,1024x65536}"
 S32="${F32_SHAPES:-1048576x128,65536x1024,16384x4096,8192x8192}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; date -u

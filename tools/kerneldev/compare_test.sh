@@ -1,7 +1,8 @@
 #!/bin/bash
 # compare.sh's plumbing without a GPU: stub bench_modes binaries (base 200 us, new 100 us) under a
 # temporary DEV_DIR; PAIRED=1 must run base new new base for each configuration, pass MODES on,
-# and end with pair_table.py's row of base/new = x2.000.
+# and end with pair_table.py's row of base/new = x2.000; the same through pack.sh's tarball
+# (DEV_TAR), and pack.sh must refuse a missing build or a bad SPEC with exit 2.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -17,7 +18,7 @@ STUB
   chmod +x "$tmp/dev/$b/bench_modes"
 done
 out="$(OUT="$tmp/out" DEV_DIR="$tmp/dev" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 \
-  bash "$here/compare.sh" 2>&1)"
+  bash "$here/compare.sh" 2>&1)" || true
 order="$(grep '^###' "$tmp/out/paired.log" | awk '{print $2}' | uniq | tr '\n' ' ')"
 fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
 [ "$order" = "base new base " ] || fail "paired order: '$order'"
@@ -25,4 +26,18 @@ fail() { echo "FAIL: $*"; echo "$out"; exit 1; }
 grep -q -- "--modes=auto" "$tmp/out/new.bf16.2.log" || fail "MODES not passed to bench_modes"
 echo "$out" | grep -Eq '^fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000' ||
   fail "pair table row"
+row='^fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000'
+
+# pack.sh: the two stub builds into one tarball, then compare.sh from it
+DEV_DIR="$tmp/dev" PACK="$tmp/pack/b.tar.xz" bash "$here/pack.sh" base new > "$tmp/pack.log" 2>&1 ||
+  fail "pack.sh: $(cat "$tmp/pack.log")"
+[ -s "$tmp/pack/b.tar.xz" ] || fail "pack.sh wrote no tarball"
+out="$(OUT="$tmp/out2" DEV_TAR="$tmp/pack/b.tar.xz" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 \
+  bash "$here/compare.sh" 2>&1)" || true
+echo "$out" | grep -Eq "$row" || fail "pair table row through DEV_TAR"
+rc=0; DEV_DIR="$tmp/dev" PACK="$tmp/pack/c.tar.xz" bash "$here/pack.sh" base+test > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "pack.sh without test_cuda: rc $rc, not 2"
+[ ! -e "$tmp/pack/c.tar.xz" ] || fail "pack.sh left a tarball after refusing"
+rc=0; DEV_DIR="$tmp/dev" PACK="$tmp/pack/d.tar.xz" bash "$here/pack.sh" ../base > /dev/null 2>&1 || rc=$?
+[ $rc = 2 ] || fail "pack.sh with a bad SPEC: rc $rc, not 2"
 echo "compare_test: OK"
