@@ -69,6 +69,7 @@ typedef struct {
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
   int ran_fwd_lanes2w;  /* ... of which with a weight */
+  int ran_split_dd;     /* ... the split-row backward with the fused add's ds out of its ring */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -199,6 +200,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
       c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
       c->ran_fwd_lanes2w += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2 && p->has_weight;
+      c->ran_split_dd += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && l.ds_direct;
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -959,8 +961,24 @@ int main(int argc, char **argv) {
       snprintf(names[m], sizeof names[m], "cuda/%s", fusednorm_mode_name((fusednorm_mode)m));
       b.name = names[m];
       c.fallbacks = c.bad_status = 0;
+      c.ran_split_dd = 0;
       if (sliced) printf("[%s] cases matching '%s' of the quick matrix\n", b.name, om.filter);
       int f = fn_engine_run_matrix(&b, &om);
+      /* --mode=wide, the whole matrix: the fused add's backward must also have run with ds out of
+       * the split-row ring wherever this device's plan of one of its cases (4096 x 8192 bf16,
+       * 512 threads a CTA on an H200) takes that */
+      if (m == FUSEDNORM_MODE_WIDE && om.filter == NULL && o.case_index < 0) {
+        fusednorm_problem pr = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
+        const fusednorm_layout lal = {1, 1, 0, 16};
+        fusednorm_launch lr;
+        pr.mode = FUSEDNORM_MODE_WIDE, pr.has_residual = 1;
+        const int want_dd = device_plan(&pr, 1, &lal, &lr) == FUSEDNORM_OK && lr.ds_direct;
+        printf("[%s] %d backwards of the split-row kernel with ds out of its ring\n", b.name, c.ran_split_dd);
+        if (want_dd && c.ran_split_dd == 0) {
+          printf("FAIL [%s] no launch ran the split-row backward with ds out of its ring\n", b.name);
+          ++failed;
+        }
+      }
       if (c.fallbacks)
         printf("[%s] %d calls outside the family's documented limits ran in AUTO\n", b.name, c.fallbacks);
       if (c.bad_status) {
