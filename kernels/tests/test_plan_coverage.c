@@ -1,0 +1,78 @@
+/*
+ * test_plan_coverage — the GPU suite's coverage checks, predicted on the CPU. test_cuda --mode=wide
+ * fails unless a launch ran the split-row backward with the fused add's ds out of its ring (plan
+ * `ds_direct`) on a device whose plan of 4096 x 8192 bf16 fused (forced WIDE) takes it. Its cases
+ * are the check engine's quick matrix, the same on every backend, so this test replays that
+ * matrix over the CPU backend, records every backward's problem and layout, and makes each one's
+ * plan as select.c would for each real GPU's figures (kernels/tests/devices.h), as test_cuda does:
+ * the forced mode, or AUTO where the plan says the forced family cannot run it. On every device
+ * where the GPU check applies, the matrix must hold such launches, or the check would fail for
+ * want of cases rather than for a fault.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernels/include/fusednorm.h"
+#include "kernels/tests/devices.h"
+#include "kernels/tests/engine.h"
+
+#define MAX_SEEN 8192
+static fusednorm_problem g_p[MAX_SEEN];
+static fusednorm_layout g_lay[MAX_SEEN];
+static int g_seen, g_dropped;
+
+static fusednorm_status rec_backward(void *ctx, const fusednorm_problem *p, const fusednorm_bwd_args *a) {
+  fusednorm_layout lay;
+  if (p->rows > 0 && fusednorm_backward_layout(p, a, &lay) == FUSEDNORM_OK) {
+    if (g_seen < MAX_SEEN) g_p[g_seen] = *p, g_lay[g_seen] = lay, ++g_seen;
+    else ++g_dropped;
+  }
+  return fn_engine_api_backward(ctx, p, a);
+}
+
+/* test_cuda's plan of a recorded case on device d (run_launch: forced, else AUTO) */
+static int plan_of(const fusednorm_problem *p0, const fusednorm_layout *lay, const fusednorm_device_info *d,
+                   fusednorm_launch *l) {
+  fusednorm_problem p = *p0;
+  fusednorm_status st = fusednorm_select_launch(&p, 1, d, lay, l);
+  if (st == FUSEDNORM_ERR_MODE_UNSUPPORTED) p.mode = FUSEDNORM_MODE_AUTO, st = fusednorm_select_launch(&p, 1, d, lay, l);
+  return st == FUSEDNORM_OK;
+}
+
+int main(void) {
+  fn_engine_opts o;
+  char *argv[] = {"test_plan_coverage", "--quick", "--mode=wide", NULL};
+  if (fn_engine_parse_args(3, argv, &o)) return 2;
+  o.brief = 1;
+  const fn_api api = {"cpu", fusednorm_forward_cpu, fusednorm_backward_cpu, fusednorm_backward_workspace_size_cpu};
+  fn_backend b = {"cpu/wide", (void *)&api, fn_engine_api_forward, rec_backward};
+  int failures = fn_engine_run_matrix(&b, &o) != 0;
+  if (g_dropped || g_seen == 0) {
+    printf("FAIL: %d backwards recorded, %d beyond the record\n", g_seen, g_dropped);
+    return 1;
+  }
+  for (int i = 0; i < NDEV; ++i) {
+    const fusednorm_device_info *d = &kDevices[i].d;
+    fusednorm_problem pr = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
+    const fusednorm_layout lal = {1, 1, 0, 16};
+    fusednorm_launch lr;
+    pr.mode = FUSEDNORM_MODE_WIDE, pr.has_residual = 1;
+    const int want_dd = plan_of(&pr, &lal, d, &lr) && lr.ds_direct;
+    int split = 0, fused = 0, dd = 0;
+    for (int k = 0; k < g_seen; ++k) {
+      fusednorm_launch l;
+      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT) continue;
+      ++split, fused += g_p[k].has_residual, dd += l.ds_direct;
+    }
+    printf("%-10s split-row backwards %d (fused %d), ds out of the ring %d; test_cuda --mode=wide %s\n",
+           kDevices[i].name, split, fused, dd, want_dd ? "requires one" : "does not check");
+    if (want_dd && dd == 0) {
+      printf("FAIL %s: test_cuda --mode=wide would find no split-row backward with ds out of its ring\n",
+             kDevices[i].name);
+      ++failures;
+    }
+  }
+  printf("test_plan_coverage: %d backwards of the quick forced-wide matrix; %s\n", g_seen,
+         failures ? "FAILED" : "OK");
+  return failures ? 1 : 0;
+}
