@@ -479,7 +479,7 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
 #define FN_SPLIT_MAX_STAGES 8
 /* The lookahead of a ring of 3 rows (else half the ring): 2, so that a row's partial dots are
  * published a whole row before their total is needed. With 1 (half of 3, rounded down) the total
- * was needed right after the CTA published its own part, and every row waited out the exchange's
+ * is needed right after the CTA publishes its own part, and every row waits out the exchange's
  * round trip across the row's CTAs. A ring of 3 is what rows of 55-74 KB a CTA get (f32 rows of
  * ~0.9-1.2M columns, the fused add's of ~0.6-0.8M, over 132 CTAs on an H200); there 2 measured
  * 1.53-1.67x (H200 2026-11-30, bench_modes AUTO, paired: f32 256 x 1048576 bwd 2045.6 -> 1228.0

@@ -34,7 +34,7 @@
  * many (fn_split_bwd), the ring's stages by counters rather than j % D (a 64-bit division, three a
  * row) and a row's tensor bases computed once a row (H200 2026-11-30, 1.01-1.37x at two slots a
  * thread, one not measured: bf16 1024 x 65536 217.1 -> 179.5 us, f32 1844 x 69916 726.3 -> 528.9),
- * and a lookahead of 2 on a ring of 3 (FN_SPLIT_LOOKAHEAD_OF_3: with 1, every row waited out the
+ * and a lookahead of 2 on a ring of 3 (FN_SPLIT_LOOKAHEAD_OF_3: with 1, every row waits out the
  * exchange; f32 256 x 1048576 2045.6 -> 1228.0 us). It
  * replaces the cluster kernel from AUTO only where that one fell off (FN_SPLIT_AUTO_MIN_SLOTS), and
  * runs wherever clusters do not exist (compute capability < 9.0). Polling the partials two rows
