@@ -160,10 +160,10 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
 /* Its dynamic shared memory: the weight (fp32 effective values, or with w16 its raw 16 bits: a
  * 16-bit weight of 16-bit rows where the fp32 stage does not fit, the plan's weight_smem 2; each
  * read then converts and adds the offset as load_weight does, the same bits), then dw where
- * FN_BWD_ROW8_DW_SMEM holds. w16 as a run-time choice inside the one instance raised the fused
- * 16-bit spill from 52-72 to 96 bytes and cost 12-13% where the fp32 stage fits (H200 2026-11-30,
- * tools/bench/results/fused_row8_h200_2026-11-30, w16.patch), hence its own instances, planned only
- * where nothing else fits: 16-bit rows of 3617-4096 slots on an H200. */
+ * FN_BWD_ROW8_DW_SMEM holds. w16 has instances of its own, planned only where nothing else fits
+ * (16-bit rows of 3617-4096 slots on an H200): read as a flag inside the one instance it raises the
+ * fused 16-bit spill from 52-72 to 96 bytes and costs 12-13% where the fp32 stage fits (H200
+ * 2026-11-30, tools/bench/results/fused_row8_h200_2026-11-30). */
 static inline int64_t fn_bwd_row8_smem(int64_t n, int w16, int x_size, int fused) {
   return n * (w16 ? 2 : 4) + (FN_BWD_ROW8_DW_SMEM(x_size, fused) ? n * 4 : 0);
 }
@@ -538,12 +538,18 @@ typedef struct {
  * followed turned that round (H200, 2026-11-28: 1.11-1.68x the split-row kernel's way) and select.c
  * takes it for them below this width (FN_AUTO_BWD_SPLIT16_*). */
 
+/* Shared memory the split-row ring may take in one CTA: the SM's less the driver's per-CTA reserve,
+ * within the per-block opt-in limit less the static shared memory. */
+static inline int64_t fn_split_ring_budget(const fusednorm_device_info *d) {
+  const int64_t sm = (int64_t)d->smem_per_sm - 4096, optin = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  return sm < optin ? sm : optin;
+}
+
 /* 1 and the geometry if the split-row backward handles this problem on device `d`, else 0.
  * `auto_mode`: the problem's mode is AUTO (then only rows of more than FN_SPLIT_AUTO_MIN_SLOTS).
  * `head_split`: congruent rows that are not
  * aligned, staged as whole 16-byte vectors from each row's head, one vector more per chunk
- * (rmsnorm_bwd_wide.cu). The ring takes what one CTA may have: the SM's shared memory less the
- * driver's reserve, within the per-block opt-in limit less the static shared memory. */
+ * (rmsnorm_bwd_wide.cu). The ring takes what one CTA may have (fn_split_ring_budget). */
 static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x, int has_weight,
                                       int has_residual, int auto_mode, int head_split,
                                       const fusednorm_device_info *d, int64_t target, fn_split_geom *g) {
@@ -575,9 +581,7 @@ static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x
   if (g->gr < 1) g->gr = 1;
   if (g->gr > rows) g->gr = (int)rows;
   stage = (2 + (has_residual ? 1 : 0)) * (g->chunk * xs + (head_split ? 16 : 0));
-  budget = (int64_t)d->smem_per_sm - 4096; /* the driver's per-CTA reserve and the static smem */
-  if (budget > (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX)
-    budget = (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+  budget = fn_split_ring_budget(d);
   g->ds_direct = 0;
   if (has_residual && !head_split && budget / (2 * g->chunk * xs) > budget / stage &&
       (budget / stage < FN_SPLIT_DS_DIRECT_BELOW || g->threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS)) {

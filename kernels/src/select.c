@@ -327,11 +327,11 @@
  *   4096 slots the cluster kernel stays (S = 8 measured 0.96x there with dw in registers, and with
  *   it in shared memory 8n bytes do not fit);
  * - 16-bit n 29184-32768 (3648-4096 slots: the raw 16-bit weight stage), bench_modes AUTO (the
- *   split-row, cluster or generic kernel) vs forced persistent in one process (2026-11-30 09:08 UTC,
+ *   split-row, cluster or generic kernel) vs forced persistent in one process (H200 2026-11-30,
  *   tools/bench/results/w16_stage_h200_2026-11-30): bf16 / fp16 plain 132 rows 0.97-1.03x, 264
  *   1.21-1.26x, 400-1000 1.07-1.10x, 2000 1.06x, 4096 1.10-1.12x (bf16 4096 x 32768 337.4 -> 306.1);
  *   fused 132 rows 0.99-1.02x, 264 1.16-1.22x, 400-4096 1.01-1.06x; and AUTO with the rule against
- *   AUTO without it, n 24584-32768 from 264 rows (09:10 UTC, same folder): plain 1.07-1.24x,
+ *   AUTO without it, n 24584-32768 from 264 rows (same folder): plain 1.07-1.24x,
  *   fused 1.08-1.28x, but 1000 x 32768 fused 0.98-1.00x;
  * - f32 fused (dw in shared memory) against the persistent generic kernel, same measurement: 132 rows 1.07-1.18x, 264 0.97x, 1000 0.86-1.01x, 4096-9384 0.79-0.97x: one CTA an SM waits
  *   for each row's three loads, where the generic kernel's 1024 threads overlap rows; not taken. */

@@ -444,9 +444,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   if (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT) {
     /* the ring: dy, s and the fused add's ds (unless ds_direct) of `stages` rows' chunks */
     const size_t vec_bytes = (size_t)l->chunk * (size_t)xs + (l->unaligned ? 16 : 0);
-    const int64_t budget = (int64_t)d->smem_per_sm - 4096 < (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX
-                               ? (int64_t)d->smem_per_sm - 4096
-                               : (int64_t)d->smem_per_block_optin - FN_STATIC_SMEM_MAX;
+    const int64_t budget = fn_split_ring_budget(d);
     CHECK(l->stages >= 2 && l->stages <= FN_SPLIT_MAX_STAGES && l->lookahead >= 1 && l->lookahead < l->stages &&
               (l->stages != 3 || l->lookahead == FN_SPLIT_LOOKAHEAD_OF_3),
           "%s: %s", what, s);
