@@ -495,12 +495,16 @@ static inline int fn_fwd_wide_max_cluster(int cc_major) {
  * exchange, see FN_SPLIT_LOOKAHEAD_OF_3; e.g. f32 rows of ~0.8-1.2M columns over 132 CTAs, whose
  * ring then holds 3: 1.62-1.70x), and in CTAs of FN_SPLIT_DS_DIRECT_MIN_THREADS threads or more
  * (the deeper ring, its longer lookahead and fewer copies a row: 1.08-1.23x on nine such fused
- * shapes, bf16 and f32, 16 to 4096 rows of 65536 to 1048576 columns). The one CTA of fewer threads
- * measured with ds out of a ring of 4 lost (f32 1024 x 600000, 288 threads: 0.90x, not
- * explained), so such CTAs keep ds in the ring. H200 2026-11-30, bench_modes AUTO, paired:
- * tools/bench/results/split_ds_direct_h200_2026-11-30. */
+ * shapes, bf16 and f32, 16 to 4096 rows of 65536 to 1048576 columns; H200 2026-11-30, bench_modes
+ * AUTO, paired: tools/bench/results/split_ds_direct_h200_2026-11-30) or of at most
+ * FN_SPLIT_DS_DIRECT_MAX_SPT slots a thread (f32 fused rows of 11020-26720 columns over 3-7 CTAs,
+ * 416-480 threads at two slots: 1.003-1.17x, 600 x 11020 61.0 -> 52.1 us, 4096 x 16400 391.9 ->
+ * 354.2; tools/bench/results/f32_many_rows_h200_2026-11-30). The one CTA measured slower with it,
+ * ds out of a ring of 4, had both fewer threads and four slots a thread, whose four ds loads then
+ * wait in the dx pass (f32 1024 x 600000, 288 threads: 0.90x), so such CTAs keep ds in the ring. */
 #define FN_SPLIT_DS_DIRECT_BELOW 3
 #define FN_SPLIT_DS_DIRECT_MIN_THREADS 512
+#define FN_SPLIT_DS_DIRECT_MAX_SPT 2
 /* CTAs per row at most (warp 0 sums a row's partials, 32 x 8 per warp; H200: 132 SMs). */
 #define FN_SPLIT_MAX_CTAS_PER_ROW 256
 /* Launch bound per instance (slots per thread 1, 2, 4; x element size): spill-free under ptxas
@@ -584,7 +588,8 @@ static inline int fn_split_bwd_target(int64_t rows, int64_t n, fusednorm_dtype x
   budget = fn_split_ring_budget(d);
   g->ds_direct = 0;
   if (has_residual && !head_split && budget / (2 * g->chunk * xs) > budget / stage &&
-      (budget / stage < FN_SPLIT_DS_DIRECT_BELOW || g->threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS)) {
+      (budget / stage < FN_SPLIT_DS_DIRECT_BELOW || g->threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS ||
+       g->spt <= FN_SPLIT_DS_DIRECT_MAX_SPT)) {
     g->ds_direct = 1;
     stage = 2 * g->chunk * xs;
   }

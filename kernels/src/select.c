@@ -283,15 +283,21 @@
 #define FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16 1
 #define FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW 2
 /* AUTO backward with a weight, f32 rows of whole aligned vectors wider than the cached range up to
- * FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS, from FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM rows per SM: the
- * persistent generic kernel (columns beyond its registers streamed: mode multi_wave_reload)
- * rather than the split-row or cluster kernel (H200, 2026-11-27, us, split-row or cluster vs it: x 20408
- * 600 rows 104.8 vs 86.6, fused 114.9 vs 94.0, 2400 376.1 vs 250.2; x 26720 600 146.9 vs 109.7,
- * 2400 548.3 vs 320.8; sweep 1279 x 20408 206.9 vs 146.7, fused 9384 x 11020 788.1 vs 567.7;
- * at 132 rows the split-row kernel was faster, 34.2 vs 40.3; at 1844 x 69916 too, 1214.8 vs
- * 1490.1; the 16-bit rows were mixed, bf16 2400 x 26720 198.2 cluster vs 274.2, and keep their
- * rules). The cut between 132 and 600 rows is not measured; the widest measured win, 26720
- * columns, bounds the rule (7168 slots: n <= 28672). */
+ * FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS that the lean kernel at 8 slots a thread does not take (the
+ * fused add's up to 4096 slots, every row past 4096), from FN_AUTO_BWD_F32_SPLIT_ROWS_PER_SM rows
+ * an SM: the split-row kernel at any width (below FN_SPLIT_AUTO_MIN_SLOTS the cluster kernel's
+ * range) rather than the persistent generic kernel, whose one row at a time a CTA leaves each row's
+ * reduction exposed where the split-row ring has the next rows' copies in flight. H200 2026-11-30,
+ * bench_modes, the same build, forced wide (split-row) vs AUTO (then the generic kernel), us,
+ * paired (tools/bench/results/f32_many_rows_h200_2026-11-30): plain x 20408 600 rows 69.8 vs
+ * 87.8, 1279 rows 120.1 vs 147.4, x 26720 600 86.2 vs 109.2, 2400 277.9 vs 322.1, 1000 x 28672
+ * 136.2 vs 166.4, 2000 x 16400 167.4 vs 178.7, 4096 x 20480 351.8 vs 399.2; fused, with ds out of
+ * the ring (FN_SPLIT_DS_DIRECT_MAX_SPT), 9384 x 11020 496.1 vs 568.0, 2000 x 11020 125.2 vs 139.8,
+ * 600 x 11020 52.1 vs 56.4, x 20408 600 75.2 vs 93.8, 1279 138.2 vs 160.8, 2400 x 26720 315.4 vs
+ * 371.4, 4096 x 16400 354.2 vs 370.0. Where the split-row geometry does not fit the device, the
+ * generic kernel. The cut below 4.5 rows an SM is not measured (there the plain rows past 4096
+ * slots take the split-row kernel anyway, the fused add's narrower ones the cluster kernel); the
+ * widest measured, 28672 columns, bounds the rule (7168 slots). */
 /* AUTO backward of 16-bit rows of 2049-4096 slots (beyond the cached range, up to
  * FN_SPLIT_AUTO_MIN_SLOTS), with a weight: the split-row kernel rather than the cluster one where
  * the rows are not whole aligned vectors (its head-split ring), and for the fused add's aligned
@@ -307,7 +313,7 @@
  * predates the split-row kernel's larger chunks. The cut between 132 and 600 rows is not
  * measured. */
 #define FN_AUTO_BWD_SPLIT16_FUSED_HALF_ROWS_PER_SM 9
-#define FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM 4
+#define FN_AUTO_BWD_F32_SPLIT_ROWS_PER_SM 4
 /* The lean backward at 8 slots a thread (bwd_row8: aligned rows of 2049-4096 slots) in place of
  * the generic, split-row or cluster kernel: plain f32 rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM
  * rows an SM, 16-bit rows (plain and fused) of at most FN_AUTO_BWD_ROW8_16_NARROW_SLOTS slots from
@@ -339,7 +345,7 @@
 #define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 1
 #define FN_AUTO_BWD_ROW8_16_NARROW_SLOTS 3072
 #define FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM 2
-#define FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS 7168
+#define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
  * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
  * 16384 x 7168 4208 vs 3178). */
@@ -1665,8 +1671,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
     return with_dw_in_kernel(c, l);
   if (c->slots <= FN_AUTO_BWD_CACHED_SLOTS)
     return bwd_persistent(c, l, FUSEDNORM_KERNEL_COUNT_) ? with_dw_in_kernel(c, l) : FUSEDNORM_ERR_MODE_UNSUPPORTED;
-  /* Wider than one CTA's registers: f32 aligned rows, many of them, the persistent generic kernel
-   * (FN_AUTO_BWD_F32_RELOAD_*); few rows, the split-row kernel at any width
+  /* Wider than one CTA's registers: f32 aligned rows, many of them, the split-row kernel at any
+   * width (FN_AUTO_BWD_F32_SPLIT_*); few rows, the split-row kernel at any width
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
    * the columns beyond its registers streamed. But first, aligned rows of up to 4096 slots (f32
@@ -1681,9 +1687,9 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
       bwd_row8(c, l))
     return with_dw_in_kernel(c, l);
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
-      c->slots <= FN_AUTO_BWD_F32_RELOAD_MAX_SLOTS &&
-      c->p->rows >= (int64_t)FN_AUTO_BWD_F32_RELOAD_ROWS_PER_SM * c->d->sm_count &&
-      bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC))
+      c->slots <= FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS &&
+      c->p->rows >= (int64_t)FN_AUTO_BWD_F32_SPLIT_ROWS_PER_SM * c->d->sm_count &&
+      (bwd_split(c, l, 1) || bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC)))
     return FUSEDNORM_OK;
   if (c->p->rows <= (c->xs == 2 && c->aligned ? (int64_t)c->d->sm_count * FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16
                                               : c->d->sm_count / FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW) &&

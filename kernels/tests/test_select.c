@@ -452,11 +452,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
               (int64_t)l->block_threads * l->slots_per_thread * vec >= l->chunk,
           "%s: %s", what, s);
     /* ds out of the ring exactly where that makes the ring hold more rows, and the ring with it
-     * would hold too few or the CTA has enough threads (FN_SPLIT_DS_DIRECT_*) */
+     * would hold too few, or the CTA has enough threads or few slots a thread (FN_SPLIT_DS_DIRECT_*) */
     if (p->has_residual && !l->unaligned)
       CHECK(l->ds_direct == (budget / (int64_t)(2 * vec_bytes) > budget / (int64_t)(3 * vec_bytes) &&
                              (budget / (int64_t)(3 * vec_bytes) < FN_SPLIT_DS_DIRECT_BELOW ||
-                              l->block_threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS)),
+                              l->block_threads >= FN_SPLIT_DS_DIRECT_MIN_THREADS ||
+                              l->slots_per_thread <= FN_SPLIT_DS_DIRECT_MAX_SPT)),
             "%s: %s", what, s);
     else
       CHECK(!l->ds_direct, "%s: %s", what, s);
@@ -908,7 +909,7 @@ static const struct {
     {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
      * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from one, past it from
-     * two); the f32 fused add keeps the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*) */
+     * two); the f32 fused add's many rows take the split-row kernel (FN_AUTO_BWD_F32_SPLIT_*) */
     {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
     {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
@@ -921,8 +922,10 @@ static const struct {
     /* the f32 fused add's ring of dy, s and ds would hold 2 rows: ds left out, 3 (FN_SPLIT_DS_DIRECT_BELOW) */
     {256, 1048576, F32, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488 dd"},
     {512, 900000, F32, 1, 1, "bwd_split/wide t448 r1 c132 k1 g132 s4 ch6820 sm218240 st4/2 w0 dw0 P1 ws3870352 dd"},
-    /* ... and from FN_SPLIT_DS_DIRECT_MIN_THREADS threads a CTA; with fewer, ds stays in a ring of 3 or more */
+    /* ... and from FN_SPLIT_DS_DIRECT_MIN_THREADS threads a CTA or at FN_SPLIT_DS_DIRECT_MAX_SPT slots
+     * a thread; with fewer threads at more slots, ds stays in a ring of 3 or more */
     {1024, 600000, F32, 1, 1, "bwd_split/wide t288 r1 c132 k1 g132 s4 ch4548 sm218304 st4/2 w0 dw0 P1 ws2940688"},
+    {9384, 11020, F32, 1, 1, "bwd_split/wide t480 r1 c3 k1 g132 s2 ch3676 sm205856 st7/3 w0 dw0 P44 ws2052144 dd"}, /* 2755 slots, many rows: split-row (FN_AUTO_BWD_F32_SPLIT_*) */
     {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
@@ -1203,7 +1206,7 @@ static void test_measured_picks(void) {
  * (FN_AUTO_FWD_HS_*): the head-split lean kernel against the row-pipelined one, and the f32 plain
  * forward of 33-64 slots row-packed with many rows; backward rows of 2049-4096 slots, few rows:
  * the split-row kernel (FN_AUTO_BWD_SPLIT_FEW_*); f32 aligned rows of 2049-7168 slots, many rows:
- * the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*). The forward cases that the warp
+ * the split-row kernel (FN_AUTO_BWD_F32_SPLIT_*, 2026-11-30). The forward cases that the warp
  * forward takes (WARP) were timed on the H200 (2026-11-28) paired against the head-split and
  * row-pipelined plans (1.00-1.31x: select.c fwd_warp; 1 x 53 f32 about even with the lean one-row
  * forward). */
@@ -1255,10 +1258,15 @@ static void test_measured_picks_h200(void) {
       {132, 21685, BF, 1, 1, SPLIT, 1}, {600, 23927, BF, 1, 0, SPLIT, 1}, {4020, 21685, FUSEDNORM_F16, 1, 1, SPLIT, 1},
       {2000, 23927, BF, 1, 0, SPLIT, 1}, {400, 24576, BF, 1, 1, SPLIT, 0}, {4096, 16400, FUSEDNORM_F16, 1, 1, SPLIT, 0},
       {2000, 32768, BF, 1, 0, SPLIT, 0}, {4020, 32768, BF, 1, 0, SPLIT, 0}, {4020, 16400, BF, 1, 0, SPLIT, 0},
-      /* backward, f32 rows of whole vectors, many rows */
-      {600, 20408, F32, 1, 0, RELOAD, 1}, {600, 26720, F32, 1, 1, RELOAD, 1}, {2400, 26720, F32, 1, 0, RELOAD, 1},
-      {1279, 20408, F32, 1, 0, RELOAD, 1}, {9384, 11020, F32, 1, 1, RELOAD, 1}, {132, 20408, F32, 1, 0, RELOAD, 0},
-      {1844, 69916, F32, 1, 0, RELOAD, 0}, {2400, 26720, BF, 1, 0, RELOAD, 0}, {2400, 12289, F32, 1, 0, RELOAD, 0},
+      /* backward, f32 rows of whole vectors, many rows, 2026-11-30 (FN_AUTO_BWD_F32_SPLIT_*): the
+       * split-row kernel against the persistent generic one, forced in one build, paired */
+      {600, 20408, F32, 1, 0, SPLIT, 1},  {1279, 20408, F32, 1, 0, SPLIT, 1},  {2400, 26720, F32, 1, 0, SPLIT, 1},
+      {600, 26720, F32, 1, 0, SPLIT, 1},  {1000, 28672, F32, 1, 0, SPLIT, 1},  {2000, 16400, F32, 1, 0, SPLIT, 1},
+      {4096, 20480, F32, 1, 0, SPLIT, 1}, {9384, 11020, F32, 1, 1, SPLIT, 1},  {2000, 11020, F32, 1, 1, SPLIT, 1},
+      {600, 11020, F32, 1, 1, SPLIT, 1},  {600, 20408, F32, 1, 1, SPLIT, 1},   {1279, 20408, F32, 1, 1, SPLIT, 1},
+      {2400, 26720, F32, 1, 1, SPLIT, 1}, {4096, 16400, F32, 1, 1, SPLIT, 1},
+      {132, 20408, F32, 1, 0, RELOAD, 0}, {1844, 69916, F32, 1, 0, RELOAD, 0}, {2400, 26720, BF, 1, 0, RELOAD, 0},
+      {2400, 12289, F32, 1, 0, RELOAD, 0},
       /* backward, plain aligned rows of 2049-4096 slots, 2026-11-29 (FN_AUTO_BWD_ROW8_*): the lean
        * kernel at 8 slots a thread against AUTO before (generic, split-row or cluster) */
       {132, 12288, F32, 1, 0, ROW8, 1}, {400, 8200, F32, 1, 0, ROW8, 1},   {4096, 16384, F32, 1, 0, ROW8, 1},
@@ -2387,7 +2395,7 @@ static void test_all_valid(void) {
                             "%s: the dense layout's backward plan differs", what);
                     }
                     /* the layouts differ only where congruent rows take the split-row kernel,
-                     * aligned f32 rows the persistent generic kernel (FN_AUTO_BWD_F32_RELOAD_*),
+                     * aligned f32 rows the split-row kernel (FN_AUTO_BWD_F32_SPLIT_*),
                      * aligned rows the lean kernel at 8 slots a thread (FN_AUTO_BWD_ROW8_*), or
                      * f32 rows that are not aligned the row-packed one (FN_AUTO_PACKED_BWD2_*) */
                     if (a >= 1 && l[a].kernel != FUSEDNORM_KERNEL_BWD_SPLIT && l[0].kernel != FUSEDNORM_KERNEL_BWD_SPLIT &&
