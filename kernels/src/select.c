@@ -294,10 +294,13 @@
  * 136.2 vs 166.4, 2000 x 16400 167.4 vs 178.7, 4096 x 20480 351.8 vs 399.2; fused, with ds out of
  * the ring (FN_SPLIT_DS_DIRECT_MAX_SPT), 9384 x 11020 496.1 vs 568.0, 2000 x 11020 125.2 vs 139.8,
  * 600 x 11020 52.1 vs 56.4, x 20408 600 75.2 vs 93.8, 1279 138.2 vs 160.8, 2400 x 26720 315.4 vs
- * 371.4, 4096 x 16400 354.2 vs 370.0. Where the split-row geometry does not fit the device, the
- * generic kernel. The cut below 4.5 rows an SM is not measured (there the plain rows past 4096
- * slots take the split-row kernel anyway, the fused add's narrower ones the cluster kernel); the
- * widest measured, 28672 columns, bounds the rule (7168 slots). */
+ * 371.4, 4096 x 16400 354.2 vs 370.0. Every one of those plans had a ring of 7-8 rows (the fused
+ * add's with ds in the ring held 5 and lost on two of seven shapes), so the split-row kernel is
+ * taken where its ring holds at least FN_AUTO_BWD_F32_SPLIT_MIN_STAGES rows, else the generic
+ * kernel as before (GPUs of 100-164 KB of shared memory an SM get rings of 5-6 there: not
+ * measured). The cut below 4.5 rows an SM is not measured (there the plain rows past 4096 slots
+ * take the split-row kernel anyway, the fused add's narrower ones the cluster kernel); the widest
+ * measured, 28672 columns, bounds the rule (7168 slots). */
 /* AUTO backward of 16-bit rows of 2049-4096 slots (beyond the cached range, up to
  * FN_SPLIT_AUTO_MIN_SLOTS), with a weight: the split-row kernel rather than the cluster one where
  * the rows are not whole aligned vectors (its head-split ring), and for the fused add's aligned
@@ -346,6 +349,7 @@
 #define FN_AUTO_BWD_ROW8_16_NARROW_SLOTS 3072
 #define FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM 2
 #define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
+#define FN_AUTO_BWD_F32_SPLIT_MIN_STAGES 7
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
  * (bench_modes with ds, H200 2026-11-22 05:19 UTC, 32768 x 4096 4216 vs reload 3386 GB/s,
  * 16384 x 7168 4208 vs 3178). */
@@ -1689,7 +1693,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
       c->slots <= FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS &&
       c->p->rows >= (int64_t)FN_AUTO_BWD_F32_SPLIT_ROWS_PER_SM * c->d->sm_count &&
-      (bwd_split(c, l, 1) || bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC)))
+      ((bwd_split(c, l, 1) && l->stages >= FN_AUTO_BWD_F32_SPLIT_MIN_STAGES) ||
+       bwd_persistent(c, l, FUSEDNORM_KERNEL_BWD_GENERIC)))
     return FUSEDNORM_OK;
   if (c->p->rows <= (c->xs == 2 && c->aligned ? (int64_t)c->d->sm_count * FN_AUTO_BWD_SPLIT_FEW_ROWS_PER_SM16
                                               : c->d->sm_count / FN_AUTO_BWD_SPLIT_FEW_SMS_PER_ROW) &&

@@ -1969,6 +1969,42 @@ static void test_row8_stage(void) {
   CHECK(w16 > 20 && f32s > 20, "%d raw 16-bit and %d fp32 stages checked", w16, f32s);
 }
 
+/* AUTO's backward of f32 aligned whole-vector rows of 2049-7168 slots from four rows an SM (those
+ * the lean kernel at 8 slots a thread does not take): the split-row kernel where its ring holds
+ * FN_AUTO_BWD_F32_SPLIT_MIN_STAGES (select.c) rows or more (what was measured faster, on the H200), else the
+ * persistent generic kernel. Per device: the H100, H200 and B200 (228 KB an SM) get rings of 7-8
+ * rows; the A100 5 (8 for fused 4096 x 16400, whose chunks are narrower); the GPUs of 100 KB 6. */
+static void test_f32_split_bwd(void) {
+  static const struct {
+    int64_t rows, n;
+    int fused;
+    const char *split_on; /* the devices whose AUTO plan is the split-row kernel */
+  } kCases[] = {
+      {1279, 20408, 0, "H100-SXM H200 B200"},
+      {9384, 11020, 1, "H100-SXM H200 B200"},
+      {4096, 16400, 1, "A100-80GB H100-SXM H200 B200"},
+      {5000, 28672, 0, "H100-SXM H200 B200"},
+  };
+  int d, i, split = 0, generic = 0;
+  for (d = 0; d < NDEV; ++d)
+    for (i = 0; i < (int)(sizeof kCases / sizeof kCases[0]); ++i) {
+      const char *on = kCases[i].split_on, *name = kDevices[d].name;
+      const size_t len = strlen(name);
+      const char *hit = strstr(on, name);
+      const int want = hit != NULL && (hit[len] == ' ' || hit[len] == '\0') && (hit == on || hit[-1] == ' ');
+      fusednorm_launch a;
+      if (!auto_plan(d, &kAligned, kCases[i].rows, kCases[i].n, FUSEDNORM_F32, 1, kCases[i].fused, 1, &a)) continue;
+      /* (rings of 7 rows or more: those measured, select.c FN_AUTO_BWD_F32_SPLIT_MIN_STAGES) */
+      CHECK(want ? a.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && a.stages >= 7
+                 : a.kernel == FUSEDNORM_KERNEL_BWD_GENERIC && a.mode == FUSEDNORM_MODE_MULTI_WAVE_RELOAD,
+            "%s %lldx%lld f32%s: AUTO %s (ring %d), want %s", name, (long long)kCases[i].rows, (long long)kCases[i].n,
+            kCases[i].fused ? " fused" : "", fusednorm_kernel_name(a.kernel), a.stages,
+            want ? "bwd_split" : "bwd_generic");
+      split += want, generic += !want;
+    }
+  CHECK(split == 13 && generic == 19, "%d split-row and %d generic plans checked", split, generic);
+}
+
 /* AUTO's backward of 16-bit rows of 2049-4096 slots with a weight on devices with clusters
  * (FN_AUTO_BWD_SPLIT16_*, kernels/RESULTS.md "The split-row backward below its AUTO width"): the
  * split-row kernel for congruent rows that are not whole aligned vectors at any row count, and
@@ -2861,6 +2897,7 @@ int main(int argc, char **argv) {
   test_wide_grid_picks();
   test_two_slot_bwd();
   test_split16_bwd();
+  test_f32_split_bwd();
   test_row8_stage();
   test_split_chunk();
   test_all_valid();
