@@ -70,6 +70,7 @@ typedef struct {
   int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
   int ran_fwd_lanes2w;  /* ... of which with a weight */
   int ran_split_dd;     /* ... the split-row backward with the fused add's ds out of its ring */
+  int ran_split_f32;    /* ... the split-row backward of f32 rows */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -201,6 +202,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
       c->ran_fwd_lanes2w += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2 && p->has_weight;
       c->ran_split_dd += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && l.ds_direct;
+      c->ran_split_f32 += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype == FUSEDNORM_F32;
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -809,6 +811,37 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   return failed;
 }
 
+/* The split-row backward of many f32 rows past the lean kernels (select.c FN_AUTO_BWD_F32_SPLIT_*:
+ * aligned whole-vector rows of 2049-7168 slots from 4 rows an SM, where its ring holds 7 rows or
+ * more), AUTO, on 600 rows (4 an SM up to 150 SMs) x 16400 columns (4100 slots). The engine's
+ * rotation gives this shape, first in its list, variants 0, 6, ..., 54, 0, 6: f32 rows with a
+ * weight plain (variant 0, twice) and fused (30), beside 16-bit rows, an fp32 weight, no weight
+ * and planted NaN/Inf that other kernels run. The section fails unless the split-row kernel ran an f32 backward where
+ * this device's plan of 600 x 16400 f32 fused takes it. Not in --quick (4.9M elements a tensor). */
+static int f32_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
+  static const fn_engine_shape kShapes[] = {{600, 16400, 12}};
+  fusednorm_problem ps = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
+  const fusednorm_layout lays = {1, 1, 0, 16};
+  fusednorm_launch ls;
+  ps.has_residual = 1;
+  const int want = fusednorm_select_launch(&ps, 1, info, &lays, &ls) == FUSEDNORM_OK &&
+                   ls.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
+  fn_engine_opts om = *o;
+  om.mode = FUSEDNORM_MODE_AUTO;
+  b->name = "cuda/auto/f32-split";
+  c->misalign = OFFS_NONE;
+  c->ran_split_f32 = 0;
+  int failed = fn_engine_run_shapes(b, &om, kShapes, 1) != 0;
+  printf("[%s] %d f32 backwards on the split-row kernel%s\n", b->name, c->ran_split_f32,
+         want ? "" : " (not this device's plan for 600 x 16400 f32 fused)");
+  if (want && c->ran_split_f32 < 2 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] %d f32 backwards ran the split-row kernel, want the plain and the fused one\n", b->name,
+           c->ran_split_f32);
+    ++failed;
+  }
+  return failed;
+}
+
 /* Unaligned rows (the head-split lean kernels, rmsnorm_unaligned.cuh, and the generic path where
  * the rows are not congruent): odd widths over the quick matrix's rows (0, 1, 7, 199, 4096), every
  * dtype pair, casting, fused add and weight flavour the matrix rotates through, with
@@ -1220,6 +1253,7 @@ int main(int argc, char **argv) {
     }
   }
   if (!forced_only) failed += fwd_row8_section(&c, &b, &o, &info), ++runs;
+  if (!forced_only && !o.quick) failed += f32_split_section(&c, &b, &o, &info), ++runs;
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */

@@ -8,6 +8,10 @@
  * the forced mode, or AUTO where the plan says the forced family cannot run it. On every device
  * where the GPU check applies, the matrix must hold such launches, or the check would fail for
  * want of cases rather than for a fault.
+ *
+ * The same for test_cuda's f32-split section (AUTO, its one shape 600 x 16400 and the engine's
+ * rotation of variants over it): where a device's plan of 600 x 16400 f32 fused is the split-row
+ * kernel, that section requires f32 backwards, plain and fused, to run it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -72,7 +76,38 @@ int main(void) {
       ++failures;
     }
   }
-  printf("test_plan_coverage: %d backwards of the quick forced-wide matrix; %s\n", g_seen,
-         failures ? "FAILED" : "OK");
+  /* test_cuda's f32-split section, AUTO (f32_split_section) */
+  const int wide_seen = g_seen;
+  static const fn_engine_shape kF32Split[] = {{600, 16400, 12}};
+  fn_engine_opts oa = o;
+  oa.mode = FUSEDNORM_MODE_AUTO, oa.quick = 0;
+  b.name = "cpu/auto/f32-split";
+  g_seen = 0;
+  failures += fn_engine_run_shapes(&b, &oa, kF32Split, 1) != 0;
+  for (int i = 0; i < NDEV; ++i) {
+    const fusednorm_device_info *d = &kDevices[i].d;
+    fusednorm_problem pr = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
+    const fusednorm_layout lal = {1, 1, 0, 16};
+    fusednorm_launch lr;
+    pr.has_residual = 1;
+    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
+    int plain = 0, fused = 0;
+    for (int k = 0; k < g_seen; ++k) {
+      fusednorm_launch l;
+      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
+          g_p[k].x_dtype != FUSEDNORM_F32)
+        continue;
+      g_p[k].has_residual ? ++fused : ++plain;
+    }
+    printf("%-10s f32 split-row backwards of the f32-split section: %d plain, %d fused; test_cuda %s\n",
+           kDevices[i].name, plain, fused, want ? "requires them" : "does not check");
+    if (want && (plain == 0 || fused == 0)) {
+      printf("FAIL %s: test_cuda's f32-split section would not run the split-row kernel plain and fused\n",
+             kDevices[i].name);
+      ++failures;
+    }
+  }
+  printf("test_plan_coverage: %d backwards of the quick forced-wide matrix, %d of the f32-split section; %s\n",
+         wide_seen, g_seen, failures ? "FAILED" : "OK");
   return failures ? 1 : 0;
 }
