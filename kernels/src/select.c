@@ -286,8 +286,7 @@
  * FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS that the lean kernel at 8 slots a thread does not take (the
  * fused add's up to 4096 slots, every row past 4096), from FN_AUTO_BWD_F32_SPLIT_ROWS_PER_SM rows
  * an SM: the split-row kernel at any width (below FN_SPLIT_AUTO_MIN_SLOTS the cluster kernel's
- * range) rather than the persistent generic kernel, whose one row at a time a CTA leaves each row's
- * reduction exposed where the split-row ring has the next rows' copies in flight. H200 2026-11-30,
+ * range) rather than the persistent generic kernel (one row at a time a CTA). H200 2026-11-30,
  * bench_modes, the same build, forced wide (split-row) vs AUTO (then the generic kernel), us,
  * paired (tools/bench/results/f32_many_rows_h200_2026-11-30): plain x 20408 600 rows 69.8 vs
  * 87.8, 1279 rows 120.1 vs 147.4, x 26720 600 86.2 vs 109.2, 2400 277.9 vs 322.1, 1000 x 28672
