@@ -59,6 +59,25 @@ typedef struct {
   int variants;
 } fn_engine_shape;
 
+/* What test_cuda's coverage checks turn on, shared with test_plan_coverage, which predicts them on
+ * the CPU for every real GPU's figures. A check applies on a device whose plan of its reference
+ * problem (aligned rows, 16-byte boundaries) takes the path it requires:
+ *   --mode=wide: 4096 x 8192 bf16 fused, forced WIDE, with the fused add's ds out of the ring;
+ *   the f32-split section (AUTO over FN_COV_F32_SPLIT_SHAPE): 600 x 16400 f32 fused on the
+ *   split-row kernel. */
+#define FN_COV_F32_SPLIT_SHAPE {600, 16400, 12}
+static inline fusednorm_problem fn_cov_dd_problem(void) {
+  fusednorm_problem p = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  p.mode = FUSEDNORM_MODE_WIDE, p.has_residual = 1;
+  return p;
+}
+static inline fusednorm_problem fn_cov_f32_split_problem(void) {
+  fusednorm_problem p = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
+  p.has_residual = 1;
+  return p;
+}
+#define FN_COV_LAYOUT {1, 1, 0, 16} /* fusednorm_layout */
+
 /* The engine's checks (float64 reference, poisoned outputs, run-to-run determinism, forward and
  * backward) over a caller's list of shapes instead of the matrix; prints like
  * fn_engine_run_matrix. Returns the number of failed cases. */

@@ -822,11 +822,10 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * fused, ran the split-row kernel where this device's plan of 600 x 16400 f32 fused takes it
  * (test_plan_coverage predicts that on the CPU). Not in --quick (9.8M elements a tensor). */
 static int f32_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {{600, 16400, 12}};
-  fusednorm_problem ps = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
-  const fusednorm_layout lays = {1, 1, 0, 16};
+  static const fn_engine_shape kShapes[] = {FN_COV_F32_SPLIT_SHAPE};
+  const fusednorm_problem ps = fn_cov_f32_split_problem();
+  const fusednorm_layout lays = FN_COV_LAYOUT;
   fusednorm_launch ls;
-  ps.has_residual = 1;
   const int want = fusednorm_select_launch(&ps, 1, info, &lays, &ls) == FUSEDNORM_OK &&
                    ls.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
   fn_engine_opts om = *o;
@@ -1003,10 +1002,9 @@ int main(int argc, char **argv) {
        * the split-row ring wherever this device's plan of one of its cases (4096 x 8192 bf16,
        * 512 threads a CTA on an H200) takes that */
       if (m == FUSEDNORM_MODE_WIDE && om.filter == NULL && o.case_index < 0) {
-        fusednorm_problem pr = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
-        const fusednorm_layout lal = {1, 1, 0, 16};
+        const fusednorm_problem pr = fn_cov_dd_problem();
+        const fusednorm_layout lal = FN_COV_LAYOUT;
         fusednorm_launch lr;
-        pr.mode = FUSEDNORM_MODE_WIDE, pr.has_residual = 1;
         const int want_dd = device_plan(&pr, 1, &lal, &lr) == FUSEDNORM_OK && lr.ds_direct;
         printf("[%s] %d backwards of the split-row kernel with ds out of its ring\n", b.name, c.ran_split_dd);
         if (want_dd && c.ran_split_dd == 0) {

@@ -57,10 +57,9 @@ int main(void) {
   }
   for (int i = 0; i < NDEV; ++i) {
     const fusednorm_device_info *d = &kDevices[i].d;
-    fusednorm_problem pr = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
-    const fusednorm_layout lal = {1, 1, 0, 16};
+    const fusednorm_problem pr = fn_cov_dd_problem();
+    const fusednorm_layout lal = FN_COV_LAYOUT;
     fusednorm_launch lr;
-    pr.mode = FUSEDNORM_MODE_WIDE, pr.has_residual = 1;
     const int want_dd = plan_of(&pr, &lal, d, &lr) && lr.ds_direct;
     int split = 0, fused = 0, dd = 0;
     for (int k = 0; k < g_seen; ++k) {
@@ -78,7 +77,7 @@ int main(void) {
   }
   /* test_cuda's f32-split section, AUTO (f32_split_section) */
   const int wide_seen = g_seen;
-  static const fn_engine_shape kF32Split[] = {{600, 16400, 12}};
+  static const fn_engine_shape kF32Split[] = {FN_COV_F32_SPLIT_SHAPE};
   fn_engine_opts oa = o;
   oa.mode = FUSEDNORM_MODE_AUTO, oa.quick = 0;
   b.name = "cpu/auto/f32-split";
@@ -86,10 +85,9 @@ int main(void) {
   failures += fn_engine_run_shapes(&b, &oa, kF32Split, 1) != 0;
   for (int i = 0; i < NDEV; ++i) {
     const fusednorm_device_info *d = &kDevices[i].d;
-    fusednorm_problem pr = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
-    const fusednorm_layout lal = {1, 1, 0, 16};
+    const fusednorm_problem pr = fn_cov_f32_split_problem();
+    const fusednorm_layout lal = FN_COV_LAYOUT;
     fusednorm_launch lr;
-    pr.has_residual = 1;
     const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
     int plain = 0, fused = 0;
     for (int k = 0; k < g_seen; ++k) {
