@@ -328,8 +328,8 @@ typedef struct {
                                 rows and weight on that boundary); else 0 */
   int ds_direct;             /* BWD_SPLIT with the fused add: 1 = ds is not staged in the ring (the
                                 dx pass reads it from global memory), so that the ring holds more
-                                rows (where with ds it would hold 2, or in CTAs of 512 threads);
-                                else 0 */
+                                rows (where with ds it would hold 2, in CTAs of 512 threads, or at
+                                <= 2 slots a thread); else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured
