@@ -13,12 +13,15 @@
  * adapter checks that the entry point returns FUSEDNORM_ERR_MODE_UNSUPPORTED, runs the case in
  * AUTO and counts it; the count is printed per mode.
  *
- * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose] [--wide-fwd | --unaligned | --bitwise]
+ * usage: test_cuda [--quick] [--big] [--seed=N] [--mode=NAME] [--filter=TEXT] [--verbose]
+ *                  [--wide-fwd | --unaligned | --bitwise | --plan-sections]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
  *   --wide-fwd: only the few-wide-rows section (wide_fwd_section): forced WIDE (aligned and
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
+ *   --plan-sections: only the AUTO sections that assert a family ran, which the default run
+ *   reaches last (fwd_row8_section; without --quick f32_split_section too).
  *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
  *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
  *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
@@ -895,16 +898,17 @@ int main(int argc, char **argv) {
   fn_engine_opts o;
   /* --wide-fwd and --unaligned are this binary's own flags (one section each); the rest are the
    * engine's. */
-  int wide_fwd = 0, unaligned_only = 0, bitwise_only = 0, kept = 1;
+  int wide_fwd = 0, unaligned_only = 0, bitwise_only = 0, plans_only = 0, kept = 1;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--wide-fwd")) wide_fwd = 1;
+    else if (!strcmp(argv[i], "--plan-sections")) plans_only = 1;
     else if (!strcmp(argv[i], "--unaligned")) unaligned_only = 1;
     else if (!strcmp(argv[i], "--bitwise")) bitwise_only = 1;
     else argv[kept++] = argv[i];
   }
   argc = kept;
-  if (wide_fwd + unaligned_only + bitwise_only > 1) {
-    printf("test_cuda: --wide-fwd, --unaligned and --bitwise are separate sections: give one\n");
+  if (wide_fwd + unaligned_only + bitwise_only + plans_only > 1) {
+    printf("test_cuda: --wide-fwd, --unaligned, --bitwise and --plan-sections are separate sections: give one\n");
     return 2;
   }
   int rc = fn_engine_parse_args(argc, argv, &o);
@@ -973,6 +977,19 @@ int main(int argc, char **argv) {
     return failed ? 1 : 0;
   }
   const int forced_only = o.mode != FUSEDNORM_MODE_AUTO;
+  if (plans_only) {
+    /* The AUTO sections that assert their family ran (the lean forward at 8 slots a thread; full
+     * runs: the f32 split-row backward), which the default run reaches last, alone. */
+    if (forced_only) {
+      printf("test_cuda --plan-sections: AUTO sections only (no --mode)\n");
+      return 2;
+    }
+    failed += fwd_row8_section(&c, &b, &o, &info) != 0, ++runs;
+    if (!o.quick) failed += f32_split_section(&c, &b, &o, &info) != 0, ++runs;
+    cudaStreamDestroy(c.stream);
+    printf("test_cuda --plan-sections: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
+    return failed ? 1 : 0;
+  }
   /* AUTO runs the requested matrix. Each forced mode (unless one was asked for with --mode, which
    * then runs the requested matrix) runs two slices of the quick matrix: every width at M = 199,
    * and N in {1, 127, 128, 1000} at M = 4096 (grid-stride loops, odd widths, partial vectors),
