@@ -235,27 +235,46 @@ static double weight_at(const fusednorm_problem *p, const void *w, int64_t j) {
   return p->has_weight ? (double)(float)(ld(w, p->w_dtype, j) + (double)p->offset) : 1.0;
 }
 
+/* Threads (OpenMP) take the reference and the judges below only where a call has this many
+ * elements: below it, starting them costs more than the work. Every threaded loop gives the bits
+ * of the sequential one (rows apart, or columns apart each summed in row order), or sums fixed
+ * blocks of rows (REF_BLOCK_ELEMS each, whatever the thread count) in block order: the same bits
+ * for any number of threads. */
+#define REF_OMP_MIN_ELEMS (1 << 16)
+#define REF_BLOCK_ELEMS (1 << 16)
+#define REF_DW_COLS 16 /* columns of one thread's share of a column sum over the rows */
+static int ref_threads(int64_t rows, int64_t n) { return rows > 1 && rows * n >= REF_OMP_MIN_ELEMS; }
+/* Rows of one block of the blocked loops (at least one). */
+static int64_t ref_block_rows(int64_t n) {
+  const int64_t r = REF_BLOCK_ELEMS / (n > 0 ? n : 1);
+  return r > 0 ? r : 1;
+}
+
 fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                        double *y, double *s_out, double *rstd_out) {
   fusednorm_status st = fn_validate_forward(p, a);
   if (st != FUSEDNORM_OK) return st;
-  /* The row buffer lives in s_out when the caller wants it, else a local scratch. */
-  double *scratch = NULL;
-  if (!s_out) {
-    scratch = (double *)malloc((size_t)p->n * sizeof(double));
-    if (!scratch) return FUSEDNORM_ERR_OUT_OF_MEMORY;
+  int nomem = 0;
+  /* Rows apart: each row's own sums, in order. The row buffer lives in s_out when the caller wants
+   * it, else a scratch per thread. */
+#pragma omp parallel reduction(| : nomem) if (ref_threads(p->rows, p->n))
+  {
+    double *scratch = s_out ? NULL : (double *)malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof(double));
+    nomem |= !s_out && !scratch;
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < p->rows; ++i) {
+      double *s = s_out ? s_out + (size_t)i * (size_t)p->n : scratch;
+      if (!s) continue;
+      load_s_row(p, a, i, s);
+      double rstd = ref_rstd(p, s);
+      if (rstd_out) rstd_out[i] = rstd;
+      if (y)
+        for (int64_t j = 0; j < p->n; ++j)
+          y[(size_t)i * (size_t)p->n + j] = ref_norm(p, s[j], rstd) * weight_at(p, a->weight, j);
+    }
+    free(scratch);
   }
-  for (int64_t i = 0; i < p->rows; ++i) {
-    double *s = s_out ? s_out + (size_t)i * (size_t)p->n : scratch;
-    load_s_row(p, a, i, s);
-    double rstd = ref_rstd(p, s);
-    if (rstd_out) rstd_out[i] = rstd;
-    if (y)
-      for (int64_t j = 0; j < p->n; ++j)
-        y[(size_t)i * (size_t)p->n + j] = ref_norm(p, s[j], rstd) * weight_at(p, a->weight, j);
-  }
-  free(scratch);
-  return FUSEDNORM_OK;
+  return nomem ? FUSEDNORM_ERR_OUT_OF_MEMORY : FUSEDNORM_OK;
 }
 
 fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a,
@@ -263,37 +282,58 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
   fusednorm_status st = fn_validate_backward(p, a);
   if (st != FUSEDNORM_OK) return st;
   const int64_t n = p->n;
-  double *buf = (double *)malloc((size_t)n * 2 * sizeof(double));
-  if (!buf) return FUSEDNORM_ERR_OUT_OF_MEMORY;
-  double *s = buf, *g = buf + n;
-  if (dw)
-    for (int64_t j = 0; j < n; ++j) dw[j] = 0.0;
-  for (int64_t i = 0; i < p->rows; ++i) {
-    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
-    const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-    for (int64_t j = 0; j < n; ++j) s[j] = ld(sr, p->x_dtype, j);
-    /* dx is the gradient of the forward with every rounding passed straight through (what
-     * autograd computes through HF's module): the normalization's Jacobian at the true point
-     * h = s*rstd, also for LLAMA, whose forward rounds h before the weight multiply. dw is the
-     * gradient with respect to w of y = n*w, so it multiplies the n y was made from. */
-    double rstd = (double)a->rstd[i], dot = 0.0;
-    for (int64_t j = 0; j < n; ++j) {
-      double dy = ld(dyr, p->x_dtype, j), h = s[j] * rstd;
-      g[j] = dy * weight_at(p, a->weight, j);
-      dot += g[j] * h;
-      if (dw) dw[j] += dy * bwd_norm(p, s[j], rstd);
-    }
-    double mean = dot / (double)n;
-    const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
-    if (dx)
-      for (int64_t j = 0; j < n; ++j) {
-        double v = rstd * (g[j] - s[j] * rstd * mean);
-        if (dsr) v += ld(dsr, p->x_dtype, j);
-        dx[(size_t)i * (size_t)n + j] = v;
+  const int par = ref_threads(p->rows, n);
+  int nomem = 0;
+  /* dx: rows apart. dx is the gradient of the forward with every rounding passed straight
+   * through (what autograd computes through HF's module): the normalization's Jacobian at the true
+   * point h = s*rstd, also for LLAMA, whose forward rounds h before the weight multiply. */
+  if (dx) {
+#pragma omp parallel reduction(| : nomem) if (par)
+    {
+      double *buf = (double *)malloc((size_t)(n > 0 ? n : 1) * 2 * sizeof(double));
+      nomem |= !buf;
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < p->rows; ++i) {
+        if (!buf) continue;
+        double *s = buf, *g = buf + n;
+        const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+        const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
+        const double rstd = (double)a->rstd[i];
+        double dot = 0.0;
+        for (int64_t j = 0; j < n; ++j) {
+          s[j] = ld(sr, p->x_dtype, j);
+          g[j] = ld(dyr, p->x_dtype, j) * weight_at(p, a->weight, j);
+          dot += g[j] * (s[j] * rstd);
+        }
+        const double mean = dot / (double)n;
+        const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
+        for (int64_t j = 0; j < n; ++j) {
+          double v = rstd * (g[j] - s[j] * rstd * mean);
+          if (dsr) v += ld(dsr, p->x_dtype, j);
+          dx[(size_t)i * (size_t)n + j] = v;
+        }
       }
+      free(buf);
+    }
   }
-  free(buf);
-  return FUSEDNORM_OK;
+  /* dw is the gradient with respect to w of y = n*w, so it multiplies the n y was made from:
+   * columns apart, each summed over the rows in order. */
+  if (dw) {
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t j = 0; j < n; ++j) dw[j] = 0.0;
+#pragma omp parallel for schedule(static) if (par && n > REF_DW_COLS)
+    for (int64_t j0 = 0; j0 < n; j0 += REF_DW_COLS) {
+      const int64_t j1 = j0 + REF_DW_COLS < n ? j0 + REF_DW_COLS : n;
+      for (int64_t i = 0; i < p->rows; ++i) {
+        const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+        const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
+        const double rstd = (double)a->rstd[i];
+        for (int64_t j = j0; j < j1; ++j)
+          dw[j] += ld(dyr, p->x_dtype, j) * bwd_norm(p, ld(sr, p->x_dtype, j), rstd);
+      }
+    }
+  }
+  return nomem ? FUSEDNORM_ERR_OUT_OF_MEMORY : FUSEDNORM_OK;
 }
 
 fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusednorm_bwd_args *a,
@@ -403,10 +443,10 @@ void fusednorm_err_stats_clear(fusednorm_err_stats *st) {
   st->worst_row = st->worst_col = -1;
 }
 
-void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm_dtype dtype,
-                             int64_t stride, const double *ref, int64_t rows, int64_t n,
-                             int64_t row0) {
-  for (int64_t i = 0; i < rows; ++i) {
+/* fusednorm_err_stats_add over its rows [i0, i1). */
+static void stats_rows(fusednorm_err_stats *st, const void *got, fusednorm_dtype dtype, int64_t stride,
+                       const double *ref, int64_t i0, int64_t i1, int64_t n, int64_t row0) {
+  for (int64_t i = i0; i < i1; ++i) {
     const void *gr = row_ptr(got, dtype, i, stride);
     for (int64_t j = 0; j < n; ++j) {
       double r = ref[(size_t)i * (size_t)n + j], rr = rnd(r, dtype);
@@ -439,6 +479,26 @@ void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm
       }
     }
   }
+}
+
+/* Blocks of rows (ref_block_rows) apart, merged in block order: the worst element is the first of
+ * the largest error, as in one pass; the sums of squares are summed by block. */
+void fusednorm_err_stats_add(fusednorm_err_stats *st, const void *got, fusednorm_dtype dtype,
+                             int64_t stride, const double *ref, int64_t rows, int64_t n,
+                             int64_t row0) {
+  const int64_t br = ref_block_rows(n), nb = rows > 0 ? (rows + br - 1) / br : 0;
+  fusednorm_err_stats *part = nb > 1 ? (fusednorm_err_stats *)malloc((size_t)nb * sizeof *part) : NULL;
+  if (!part) {
+    stats_rows(st, got, dtype, stride, ref, 0, rows, n, row0);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic) if (ref_threads(rows, n))
+  for (int64_t b = 0; b < nb; ++b) {
+    fusednorm_err_stats_clear(&part[b]);
+    stats_rows(&part[b], got, dtype, stride, ref, b * br, (b + 1) * br < rows ? (b + 1) * br : rows, n, row0);
+  }
+  for (int64_t b = 0; b < nb; ++b) fusednorm_err_stats_merge(st, &part[b]);
+  free(part);
 }
 
 void fusednorm_err_stats_merge(fusednorm_err_stats *into, const fusednorm_err_stats *from) {
@@ -754,20 +814,62 @@ static inline int in_interval(double got, double lo, double hi, double rr, fused
     ok = 0;                                               \
   } while (0)
 
-int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a, char *why,
-                            size_t len) {
-  if (fn_validate_forward(p, a) != FUSEDNORM_OK || !a->rstd)
-    return say(why, len, 0, "check_forward: invalid arguments or no saved rstd");
-  const int64_t n = p->n, M = p->rows;
+/* A block of rows of a judge (ref_block_rows): its verdict, its first failure's message and its
+ * sums, merged in block order. The judges stop at the first failure, so only the blocks before the
+ * first failing one count: the same message and the same verdict as one pass over the rows. */
+typedef struct {
+  int ok;
+  char msg[1024];
+  bias_acc b1, b2;        /* forward: rstd's errors (b1); backward: dx's signed and magnitude errors */
+  double r_sq, r_worst;   /* forward: rstd's squared errors, the largest (first of them) */
+  int64_t r_rows, y_exact, y_count;
+} judge_part;
+
+static void bias_merge(bias_acc *into, const bias_acc *b) {
+  into->sum += b->sum, into->sum_sq += b->sum_sq, into->sum_zn += b->sum_zn, into->sum_nn += b->sum_nn;
+  into->count += b->count, into->clusters += b->clusters;
+}
+
+/* Runs `rows_fn(p, a, i0, i1, scratch, part)` over blocks of rows, threads apart where the call is
+ * large (ref_threads), each thread with `scratch_doubles` of scratch; NULL if out of memory. */
+typedef void (*judge_rows_fn)(const fusednorm_problem *, const void *, int64_t, int64_t, double *, judge_part *);
+static judge_part *judge_blocks(const fusednorm_problem *p, const void *a, judge_rows_fn rows_fn,
+                                int64_t scratch_doubles, int64_t *nb_out) {
+  const int64_t M = p->rows, br = ref_block_rows(p->n), nb = M > 0 ? (M + br - 1) / br : 0;
+  judge_part *part = (judge_part *)calloc((size_t)(nb > 0 ? nb : 1), sizeof *part);
+  int nomem = !part;
+  if (part) {
+#pragma omp parallel reduction(| : nomem) if (nb > 1 && ref_threads(M, p->n))
+    {
+      double *scratch = (double *)malloc((size_t)(scratch_doubles > 0 ? scratch_doubles : 1) * sizeof(double));
+      nomem |= !scratch;
+#pragma omp for schedule(dynamic)
+      for (int64_t b = 0; b < nb; ++b) {
+        part[b].ok = 1;
+        if (scratch) rows_fn(p, a, b * br, (b + 1) * br < M ? (b + 1) * br : M, scratch, &part[b]);
+      }
+      free(scratch);
+    }
+  }
+  if (nomem) {
+    free(part);
+    return NULL;
+  }
+  *nb_out = nb;
+  return part;
+}
+
+/* check_forward over the rows [i0, i1) (`s`: n doubles). */
+static void check_forward_rows(const fusednorm_problem *p, const void *args, int64_t i0, int64_t i1, double *s,
+                               judge_part *q) {
+  const fusednorm_fwd_args *a = (const fusednorm_fwd_args *)args;
+  const int64_t n = p->n;
   const fusednorm_dtype xd = p->x_dtype;
-  double *s = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
-  if (!s) return say(why, len, 0, "check_forward: out of memory");
+  char *why = q->msg;
+  const size_t len = sizeof q->msg;
   int ok = 1;
-  bias_acc rb = {0};
-  double r_sq = 0.0, r_worst = 0.0;
-  int64_t r_rows = 0, y_exact = 0, y_count = 0;
   const int exact = p->casting == FUSEDNORM_CAST_LLAMA || !p->has_weight;
-  for (int64_t i = 0; i < M && ok; ++i) {
+  for (int64_t i = i0; i < i1 && ok; ++i) {
     load_s_row(p, a, i, s);
     double ss = 0.0;
     for (int64_t j = 0; j < n; ++j) ss += s[j] * s[j];
@@ -789,9 +891,9 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
         CHK_FAIL("rstd[%lld] = %.9g, reference %.9g: error %.3g u exceeds the any-order bound %.3g u",
                  (long long)i, rgot, rref, err / U32, (1.01 * rel + 2.0 * U32) / U32);
       if (ss > 0x1p-100 * (double)n && isfinite(ss)) { /* no subnormal squares: statistics apply */
-        bias_add1(&rb, err / U32);
-        r_sq += (err / U32) * (err / U32), r_rows++;
-        if (fabs(err / U32) > fabs(r_worst)) r_worst = err / U32;
+        bias_add1(&q->b1, err / U32);
+        q->r_sq += (err / U32) * (err / U32), q->r_rows++;
+        if (fabs(err / U32) > fabs(q->r_worst)) q->r_worst = err / U32;
       }
     }
     if (!ok) break;
@@ -816,10 +918,36 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
         break;
       }
       if (cls != 2) continue;
-      y_count++, y_exact += got == want;
+      q->y_count++, q->y_exact += got == want;
     }
   }
-  free(s);
+  q->ok = ok;
+}
+
+int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a, char *why,
+                            size_t len) {
+  if (fn_validate_forward(p, a) != FUSEDNORM_OK || !a->rstd)
+    return say(why, len, 0, "check_forward: invalid arguments or no saved rstd");
+  const int64_t n = p->n;
+  const fusednorm_dtype xd = p->x_dtype;
+  int64_t nb = 0;
+  judge_part *part = judge_blocks(p, a, check_forward_rows, n, &nb);
+  if (!part) return say(why, len, 0, "check_forward: out of memory");
+  int ok = 1;
+  bias_acc rb = {0};
+  double r_sq = 0.0, r_worst = 0.0;
+  int64_t r_rows = 0, y_exact = 0, y_count = 0;
+  for (int64_t b = 0; b < nb && ok; ++b) {
+    const judge_part *q = &part[b];
+    if (!q->ok) {
+      CHK_FAIL("%s", q->msg);
+      break;
+    }
+    bias_merge(&rb, &q->b1);
+    r_sq += q->r_sq, r_rows += q->r_rows, y_exact += q->y_exact, y_count += q->y_count;
+    if (fabs(q->r_worst) > fabs(r_worst)) r_worst = q->r_worst;
+  }
+  free(part);
   double mean, se;
   if (ok && r_rows >= CHK_MIN_SAMPLES) {
     const double rms = sqrt(r_sq / (double)r_rows), cap = 2.0 + sqrt((double)n) / 20.0;
@@ -835,25 +963,24 @@ int fusednorm_check_forward(const fusednorm_problem *p, const fusednorm_fwd_args
   return ok;
 }
 
-int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, char *why,
-                             size_t len) {
-  fusednorm_bwd_args va = *a;
-  double dummy = 0.0;
-  if (!va.dw) va.dw = &dummy; /* dw NULL: not judged (validation wants one with a weight) */
-  if (fn_validate_backward(p, &va) != FUSEDNORM_OK)
-    return say(why, len, 0, "check_backward: invalid arguments");
-  const int64_t n = p->n, M = p->rows;
-  const fusednorm_dtype xd = p->x_dtype, wd = p->w_dtype;
-  double *buf = (double *)malloc((size_t)(n > 0 ? n : 1) * 5 * sizeof(double));
-  if (!buf) return say(why, len, 0, "check_backward: out of memory");
-  double *G = buf, *h = buf + n, *dw = buf + 2 * n, *T = buf + 3 * n, *wo = buf + 4 * n;
+/* check_backward's dx over the rows [i0, i1) (`buf`: 2n doubles), with the effective weight `wo`
+ * the caller filled once. */
+typedef struct {
+  const fusednorm_bwd_args *a;
+  const double *wo;
+} bwd_judge_args;
+static void check_backward_rows(const fusednorm_problem *p, const void *args, int64_t i0, int64_t i1, double *buf,
+                                judge_part *q) {
+  const fusednorm_bwd_args *a = ((const bwd_judge_args *)args)->a;
+  const double *wo = ((const bwd_judge_args *)args)->wo;
+  const int64_t n = p->n;
+  const fusednorm_dtype xd = p->x_dtype;
+  double *G = buf, *h = buf + n;
+  char *why = q->msg;
+  const size_t len = sizeof q->msg;
   int ok = 1;
-  bias_acc xb = {0}, xm = {0}, wb = {0}, wm = {0};
-  for (int64_t j = 0; j < n; ++j) {
-    dw[j] = T[j] = 0.0;
-    wo[j] = weight_at(p, a->weight, j);
-  }
-  for (int64_t i = 0; i < M && ok; ++i) {
+  bias_acc *xb = &q->b1, *xm = &q->b2;
+  for (int64_t i = i0; i < i1 && ok; ++i) {
     const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer), *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
     const void *dsr = a->ds ? arg_row(p, a->ds, i, a->ds_stride, a->ds_outer) : NULL;
     const void *dxr = arg_row(p, a->dx, i, a->dx_stride, a->dx_outer);
@@ -863,8 +990,6 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
       const double sj = ld(sr, xd, j), dy = ld(dyr, xd, j);
       h[j] = sj * r, G[j] = dy * wo[j];
       dot += G[j] * h[j], A += fabs(G[j] * h[j]);
-      const double nj = bwd_norm(p, sj, r);
-      dw[j] += dy * nj, T[j] += fabs(dy * nj);
     }
     const double m = dot / (double)n;
     A /= (double)n;
@@ -888,10 +1013,62 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
                            (rr != 0.0 ? ulp_of(rr, xd) : 0.0);
       if (n >= CHK_MIN_N_BIAS && scale > 0.0 && ref != 0.0) {
         const double z = (got - ref) / scale;
-        bias_add(&xb, z), bias_add(&xm, ref > 0 ? z : -z);
+        bias_add(xb, z), bias_add(xm, ref > 0 ? z : -z);
       }
     }
-    bias_close(&xb), bias_close(&xm);
+    bias_close(xb), bias_close(xm);
+  }
+  q->ok = ok;
+}
+
+int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_args *a, char *why,
+                             size_t len) {
+  fusednorm_bwd_args va = *a;
+  double dummy = 0.0;
+  if (!va.dw) va.dw = &dummy; /* dw NULL: not judged (validation wants one with a weight) */
+  if (fn_validate_backward(p, &va) != FUSEDNORM_OK)
+    return say(why, len, 0, "check_backward: invalid arguments");
+  const int64_t n = p->n, M = p->rows;
+  const fusednorm_dtype xd = p->x_dtype, wd = p->w_dtype;
+  double *buf = (double *)malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof(double));
+  if (!buf) return say(why, len, 0, "check_backward: out of memory");
+  double *dw = buf, *T = buf + n, *wo = buf + 2 * n;
+  int ok = 1;
+  bias_acc xb = {0}, xm = {0}, wb = {0}, wm = {0};
+  for (int64_t j = 0; j < n; ++j) wo[j] = weight_at(p, a->weight, j);
+  {
+    const bwd_judge_args ja = {a, wo};
+    int64_t nb = 0;
+    judge_part *part = judge_blocks(p, &ja, check_backward_rows, 2 * n, &nb);
+    if (!part) {
+      free(buf);
+      return say(why, len, 0, "check_backward: out of memory");
+    }
+    for (int64_t b = 0; b < nb && ok; ++b) {
+      if (!part[b].ok) {
+        CHK_FAIL("%s", part[b].msg);
+        break;
+      }
+      bias_merge(&xb, &part[b].b1), bias_merge(&xm, &part[b].b2);
+    }
+    free(part);
+  }
+  if (ok && p->has_weight && a->dw) {
+    /* the reference dw and its sum of magnitudes: columns apart, each over the rows in order */
+    const int par = ref_threads(M, n) && n > REF_DW_COLS;
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t j0 = 0; j0 < n; j0 += REF_DW_COLS) {
+      const int64_t j1 = j0 + REF_DW_COLS < n ? j0 + REF_DW_COLS : n;
+      for (int64_t j = j0; j < j1; ++j) dw[j] = T[j] = 0.0;
+      for (int64_t i = 0; i < M; ++i) {
+        const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer), *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
+        const double r = (double)a->rstd[i];
+        for (int64_t j = j0; j < j1; ++j) {
+          const double dy = ld(dyr, xd, j), nj = bwd_norm(p, ld(sr, xd, j), r);
+          dw[j] += dy * nj, T[j] += fabs(dy * nj);
+        }
+      }
+    }
   }
   if (ok && p->has_weight && a->dw) {
     const double k = chain_factor(M > 0 ? M : 1) + 3.0;
