@@ -2,8 +2,10 @@
  * unit tests of the reference library itself: conversions (exhaustive over 16-bit patterns),
  * rounding, ulp distances and the error statistics on synthetic data with known errors. */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/ref/fusednorm_ref.h"
@@ -212,8 +214,94 @@ static void test_llama_true_point(void) {
          cos_ref, cos_cpu, cos_rounded);
 }
 
+/* The reference and the judges on one thread and on four (fusednorm_ref.c takes large calls apart
+ * over threads): the same bits (y, rstd, s, dx, dw of the reference; every statistic), the same
+ * verdicts and the same first-failure message, the failure planted in two rows of different
+ * blocks so that it is the earlier one's. Fresh random inputs, the seed printed. */
+static int stats_same(const fusednorm_err_stats *a, const fusednorm_err_stats *b) {
+  return a->count == b->count && a->nonfinite_ref == b->nonfinite_ref && a->nan_mismatch == b->nan_mismatch &&
+         !memcmp(a->ulp_hist, b->ulp_hist, sizeof a->ulp_hist) && a->within1 == b->within1 &&
+         a->max_ulp == b->max_ulp && a->sum_sq_err == b->sum_sq_err && a->sum_sq_ref == b->sum_sq_ref &&
+         a->max_abs_ref == b->max_abs_ref && a->max_rel == b->max_rel && a->max_excess == b->max_excess &&
+         a->max_excess4 == b->max_excess4 && a->max_abs == b->max_abs && a->worst_row == b->worst_row &&
+         a->worst_col == b->worst_col && a->worst_got == b->worst_got && a->worst_ref == b->worst_ref;
+}
+
+static void test_threads_same_bits(void) {
+  enum { M = 700, N = 1000, E = M * N };
+  const uint64_t seed = fn_engine_fresh_seed();
+  uint16_t *x = malloc(E * 2), *y = malloc(E * 2), *dy = malloc(E * 2), *ds = malloc(E * 2), *dx = malloc(E * 2);
+  uint16_t *w = malloc(N * 2), *dw = malloc(N * 2);
+  float *rstd = malloc(M * sizeof(float));
+  double *ref[2][5];
+  const size_t ref_len[5] = {E, M, E, E, N}; /* y, rstd, s, dx, dw */
+  fusednorm_err_stats st[2][2];
+  int vf[2][2], vb[2][2];
+  char why_f[2][2][1024], why_b[2][2][1024];
+  uint64_t r = seed;
+#define RND() (r = r * 6364136223846793005ull + 1442695040888963407ull, (double)(int64_t)(r >> 11) * 0x1p-53)
+  for (int k = 0; k < E; ++k) {
+    x[k] = fusednorm_float_to_bf16((float)(4.0 * RND() - 2.0));
+    dy[k] = fusednorm_float_to_bf16((float)(2.0 * RND() - 1.0));
+    ds[k] = fusednorm_float_to_bf16((float)(RND() - 0.5));
+  }
+  for (int j = 0; j < N; ++j) w[j] = fusednorm_float_to_bf16((float)(0.5 + RND()));
+#undef RND
+  fusednorm_problem p = fusednorm_problem_init(M, N, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  fusednorm_fwd_args fa = {x, N, NULL, 0, w, y, N, NULL, 0, rstd, {0}, {0}, {0}, {0}};
+  size_t bytes = 0;
+  fusednorm_backward_workspace_size_cpu(&p, &bytes);
+  void *wsp = malloc(bytes > 0 ? bytes : 1);
+  fusednorm_bwd_args ba = {dy, N, x, N, ds, N, w, rstd, dx, N, dw, wsp, bytes, {0}, {0}, {0}, {0}};
+  CHECK(fusednorm_forward_cpu(&p, &fa) == FUSEDNORM_OK && fusednorm_backward_cpu(&p, &ba) == FUSEDNORM_OK,
+        "cpu backend, seed %llu", (unsigned long long)seed);
+  const int threads[2] = {1, 4};
+  for (int t = 0; t < 2; ++t) {
+    omp_set_num_threads(threads[t]);
+    for (int k = 0; k < 5; ++k) ref[t][k] = malloc(ref_len[k] * sizeof(double));
+    CHECK(fusednorm_ref_forward(&p, &fa, ref[t][0], ref[t][2], ref[t][1]) == FUSEDNORM_OK, "ref forward");
+    CHECK(fusednorm_ref_backward(&p, &ba, ref[t][3], ref[t][4]) == FUSEDNORM_OK, "ref backward");
+    fusednorm_err_stats_clear(&st[t][0]), fusednorm_err_stats_clear(&st[t][1]);
+    fusednorm_err_stats_add(&st[t][0], y, FUSEDNORM_BF16, N, ref[t][0], M, N, 0);
+    fusednorm_err_stats_add(&st[t][1], dx, FUSEDNORM_BF16, N, ref[t][3], M, N, 0);
+    for (int planted = 0; planted < 2; ++planted) {
+      /* planted: y and dx of rows 600 and 130 (blocks 9 and 2 of 65 rows) off by 64 ulps */
+      const int rows[2] = {600, 130};
+      uint16_t keep_y[2], keep_dx[2];
+      for (int q = 0; q < 2 && planted; ++q) {
+        keep_y[q] = y[rows[q] * N + 7], keep_dx[q] = dx[rows[q] * N + 7];
+        y[rows[q] * N + 7] += 64, dx[rows[q] * N + 7] += 64;
+      }
+      vf[t][planted] = fusednorm_check_forward(&p, &fa, why_f[t][planted], sizeof why_f[t][planted]);
+      vb[t][planted] = fusednorm_check_backward(&p, &ba, why_b[t][planted], sizeof why_b[t][planted]);
+      for (int q = 0; q < 2 && planted; ++q) y[rows[q] * N + 7] = keep_y[q], dx[rows[q] * N + 7] = keep_dx[q];
+    }
+  }
+  omp_set_num_threads(omp_get_num_procs());
+  for (int k = 0; k < 5; ++k)
+    CHECK(!memcmp(ref[0][k], ref[1][k], ref_len[k] * sizeof(double)), "reference output %d differs on 4 threads (seed %llu)",
+          k, (unsigned long long)seed);
+  CHECK(stats_same(&st[0][0], &st[1][0]) && stats_same(&st[0][1], &st[1][1]), "statistics differ on 4 threads (seed %llu)",
+        (unsigned long long)seed);
+  CHECK(vf[0][0] && vb[0][0] && vf[1][0] && vb[1][0], "the cpu backend judged wrong (seed %llu): %s / %s",
+        (unsigned long long)seed, why_f[0][0], why_b[0][0]);
+  CHECK(!vf[0][1] && !vb[0][1] && !vf[1][1] && !vb[1][1], "a 64-ulp error passed (seed %llu)", (unsigned long long)seed);
+  for (int planted = 0; planted < 2; ++planted)
+    CHECK(!strcmp(why_f[0][planted], why_f[1][planted]) && !strcmp(why_b[0][planted], why_b[1][planted]),
+          "verdict messages differ on 4 threads (seed %llu): '%s' / '%s', '%s' / '%s'", (unsigned long long)seed,
+          why_f[0][planted], why_f[1][planted], why_b[0][planted], why_b[1][planted]);
+  CHECK(strstr(why_f[1][1], "y[130,7]") && strstr(why_b[1][1], "dx[130,7]"), "not the first failure: '%s' / '%s'",
+        why_f[1][1], why_b[1][1]);
+  printf("[api] reference and judges on 1 and 4 threads, %dx%d bf16 (seed %llu): same bits, verdicts and messages\n", M,
+         N, (unsigned long long)seed);
+  for (int t = 0; t < 2; ++t)
+    for (int k = 0; k < 5; ++k) free(ref[t][k]);
+  free(x), free(y), free(dy), free(ds), free(dx), free(w), free(dw), free(rstd), free(wsp);
+}
+
 int main(void) {
   test_llama_true_point();
+  test_threads_same_bits();
   test_roundtrip_16();
   test_rounding();
   test_rounding_random();
