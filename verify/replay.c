@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <omp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -378,6 +379,12 @@ int main(int argc, char **argv) {
   }
   vh5_init();
   g_mpi = M;
+  /* The ranks of one node share its cores: the float64 reference and the CPU backend each take
+   * their share (OpenMP threads) unless OMP_NUM_THREADS says otherwise. */
+  if (M.local_size > 1 && getenv("OMP_NUM_THREADS") == NULL) {
+    const int share = omp_get_num_procs() / M.local_size;
+    omp_set_num_threads(share > 0 ? share : 1);
+  }
   /* CPU seconds one HDF5 read step may take (the metadata of one record, one unit's rows: well
    * under a second on sound files). FUSEDNORM_REPLAY_HDF5_CPU_LIMIT overrides (the tests). */
   const char *lim = getenv("FUSEDNORM_REPLAY_HDF5_CPU_LIMIT");
