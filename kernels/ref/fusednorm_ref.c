@@ -250,6 +250,31 @@ static int64_t ref_block_rows(int64_t n) {
   return r > 0 ? r : 1;
 }
 
+/* Column sums over the rows, in row order, columns apart (threads on large calls): dw[j] = sum of
+ * dy*n and, where `mag` is not NULL, mag[j] = sum of |dy*n|, with n the normalized value dw
+ * multiplies (bwd_norm). `dw` may be NULL too. */
+static void dw_column_sums(const fusednorm_problem *p, const fusednorm_bwd_args *a, double *dw, double *mag) {
+  const int64_t n = p->n;
+#pragma omp parallel for schedule(static) if (ref_threads(p->rows, n) && n > REF_DW_COLS)
+  for (int64_t j0 = 0; j0 < n; j0 += REF_DW_COLS) {
+    const int64_t j1 = j0 + REF_DW_COLS < n ? j0 + REF_DW_COLS : n;
+    for (int64_t j = j0; j < j1; ++j) {
+      if (dw) dw[j] = 0.0;
+      if (mag) mag[j] = 0.0;
+    }
+    for (int64_t i = 0; i < p->rows; ++i) {
+      const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
+      const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
+      const double r = (double)a->rstd[i];
+      for (int64_t j = j0; j < j1; ++j) {
+        const double t = ld(dyr, p->x_dtype, j) * bwd_norm(p, ld(sr, p->x_dtype, j), r);
+        if (dw) dw[j] += t;
+        if (mag) mag[j] += fabs(t);
+      }
+    }
+  }
+}
+
 fusednorm_status fusednorm_ref_forward(const fusednorm_problem *p, const fusednorm_fwd_args *a,
                                        double *y, double *s_out, double *rstd_out) {
   fusednorm_status st = fn_validate_forward(p, a);
@@ -316,23 +341,8 @@ fusednorm_status fusednorm_ref_backward(const fusednorm_problem *p, const fusedn
       free(buf);
     }
   }
-  /* dw is the gradient with respect to w of y = n*w, so it multiplies the n y was made from:
-   * columns apart, each summed over the rows in order. */
-  if (dw) {
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t j = 0; j < n; ++j) dw[j] = 0.0;
-#pragma omp parallel for schedule(static) if (par && n > REF_DW_COLS)
-    for (int64_t j0 = 0; j0 < n; j0 += REF_DW_COLS) {
-      const int64_t j1 = j0 + REF_DW_COLS < n ? j0 + REF_DW_COLS : n;
-      for (int64_t i = 0; i < p->rows; ++i) {
-        const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
-        const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-        const double rstd = (double)a->rstd[i];
-        for (int64_t j = j0; j < j1; ++j)
-          dw[j] += ld(dyr, p->x_dtype, j) * bwd_norm(p, ld(sr, p->x_dtype, j), rstd);
-      }
-    }
-  }
+  /* dw is the gradient with respect to w of y = n*w, so it multiplies the n y was made from. */
+  if (dw) dw_column_sums(p, a, dw, NULL);
   return nomem ? FUSEDNORM_ERR_OUT_OF_MEMORY : FUSEDNORM_OK;
 }
 
@@ -344,13 +354,7 @@ fusednorm_status fusednorm_ref_dw_scale(const fusednorm_problem *p, const fusedn
   *scale = 0.0;
   double *acc = (double *)calloc((size_t)p->n, sizeof(double));
   if (!acc) return FUSEDNORM_ERR_OUT_OF_MEMORY;
-  for (int64_t i = 0; i < p->rows; ++i) {
-    const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer);
-    const void *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-    for (int64_t j = 0; j < p->n; ++j)
-      acc[j] += fabs(ld(dyr, p->x_dtype, j) *
-                     bwd_norm(p, ld(sr, p->x_dtype, j), (double)a->rstd[i]));
-  }
+  dw_column_sums(p, a, NULL, acc);
   for (int64_t j = 0; j < p->n; ++j)
     if (isfinite(acc[j]) && acc[j] > *scale) *scale = acc[j];
   free(acc);
@@ -1029,7 +1033,7 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
   if (fn_validate_backward(p, &va) != FUSEDNORM_OK)
     return say(why, len, 0, "check_backward: invalid arguments");
   const int64_t n = p->n, M = p->rows;
-  const fusednorm_dtype xd = p->x_dtype, wd = p->w_dtype;
+  const fusednorm_dtype wd = p->w_dtype;
   double *buf = (double *)malloc((size_t)(n > 0 ? n : 1) * 3 * sizeof(double));
   if (!buf) return say(why, len, 0, "check_backward: out of memory");
   double *dw = buf, *T = buf + n, *wo = buf + 2 * n;
@@ -1054,23 +1058,7 @@ int fusednorm_check_backward(const fusednorm_problem *p, const fusednorm_bwd_arg
     free(part);
   }
   if (ok && p->has_weight && a->dw) {
-    /* the reference dw and its sum of magnitudes: columns apart, each over the rows in order */
-    const int par = ref_threads(M, n) && n > REF_DW_COLS;
-#pragma omp parallel for schedule(static) if (par)
-    for (int64_t j0 = 0; j0 < n; j0 += REF_DW_COLS) {
-      const int64_t j1 = j0 + REF_DW_COLS < n ? j0 + REF_DW_COLS : n;
-      for (int64_t j = j0; j < j1; ++j) dw[j] = T[j] = 0.0;
-      for (int64_t i = 0; i < M; ++i) {
-        const void *sr = arg_row(p, a->s, i, a->s_stride, a->s_outer), *dyr = arg_row(p, a->dy, i, a->dy_stride, a->dy_outer);
-        const double r = (double)a->rstd[i];
-        for (int64_t j = j0; j < j1; ++j) {
-          const double dy = ld(dyr, xd, j), nj = bwd_norm(p, ld(sr, xd, j), r);
-          dw[j] += dy * nj, T[j] += fabs(dy * nj);
-        }
-      }
-    }
-  }
-  if (ok && p->has_weight && a->dw) {
+    dw_column_sums(p, a, dw, T); /* the reference dw and its sum of magnitudes */
     const double k = chain_factor(M > 0 ? M : 1) + 3.0;
     for (int64_t j = 0; j < n; ++j) {
       const double got = ld(a->dw, wd, j), ref = dw[j];
