@@ -33,7 +33,8 @@
  * grid of the resident clusters looping over rows), each slot's weight is copied into shared memory
  * by cp.async with its x on the CTA's first row, and y's loop reads it there on every row: it
  * crosses from L2 once a CTA. Otherwise it is read from global memory (L2) every row, after the
- * row's sum (a round trip per batch of slots) or (S <= 2) into registers with x.
+ * row's sum (a round trip per batch of slots; the 4-slot instance loads the next batch's weight
+ * before this batch's stores, weight_pieces) or (S <= 2) into registers with x.
  *
  * Head-split (U, the plan's `unaligned`: rows congruent modulo 16 bytes but not aligned, or n not a
  * multiple of the vector; S <= 2): the chunks tile the row's interior from its
@@ -109,6 +110,18 @@ __device__ __forceinline__ void cp_weight(uint4 *dst, const void *w, int col, in
   if (wsb == 32) cp_async16_part(dst + blockDim.x, bytes > 16 ? src + 16 : src, max(0, bytes - 16));
 }
 
+/* The 8 elements of one 16-byte piece of a 16-bit weight (bf16 or f16), in fp32. */
+template <int N> __device__ __forceinline__ void packed16_weight(float (&out)[N], const uint4 u, int w_dtype) {
+  const uint32_t wd[4] = {u.x, u.y, u.z, u.w};
+  if (w_dtype == FUSEDNORM_BF16) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = bf16_packed(wd, e);
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = f16_packed(wd, e);
+  }
+}
+
 /* A slot's effective weight (w + offset in fp32, as load_weight gives it) from the pieces cp_weight
  * staged. */
 template <int N>
@@ -121,18 +134,39 @@ __device__ __forceinline__ void staged_weight(float (&out)[N], const uint4 *q, i
       out[4 * i + 2] = __uint_as_float(u.z); out[4 * i + 3] = __uint_as_float(u.w);
     }
   } else {
-    const uint4 u = q[0];
-    const uint32_t wd[4] = {u.x, u.y, u.z, u.w};
-    if (w_dtype == FUSEDNORM_BF16) {
-#pragma unroll
-      for (int e = 0; e < N; ++e) out[e] = bf16_packed(wd, e);
-    } else {
-#pragma unroll
-      for (int e = 0; e < N; ++e) out[e] = f16_packed(wd, e);
-    }
+    packed16_weight<N>(out, q[0], w_dtype);
   }
 #pragma unroll
   for (int e = 0; e < N; ++e) out[e] += offset;
+}
+
+/* A slot's effective weight from one 16-byte piece (weight_pieces below: 4 f32 elements of an f32
+ * x's slot, or 8 of a 16-bit x's). */
+template <int N>
+__device__ __forceinline__ void piece_weight(float (&out)[N], const uint4 u, int w_dtype, float offset) {
+  static_assert(N == 4 || N == 8, "a piece holds 4 f32 or 8 16-bit elements");
+  if constexpr (N == 4) {
+    out[0] = __uint_as_float(u.x); out[1] = __uint_as_float(u.y);
+    out[2] = __uint_as_float(u.z); out[3] = __uint_as_float(u.w);
+  } else {
+    packed16_weight<N>(out, u, w_dtype);
+  }
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] += offset;
+}
+
+/* The staged slots' weight read from global memory after the row's sum, where each slot's weight
+ * is one aligned 16-byte piece (piece_weight: a 16-bit x with a 16-bit weight, f32 with f32): the
+ * raw pieces of the next batch loaded before this batch's stores of y. Loaded beside the stores
+ * that use them, each batch waited on its own L2 round trip (the compiler does not move a load
+ * above a store it cannot tell apart): at a CTA-row of a 16-CTA cluster (bf16 256 x 1048576: 12
+ * staged slots a thread, 6 batches) they were 17% of the kernel's warp-stall samples (Nsight
+ * Compute, H200, 2026-11-30). */
+template <typename T> __device__ __forceinline__ bool weight_pieces(const FwdWideParams &p, bool alw) {
+  return p.w != nullptr && alw && ((sizeof(T) == 2) == (p.w_dtype != FUSEDNORM_F32));
+}
+template <typename T> __device__ __forceinline__ uint4 ld_piece(const FwdWideParams &p, int col) {
+  return __ldg(reinterpret_cast<const uint4 *>(static_cast<const T *>(p.w) + col));
 }
 
 /* CTA rank within the cluster (cluster code exists from sm_90 only). */
@@ -172,7 +206,11 @@ __device__ __forceinline__ void cluster_push_init(WideRed &r) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(smem_u32(&r.bar[1])) : "memory");
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+  /* relaxed: fence.mbarrier_init above publishes the mbarriers, the only state a peer touches
+   * before its first wait. The release form put a MEMBAR.GPU at every CTA's start, waited on
+   * while the SM's earlier CTAs' stores drained: 4-7% of the warp-stall samples of a 16-CTA
+   * cluster launch a row (bf16 256 x 1048576; Nsight Compute, H200, 2026-11-30). */
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;\n" ::: "memory");
 #else
   __trap();
 #endif
@@ -470,7 +508,37 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
        * rows: a batch of two spilled 16-132 bytes there at the launch bound's 64 registers (ptxas,
        * nvcc 13.0, sm_90a). */
       constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
-      for (int j = 0; j < (wsb ? 0 : jn); j += B) {
+      /* The 4-slot instance (aligned-only: every slot below c1 whole) with weight pieces
+       * (weight_pieces): two slots a batch, the next batch's pieces loaded before this batch's
+       * stores, so that one round trip is waited on where there was one a batch: 1.04-1.16x on
+       * 8-300 rows of 262144-1048576 columns (H200, 2026-11-30; kernels/RESULTS.md). The 16-bit
+       * instance spills 16 bytes with it at the 64-register bound, the others' instances spilled
+       * 32-136 bytes (nvcc 13.0, sm_90a), so they keep the batches above. */
+      constexpr bool PIPE = AL && !WS;
+      const bool pipe = PIPE && weight_pieces<T>(p, alw);
+      if constexpr (PIPE) if (pipe) {
+        constexpr int BP = 2;
+        uint4 cur[BP], nxt[BP];
+#pragma unroll
+        for (int b = 0; b < BP; ++b) cur[b] = b < jn ? ld_piece<T>(p, cs + b * step) : make_uint4(0, 0, 0, 0);
+        for (int j = 0; j < jn; j += BP) {
+#pragma unroll
+          for (int b = 0; b < BP; ++b)
+            nxt[b] = j + BP + b < jn ? ld_piece<T>(p, cs + (j + BP + b) * step) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+          for (int b = 0; b < BP; ++b) {
+            if (j + b < jn) {
+              float w[N];
+              V yv;
+              piece_weight<N>(w, cur[b], p.w_dtype, p.offset);
+              normalize_slot<T, L>(yv, smem_get<T>(stx + (size_t)(j + b) * blockDim.x), w, rstd);
+              st_slot<AL>(rp.y, yv, cs + (j + b) * step, c1, al);
+            }
+            cur[b] = nxt[b];
+          }
+        }
+      }
+      for (int j = 0; j < (wsb || pipe ? 0 : jn); j += B) {
         float w[B][N];
 #pragma unroll
         for (int b = 0; b < B; ++b)
