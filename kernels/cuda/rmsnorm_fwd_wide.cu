@@ -510,8 +510,9 @@ __device__ __forceinline__ void fwd_wide_row_loop(const FwdWideParams &p) {
       constexpr int B = U || FUSED ? (N == 4 ? 2 : 1) : N == 8 ? 2 : 4;
       /* The 4-slot instance (aligned-only: every slot below c1 whole) with weight pieces
        * (weight_pieces): two slots a batch, the next batch's pieces loaded before this batch's
-       * stores, so that one round trip is waited on where there was one a batch: 1.04-1.16x on
-       * 8-300 rows of 262144-1048576 columns (H200, 2026-11-30; kernels/RESULTS.md). The 16-bit
+       * stores, so that one round trip is waited on where there was one a batch: paired on an
+       * H200 (2026-11-30, kernels/RESULTS.md) 1.055-1.16x on 64-300 rows of 0.5-1M columns,
+       * 0.98-1.10x on one-wave shapes of 8-64 rows. The 16-bit
        * instance spills 16 bytes with it at the 64-register bound, the others' instances spilled
        * 32-136 bytes (nvcc 13.0, sm_90a), so they keep the batches above. */
       constexpr bool PIPE = AL && !WS;
