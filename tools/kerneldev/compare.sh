@@ -8,7 +8,8 @@
 # --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev), DEV_TAR (a pack.sh
 # tarball, unpacked into a temporary DEV_DIR: builds within the device tool's carry limit),
 # MODES (bench_modes --modes, e.g.
-# auto), PAIRED (1: the builds run in the order given and then in reverse, e.g. base new new base,
+# auto), TAR_LOGS (1: the per-build logs packed into $OUT/compare_logs.tgz, paired.log kept),
+# PAIRED (1: the builds run in the order given and then in reverse, e.g. base new new base,
 # so that the machine's drift over the run weighs on both; tools/kerneldev/pair_table.py then
 # prints AUTO's mean time per build and the first build's over each other's). Logs go to $OUT; a
 # table of AUTO's GB/s per build last.
@@ -70,4 +71,12 @@ for (tag, shape, d), r in rows.items():
 PY
 if [ "${PAIRED:-0}" = 1 ]; then
   python3 tools/kerneldev/pair_table.py "$O/paired.log" --modes=auto
+fi
+# TAR_LOGS=1: the per-build logs (and test_cuda's) packed into $O/compare_logs.tgz and removed,
+# paired.log kept: the device tool brings back only a few files from $OUT.
+if [ "${TAR_LOGS:-0}" = 1 ]; then
+  logs=$(cd "$O" && ls *.log 2>/dev/null | grep -v '^paired\.log$' || true)
+  if [ -n "$logs" ]; then
+    (cd "$O" && tar czf compare_logs.tgz $logs && rm -f $logs) || echo "compare.sh: cannot pack the logs in $O" >&2
+  fi
 fi

@@ -2,7 +2,8 @@
 # compare.sh's plumbing without a GPU: stub bench_modes binaries (base 200 us, new 100 us) under a
 # temporary DEV_DIR; PAIRED=1 must run base new new base for each configuration, pass MODES on,
 # and end with pair_table.py's row of base/new = x2.000; the same through pack.sh's tarball
-# (DEV_TAR), and pack.sh must refuse a missing build or a bad SPEC with exit 2.
+# (DEV_TAR); TAR_LOGS=1 must pack the per-build logs and keep paired.log; and pack.sh must refuse a
+# missing build or a bad SPEC with exit 2.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -35,6 +36,15 @@ DEV_DIR="$tmp/dev" PACK="$tmp/pack/b.tar.xz" bash "$here/pack.sh" base new > "$t
 out="$(OUT="$tmp/out2" DEV_TAR="$tmp/pack/b.tar.xz" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 \
   bash "$here/compare.sh" 2>&1)" || true
 echo "$out" | grep -Eq "$row" || fail "pair table row through DEV_TAR"
+# TAR_LOGS=1: the per-build logs in compare_logs.tgz and gone from OUT, paired.log and the table kept
+out="$(OUT="$tmp/out3" DEV_DIR="$tmp/dev" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 TAR_LOGS=1 \
+  bash "$here/compare.sh" 2>&1)" || true
+echo "$out" | grep -Eq "$row" || fail "pair table row with TAR_LOGS"
+[ -s "$tmp/out3/paired.log" ] || fail "TAR_LOGS removed paired.log"
+[ "$(ls "$tmp/out3" | grep -c '\.log$')" = 1 ] || fail "TAR_LOGS left logs: $(ls "$tmp/out3")"
+[ "$(tar tzf "$tmp/out3/compare_logs.tgz" | grep -c '\.log$')" = 12 ] ||
+  fail "compare_logs.tgz: $(tar tzf "$tmp/out3/compare_logs.tgz" | tr '\n' ' ')"
+tar tzf "$tmp/out3/compare_logs.tgz" | grep -qx "new.bf16.2.log" || fail "compare_logs.tgz lacks new.bf16.2.log"
 rc=0; DEV_DIR="$tmp/dev" PACK="$tmp/pack/c.tar.xz" bash "$here/pack.sh" base+test > /dev/null 2>&1 || rc=$?
 [ $rc = 2 ] || fail "pack.sh without test_cuda: rc $rc, not 2"
 [ ! -e "$tmp/pack/c.tar.xz" ] || fail "pack.sh left a tarball after refusing"
