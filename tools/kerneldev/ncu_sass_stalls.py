@@ -36,6 +36,9 @@ def main():
     ap.add_argument("csv")
     ap.add_argument("--top", type=int, default=25)
     a = ap.parse_args()
+    if a.top < 1:
+        print(f"ncu_sass_stalls: --top {a.top}: must be >= 1", file=sys.stderr)
+        return 2
     try:
         hdr, data = read_rows(a.csv)
     except (OSError, ValueError) as e:

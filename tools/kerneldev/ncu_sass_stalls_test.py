@@ -67,6 +67,8 @@ def main():
             f.write(csv_text(HDR[:6], [r[:6] for r in ROWS]))
         rc, _, err = run(nost)
         check(rc == 2 and "stall_" in err, f"no stall columns: rc {rc}, {err!r}")
+        rc, _, err = run(plain, "--top", "0")
+        check(rc == 2 and "--top 0" in err, f"--top 0: rc {rc}, {err!r}")
         rc, _, err = run(os.path.join(d, "missing.csv"))
         check(rc == 2 and "missing.csv" in err, f"missing file: rc {rc}, {err!r}")
     print("ncu_sass_stalls_test:", "FAILED" if fails else "OK")

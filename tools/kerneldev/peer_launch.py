@@ -41,7 +41,7 @@ def provider(name, op):
             y = (v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + EPS) * w.float()).to(x.dtype)
             return y if r is None else (y, s)
         return torch.compile(f, dynamic=False)
-    raise SystemExit(f"peer_launch: provider {name!r}: quack or compile")
+    raise ValueError(f"peer_launch: provider {name!r}")  # argparse's choices keep this out
 
 
 def main():
@@ -53,6 +53,8 @@ def main():
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--seed", type=int, default=None)
     a = ap.parse_args()
+    if a.iters < 1:
+        ap.error(f"--iters {a.iters}: must be >= 1 (the profiled launches)")
     if not torch.cuda.is_available():
         print("peer_launch: no CUDA device", file=sys.stderr)
         return 2
