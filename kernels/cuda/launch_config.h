@@ -385,6 +385,17 @@ static inline int64_t fn_cluster_chunk(int64_t n, int ctas_per_row, int vec) {
  * every SM a second CTA's loads while one waits at the cluster barrier. */
 #define FN_FWD_WIDE_MAX_THREADS 512
 #define FN_FWD_WIDE_MIN_CTAS 2
+/* The wide forward of many rows with every slot staged and the weight in registers (the plan's
+ * slots_per_thread 0, rmsnorm_fwd_wide.cu rms_norm_fwd_wide_wr): CTAs of
+ * FN_FWD_WIDE_WR_THREADS threads, at most FN_FWD_WIDE_WR_SLOTS 16-byte slots a thread (their
+ * weight pieces are 4 registers each), FN_FWD_WIDE_WR_MIN_CTAS CTAs an SM (the launch bound: 64
+ * registers; ptxas, nvcc 13.0, sm_90a: 64, no spills). Quack's geometry for these rows (256
+ * threads, 64 columns a thread of 16-bit rows). In the probe (tools/kerneldev/probes/fwd_wide_q.cu,
+ * H200 2026-11-30, against the plans before it) 512 threads at 4 slots (two CTAs an SM) measured
+ * 0.93-1.10x where 256 at 8 measured 0.99-1.16x. */
+#define FN_FWD_WIDE_WR_THREADS 256
+#define FN_FWD_WIDE_WR_SLOTS 8
+#define FN_FWD_WIDE_WR_MIN_CTAS 4
 /* CTAs per SM of the wide forward where the code has no clusters (compute capability < 9.0): the
  * row's CTAs sum through global memory across a cooperative grid (rmsnorm_fwd_wide.cu
  * grid_push_sum), all resident at once. */

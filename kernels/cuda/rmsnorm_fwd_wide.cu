@@ -594,6 +594,91 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_MAX_THREADS, GS ? FN_FWD_WIDE_GRID
   else __trap();
 }
 
+/* Many wide plain rows, every slot staged (the plan's slots_per_thread 0, select.c fwd_wide_wr):
+ * one CTA of FN_FWD_WIDE_WR_THREADS threads a (row, chunk), the grid rows x cluster CTAs (a row
+ * loop only past 2^31 CTAs). Thread t's slots t, t + T, ... (at most FN_FWD_WIDE_WR_SLOTS) all go
+ * to shared memory by cp.async, and right behind those copies its slots' weight, one raw 16-byte
+ * piece a slot (weight_pieces: a 16-bit x with a 16-bit weight, f32 with f32), into registers,
+ * where it stays for every row the CTA takes: the weight's L2 latency hides behind x's, and no
+ * shared memory holds it, so four CTAs an SM fit (the launch bound's 64 registers) and their
+ * copies overlap one another's sums. The cluster's push sum as in the kernel above; y from the
+ * stage and the registers' weight. The per-row operations and sum order of the kernel above with
+ * S = 0 (each thread's slots in order, the warp's xor tree, the warps in order, the CTAs in rank
+ * order). Against the staged-weight plan (the resident clusters looping over rows, half a
+ * thread's x in registers, the weight copied into shared memory once a CTA) and the plain plan of
+ * one wave or two: 1.03-1.16x (H200, 2026-11-30, kernels/RESULTS.md "The wide forward of many
+ * rows: every slot staged, the weight in registers"). Not the fused add: with x and r staged (64
+ * KB a CTA, three CTAs an SM) it measured 0.90-1.04x there. */
+template <typename T>
+__global__ void __launch_bounds__(FN_FWD_WIDE_WR_THREADS, FN_FWD_WIDE_WR_MIN_CTAS)
+    rms_norm_fwd_wide_wr(const FwdWideParams p) {
+#if FN_HAS_CLUSTERS
+  using V = Vec<T>;
+  constexpr int N = V::N, J = FN_FWD_WIDE_WR_SLOTS;
+  __shared__ WideRed red;
+  extern __shared__ uint4 stage[];
+  const int cl = p.cluster, crank = cluster_rank();
+  /* the plan's instance: clusters, no staged weight, at most J slots a thread, whole weight pieces */
+  if (p.grid_sum != 0 || p.wstage != 0 || p.staged > J || (p.w != nullptr && !weight_pieces<T>(p, p.aligned != 0)))
+    __trap();
+  cluster_push_init(red);
+  const int nt = blockDim.x;
+  const int c1 = min(p.n, crank * p.chunk + p.chunk);
+  const int col0 = crank * p.chunk + (int)threadIdx.x * N, step = nt * N;
+  uint4 *const stx = stage + threadIdx.x;
+  uint4 wr[J];
+  int parity = 0;
+  unsigned use = 0;
+  for (int64_t row = blockIdx.x / cl; row < p.rows; row += gridDim.x / cl, parity ^= 1, ++use) {
+    const WideRow<T> rp = wide_row<T>(p, row);
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int col = col0 + j * step;
+      if (col < c1) cp_async16_part(stx + j * nt, rp.x + col, 16);
+    }
+    cp_async_commit();
+    if (use == 0) {
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const int col = col0 + j * step;
+        wr[j] = col < c1 && p.w != nullptr ? ld_piece<T>(p, col) : make_uint4(0, 0, 0, 0);
+      }
+    }
+    cp_async_wait_all(); /* each thread reads only the slots it copied */
+    float ss = 0.0f;
+#pragma unroll
+    for (int j = 0; j < J; ++j)
+      if (col0 + j * step < c1) ss = add_squares(smem_get<T>(stx + j * nt), ss);
+    if (use == 0) cluster_push_ready();
+    const float total = cluster_push_sum(ss, cl, crank, parity, use, red);
+    const float rstd = rstd_of(total, p.n, p.eps);
+    if (p.rstd != nullptr && crank == 0 && threadIdx.x == 0) p.rstd[row] = rstd;
+    with_llama(p.llama, [&](auto llama_c) {
+      constexpr bool L = decltype(llama_c)::value;
+#pragma unroll
+      for (int j = 0; j < J; ++j) {
+        const int col = col0 + j * step;
+        if (col < c1) {
+          float w[N];
+          V yv;
+          if (p.w != nullptr) {
+            piece_weight<N>(w, wr[j], p.w_dtype, p.offset);
+          } else {
+#pragma unroll
+            for (int e = 0; e < N; ++e) w[e] = 1.0f;
+          }
+          normalize_slot<T, L>(yv, smem_get<T>(stx + j * nt), w, rstd);
+          st16(rp.y + col, yv.w);
+        }
+      }
+    });
+  }
+  if (use == 0) cluster_push_ready(); /* a CTA without rows still waits once, as it arrived once */
+#else
+  __trap();
+#endif
+}
+
 template <typename T, int S, bool U, bool GS>
 static const void *fwd_wide_kernel_s(bool fused, bool ws) {
   if constexpr (U || GS) {
@@ -637,6 +722,15 @@ static const void *fwd_wide_kernel_g(int spt, bool fused, bool unaligned, bool g
 }
 
 const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum, bool wstage) {
+  if (spt == 0) { /* every slot staged, the weight in registers: aligned plain cluster rows only */
+    if (fused || unaligned || grid_sum || wstage) return nullptr;
+    switch (x) {
+      case FUSEDNORM_F32: return reinterpret_cast<const void *>(&rms_norm_fwd_wide_wr<float>);
+      case FUSEDNORM_F16: return reinterpret_cast<const void *>(&rms_norm_fwd_wide_wr<__half>);
+      case FUSEDNORM_BF16: return reinterpret_cast<const void *>(&rms_norm_fwd_wide_wr<__nv_bfloat16>);
+    }
+    return nullptr;
+  }
   switch (x) {
     case FUSEDNORM_F32: return fwd_wide_kernel_g<float>(spt, fused, unaligned, grid_sum, wstage);
     case FUSEDNORM_F16: return fwd_wide_kernel_g<__half>(spt, fused, unaligned, grid_sum, wstage);

@@ -303,7 +303,8 @@ typedef struct {
   int64_t grid;              /* CTAs launched */
   int vec_elems;             /* elements per 16-byte vector slot */
   int slots_per_thread;      /* register-cache slots per thread of the instance (0: none, the
-                                generic forward's pure reload) */
+                                generic forward's pure reload; FWD_WIDE: every slot staged in
+                                shared memory, the weight's 16-byte pieces in registers) */
   int64_t chunk;             /* columns per CTA (n unless ctas_per_row > 1) */
   size_t smem_bytes;         /* dynamic shared memory per CTA */
   int stages, lookahead;     /* split-row backward: row ring depth and dot lookahead; else 0 */

@@ -1340,9 +1340,56 @@ static int64_t fwd_wide_plan_resident(const ctx *c, const fusednorm_launch *l) {
  * rows (one row: the stage's copies before the sum measured 0.95-0.97x), or a chunk that streams in
  * part (few rows narrowed to one wave of clusters; bf16 256 x 1048576, whose chunk with its weight
  * is past the 16-CTA cluster's shared memory). */
+/* The wide forward of many plain rows with every slot staged and the weight in registers
+ * (rms_norm_fwd_wide_wr; the plan's slots_per_thread 0): where there are clusters, for aligned
+ * plain rows whose slots' weight is one 16-byte piece each (a 16-bit x with a 16-bit weight, f32
+ * with f32; or no weight), over the fewest power-of-two CTAs a row (2 to the largest cluster)
+ * whose FN_FWD_WIDE_WR_THREADS threads hold the chunk at FN_FWD_WIDE_WR_SLOTS slots each, at two
+ * CTAs an SM or more, where the rows take at least FN_AUTO_FWD_WIDE_WR_MIN_WAVES waves of such
+ * clusters. One CTA a (row, chunk), so the hardware balances the rows where the staged-weight
+ * plan's resident clusters loop over them (1024 rows over 132 clusters: 8 rows for some, 7 for
+ * others). Measured, paired against the plans before it (H200, 2026-11-30, bench_modes AUTO,
+ * kernels/RESULTS.md "The wide forward of many rows: every slot staged, the weight in
+ * registers"): bf16 140-4096 rows x 49152-262144 1.03-1.16x (at one wave or more; from two
+ * waves only, 140 and 200 x 65536 kept the plans before it: 0.99-1.00x), f32 200-2048 x
+ * 65536-131072 1.10-1.16x, f32 1500 x 40000 (five slots a thread) 0.99x. Not the fused add
+ * (0.90-1.04x: x and r staged, three CTAs an SM). */
+#define FN_AUTO_FWD_WIDE_WR_MIN_WAVES 1
+static int fwd_wide_wr(const ctx *c, fusednorm_launch *l) {
+  const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
+  const int64_t per_cta = (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS;
+  int64_t chunk, resident;
+  size_t smem;
+  int cl = 2, per_sm;
+  if (maxcl < 2 || c->fused || !c->aligned || c->p->n % c->vec != 0) return 0;
+  if (c->p->has_weight && fn_fwd_wide_weight_bytes(c->p->x_dtype, c->p->w_dtype) != 16) return 0;
+  while (cl < maxcl && ceil_div(c->slots, cl) > per_cta) cl *= 2;
+  if (ceil_div(c->slots, cl) > per_cta) return 0;
+  chunk = fn_cluster_chunk(c->p->n, cl, c->vec);
+  if ((cl - 1) * chunk >= c->p->n) return 0; /* every CTA a non-empty chunk */
+  smem = (size_t)ceil_div(chunk / c->vec, FN_FWD_WIDE_WR_THREADS) * FN_FWD_WIDE_WR_THREADS * 16;
+  if (!smem_ok(c, (int64_t)smem)) return 0;
+  per_sm = ctas_per_sm(c->d, FN_FWD_WIDE_WR_THREADS, FN_FWD_WIDE_REGS, (int64_t)smem);
+  /* two CTAs an SM at least, as the other wide plans: one CTA's copies while another sums */
+  if (per_sm < 2) return 0;
+  resident = cluster_resident(c->d, cl, per_sm);
+  if (c->p->rows * cl < (int64_t)FN_AUTO_FWD_WIDE_WR_MIN_WAVES * resident) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_WIDE, FUSEDNORM_KERNEL_FWD_WIDE, FN_FWD_WIDE_WR_THREADS);
+  l->ctas_per_row = cl;
+  l->cluster = cl;
+  l->chunk = chunk;
+  l->slots_per_thread = 0; /* the instance: every slot staged, the weight's pieces in registers */
+  l->smem_bytes = smem;
+  l->weight_smem = 0;
+  l->unaligned = 0;
+  l->grid = min64(c->p->rows, INT_MAX / cl) * cl; /* a row loop beyond */
+  return 1;
+}
+
 static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int wb = c->p->has_weight && c->aligned && !grid_sum ? fn_fwd_wide_weight_bytes(c->p->x_dtype, c->p->w_dtype) : 0;
   fusednorm_launch w;
+  if (!grid_sum && fwd_wide_wr(c, l)) return 1;
   if (!fwd_wide_plan(c, l, grid_sum, 0)) return 0;
   if (wb > 0 && fwd_wide_holds(c, l) && fwd_wide_plan(c, &w, grid_sum, wb) && fwd_wide_holds(c, &w)) {
     const int64_t rl = fwd_wide_plan_resident(c, l), rw = fwd_wide_plan_resident(c, &w) / w.cluster * w.cluster;

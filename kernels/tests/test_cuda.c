@@ -68,6 +68,7 @@ typedef struct {
   int ran_bwd_row8w16;  /* ... of which with the weight's raw 16 bits staged */
   int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
+  int ran_wide_wr;      /* ... the wide forward with every slot staged, the weight in registers */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
@@ -201,6 +202,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_row8w16 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && l.weight_smem == 2;
       c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
+      c->ran_wide_wr += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
       c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
@@ -684,7 +686,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
        * no cluster splits: MODE_UNSUPPORTED */
   };
   enum { NS = (int)(sizeof kShapes / sizeof kShapes[0]) };
-  fn_engine_shape list[NS + 1];
+  fn_engine_shape list[NS + 2];
   int n = 0, failed = 0, planfail = 0;
   for (int i = 0; i < NS; ++i) {
     fn_engine_shape sh = kShapes[i];
@@ -698,6 +700,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * 1, fused; Gemma, fused) and two without a weight; --quick: f16 fused, bf16 with an fp32 weight
    * (LLAMA casting), bf16 fused without a weight. */
   list[n++] = (fn_engine_shape){300, 65536, o->quick ? 3 : 6};
+  /* Many wide plain rows a little past one wave of clusters: every slot staged, the weight in
+   * registers (select.c fwd_wide_wr). The rotation gives it f32 rows with their own weight, f16
+   * rows (LLAMA casting, strided) and bf16 rows without a weight (strided); not --quick: bf16 rows
+   * with the offset, f16 rows without a weight (fused: the plans before it), an fp32 weight. */
+  list[n++] = (fn_engine_shape){140, 65536, 6};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
    * that silently ran another kernel would test nothing. */
@@ -736,17 +743,21 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     }
   }
   failed += planfail != 0;
-  /* The weight staged with x (select.c fwd_wide): where this device's plan of 300 x 65536 bf16
-   * stages it, the runs below must have launched it. */
-  int want_ws;
+  /* The weight staged with x (select.c fwd_wide), and every slot staged with the weight in
+   * registers (fwd_wide_wr): where this device's plan of 300 x 65536 bf16 takes them (the first
+   * for the fused add, the second for plain rows), the runs below must have launched them. */
+  int want_ws, want_wr;
   {
     fusednorm_problem p = fusednorm_problem_init(300, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
     const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
     p.mode = FUSEDNORM_MODE_WIDE;
+    want_wr = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
+              l.slots_per_thread == 0;
+    p.has_residual = 1;
     want_ws = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.weight_smem;
   }
-  c->ran_wide_ws = 0;
+  c->ran_wide_ws = c->ran_wide_wr = 0;
   if (info->cc_major < 9)
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
            "(a cooperative grid)\n", info->cc_major, info->cc_minor);
@@ -779,6 +790,12 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
          want_ws ? "" : " (not this device's plan for 300 x 65536 bf16)");
   if (want_ws && c->ran_wide_ws == 0 && o->filter == NULL && o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with its weight staged\n");
+    ++failed;
+  }
+  printf("[cuda/wide-fwd] %d forwards with every slot staged%s\n", c->ran_wide_wr,
+         want_wr ? "" : " (not this device's plan for 300 x 65536 bf16)");
+  if (want_wr && c->ran_wide_wr == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with every slot staged\n");
     ++failed;
   }
   return failed;

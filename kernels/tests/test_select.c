@@ -164,8 +164,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     case FUSEDNORM_KERNEL_FWD_WIDE:
       /* 1 and 2 slots per thread for any layout; 4 only plain, aligned, whole vectors */
       CHECK(!bwd && l->mode == FUSEDNORM_MODE_WIDE, "%s: %s", what, s);
+      /* ... and 0: every slot staged, the weight's 16-byte pieces in registers (fwd_wide_wr):
+       * aligned whole vectors in clusters, the weight one piece a slot or none */
       inst = l->slots_per_thread == 1 || l->slots_per_thread == 2 ||
-             (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0);
+             (l->slots_per_thread == 4 && !p->has_residual && lay->aligned16 && p->n % vec == 0) ||
+             (l->slots_per_thread == 0 && lay->aligned16 && p->n % vec == 0 && l->cluster > 1 && !l->unaligned &&
+              !l->weight_smem && (!p->has_weight || fn_fwd_wide_weight_bytes(p->x_dtype, p->w_dtype) == 16));
       break;
     case FUSEDNORM_KERNEL_FWD_TILE:
       /* dense congruent rows of <= 32 slots that are not whole aligned vectors; a tile of whole
@@ -322,9 +326,18 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     } else {
       CHECK(l->smem_bytes % ((size_t)sb * l->block_threads) == 0, "%s: the stage not whole slots: %s", what, s);
     }
-    CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
-                                l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
-          "%s: chunk streamed below the widest CTA: %s", what, s);
+    if (l->slots_per_thread == 0) {
+      /* every slot staged: FN_FWD_WIDE_WR_THREADS threads of at most FN_FWD_WIDE_WR_SLOTS slots
+       * each holding the chunk, the stage exactly those slots (x, and r behind them) */
+      const int64_t j = (l->chunk / vec + FN_FWD_WIDE_WR_THREADS - 1) / FN_FWD_WIDE_WR_THREADS;
+      CHECK(l->block_threads == FN_FWD_WIDE_WR_THREADS && l->chunk % vec == 0 && j >= 1 &&
+                j <= FN_FWD_WIDE_WR_SLOTS && l->smem_bytes == (size_t)(j * FN_FWD_WIDE_WR_THREADS * sb),
+            "%s: every slot staged: %s", what, s);
+    } else {
+      CHECK(whole >= l->chunk || (l->block_threads == FN_FWD_WIDE_MAX_THREADS &&
+                                  l->slots_per_thread == (!p->has_residual && lay->aligned16 && p->n % vec == 0 ? 4 : 2)),
+            "%s: chunk streamed below the widest CTA: %s", what, s);
+    }
     if (l->cluster > 1) {
       CHECK(l->cluster == cl, "%s: a cluster a row: %s", what, s);
       /* one cluster a row or, with the weight staged, at most the clusters resident at once (the
@@ -687,7 +700,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c4 k4 g4096 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd noweight 7x1048576 f32 */
@@ -723,8 +736,8 @@ static const char *const kPins[] = {
     "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g128 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g512 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t256 r1 c4 k4 g4096 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd noweight 7x1048576 f32 */
@@ -761,7 +774,7 @@ static const char *const kPins[] = {
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g296 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c4 k4 g4096 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g112 s4 ch65536 sm114688 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd noweight 7x1048576 f32 */
@@ -797,8 +810,8 @@ static const char *const kPins[] = {
     "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/2 w0 dw0 P1 ws4368400", /* RTX5090 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
-    "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
-    "fwd_wide/wide t512 r1 c2 k2 g2048 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
+    "fwd_wide/wide t256 r1 c8 k8 g512 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
+    "fwd_wide/wide t256 r1 c4 k4 g4096 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1024x65536 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g136 s2 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 17x32768 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g131 s2 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 131x32768 bf16 */
     "fwd_wide/wide t512 r1 c56 k1 g168 s4 ch18728 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd noweight 7x1048576 f32 */
@@ -864,7 +877,7 @@ static const struct {
     {4096, 32768, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: 8 slots a thread from 8 rows an SM */
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots, 8 a thread from 8 rows an SM */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {2048, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0"},
+    {2048, 65536, BF, 0, 0, "fwd_wide/wide t256 r1 c4 k4 g8192 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"}, /* every slot staged (fwd_wide_wr) */
     {16384, 7168, F32, 0, 0, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {16384, 7168, F32, 0, 1, "fwd_row/multi_wave_cached t448 r1 c1 k1 g16384 s4 ch7168 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 8192, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch8192 sm0 st0/0 w0 dw0 P0 ws0"},
@@ -874,17 +887,17 @@ static const struct {
     {4096, 4096, F32, 1, 1, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, F32, 1, 0, "bwd_row/persistent t256 r1 c1 k1 g264 s4 ch4096 sm16384 st0/0 w1 dw1 P264 ws4325392"},
     {32768, 4096, BF, 1, 1, "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768"},
-    {1024, 65536, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g264 s4 ch32768 sm98304 st0/0 w1 dw0 P0 ws0"},
+    {1024, 65536, BF, 0, 0, "fwd_wide/wide t256 r1 c4 k4 g4096 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"},
     /* many rows of 8192 slots or more: the wide forward, its chunk on chip (FN_AUTO_FWD_WIDE_MANY_*) */
     {256, 1048576, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
     /* few wide rows: the wide forward. One wave where the rows' clusters are resident (two
      * CTAs an SM: 14 of 16 CTAs, 30 of 8, 62 of 4, H200_CLUSTERS), widened to spread the rows;
-     * 17 x 262144 narrowed from 16 to 8 CTAs a row, half of each chunk streamed; 64 x 131072 at
-     * 2 (64 clusters of 4 are 2 more than are resident) */
+     * 17 x 262144 narrowed from 16 to 8 CTAs a row, half of each chunk streamed; 64 x 131072 of
+     * plain aligned rows: every slot staged (512 CTAs of 256 threads, one wave of 496 and a few) */
     {1, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {17, 262144, BF, 0, 0, "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0"},
     {17, 262144, BF, 0, 1, "fwd_wide/wide t512 r1 c8 k8 g136 s2 ch32768 sm98304 st0/0 w0 dw0 P0 ws0"},
-    {64, 131072, BF, 0, 0, "fwd_wide/wide t512 r1 c2 k2 g128 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0"},
+    {64, 131072, BF, 0, 0, "fwd_wide/wide t256 r1 c8 k8 g512 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"},
     {17, 32768, BF, 0, 0, "fwd_wide/wide t128 r1 c8 k8 g136 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0"},
     {131, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g131 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs / 2 */
     {200, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t1024 r1 c1 k1 g200 s4 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* >= SMs rows */
@@ -2163,25 +2176,133 @@ static void test_wide_fwd_weight(void) {
     static const struct {
       int64_t rows, n;
       fusednorm_dtype x;
-      int fused, ws, cluster;
+      int fused, ws, cluster, wr;
     } k[] = {
-        {512, 262144, FUSEDNORM_BF16, 0, 1, 8},  /* 204.2 -> 169.6 */
-        {1024, 65536, FUSEDNORM_BF16, 0, 1, 2},  /* 91.7 -> 83.6 */
-        {1024, 65536, FUSEDNORM_F32, 0, 1, 4},   /* 188.2 -> 168.3 */
-        {200, 98312, FUSEDNORM_F32, 1, 1, 16},   /* 115.2 -> 92.0 */
-        {300, 160000, FUSEDNORM_F32, 0, 0, 8},   /* staged at 16 CTAs a row: 145.1 -> 163.7 */
-        {1500, 40000, FUSEDNORM_F32, 0, 0, 2},   /* staged at 4: 173.3 -> 180.4 */
-        {1, 262144, FUSEDNORM_BF16, 0, 0, 16},   /* one row, staged: 9.8 -> 10.1, 11.4 -> 12.1 */
-        {1, 262144, FUSEDNORM_F32, 0, 0, 16},    /* 12.7 -> 13.1, 13.8 -> 14.6 */
-        {256, 1048576, FUSEDNORM_BF16, 0, 0, 16}, /* the chunk with its weight past the cluster */
+        /* the plain rows below now take every slot staged (wr: test_wide_fwd_wr) */
+        {512, 262144, FUSEDNORM_BF16, 0, 0, 16, 1},  /* staged: 204.2 -> 169.6; every slot staged 170.4 -> 164.8 */
+        {1024, 65536, FUSEDNORM_BF16, 0, 0, 4, 1},   /* 91.7 -> 83.6; 83.6 -> 81.0 */
+        {1024, 65536, FUSEDNORM_F32, 0, 0, 8, 1},    /* 188.2 -> 168.3; 167.0 -> 147.7 */
+        {1024, 65536, FUSEDNORM_BF16, 1, 1, 4, 0},   /* fused: every slot staged 149.7 -> 151.6, not taken */
+        {200, 98312, FUSEDNORM_F32, 1, 1, 16, 0},    /* 115.2 -> 92.0 */
+        {300, 160000, FUSEDNORM_F32, 0, 0, 8, 0},    /* staged at 16 CTAs a row: 145.1 -> 163.7 */
+        {1500, 40000, FUSEDNORM_F32, 0, 0, 8, 1},    /* staged at 4: 173.3 -> 180.4; every slot 138.2 -> 140.1 */
+        {1, 262144, FUSEDNORM_BF16, 0, 0, 16, 0},    /* one row, staged: 9.8 -> 10.1, 11.4 -> 12.1 */
+        {1, 262144, FUSEDNORM_F32, 0, 0, 16, 0},     /* 12.7 -> 13.1, 13.8 -> 14.6 */
+        {256, 1048576, FUSEDNORM_BF16, 0, 0, 16, 0}, /* the chunk with its weight past the cluster */
     };
     const device *h200 = &kDevices[5];
     size_t i;
     for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
       bench_case c;
       if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
-      CHECK(c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.weight_smem == k[i].ws && c.l.cluster == k[i].cluster,
-            "%s: %s; measured %s at %d CTAs a row", c.what, c.s, k[i].ws ? "staged" : "not staged", k[i].cluster);
+      CHECK(c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.weight_smem == k[i].ws && c.l.cluster == k[i].cluster &&
+                (c.l.slots_per_thread == 0) == k[i].wr,
+            "%s: %s; measured %s at %d CTAs a row", c.what, c.s,
+            k[i].wr ? "every slot staged" : k[i].ws ? "the weight staged" : "not staged", k[i].cluster);
+    }
+  }
+}
+
+/* The wide forward of many plain rows with every slot staged and the weight in registers (select.c
+ * fwd_wide_wr, the plan's slots_per_thread 0): on every device, layout, dtype, weight and op, only
+ * where there are clusters, on aligned plain rows whose slot's weight is one 16-byte piece (or no
+ * weight), at FN_FWD_WIDE_WR_THREADS threads over the fewest power-of-two CTAs a row that hold
+ * the chunk at FN_FWD_WIDE_WR_SLOTS slots a thread, two CTAs an SM or more (by shared memory),
+ * one CTA a (row, chunk) (the grid rows x cluster, capped at INT_MAX) and at least a CTA an SM;
+ * and on the H200 the picks measured against the plans before it, where the wave rule shows
+ * (H200, 2026-11-30, bench_modes AUTO, paired, us). */
+static void test_wide_fwd_wr(void) {
+  static const int64_t kRows[] = {1, 16, 100, 133, 140, 200, 300, 1024, 4096};
+  static const int64_t kN[] = {24576, 40000, 65536, 98312, 131072, 262144, 524288, 1048576};
+  static const fusednorm_dtype kW[] = {FUSEDNORM_BF16, FUSEDNORM_F32, FUSEDNORM_F16};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  const int64_t per_cta = (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS;
+  int d, li, ri, ni, xi, wi, fused, wr = 0, other = 0;
+  for (d = 0; d < NDEV; ++d)
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
+        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (wi = 0; wi < 4; ++wi)
+              for (fused = 0; fused < 2; ++fused) {
+                const fusednorm_device_info *dev = &kDevices[d].d;
+                const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+                const int vec = fn_vec_elems(x);
+                fusednorm_problem p = fusednorm_problem_init(kRows[ri], kN[ni], x, wi < 3 ? kW[wi] : x);
+                fusednorm_launch l;
+                char s[256];
+                p.has_residual = fused;
+                p.has_weight = wi < 3;
+                p.mode = FUSEDNORM_MODE_WIDE;
+                if (fusednorm_select_launch(&p, 0, dev, lays[li], &l) != FUSEDNORM_OK ||
+                    l.kernel != FUSEDNORM_KERNEL_FWD_WIDE)
+                  continue;
+                if (l.slots_per_thread != 0) {
+                  ++other;
+                  continue;
+                }
+                ++wr;
+                plan_str(&l, s, sizeof s);
+                const int64_t cl = l.cluster, slots = p.n / vec;
+                const int64_t j = (l.chunk / vec + FN_FWD_WIDE_WR_THREADS - 1) / FN_FWD_WIDE_WR_THREADS;
+                CHECK(fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && li == 0 && !fused &&
+                          (wi == 3 || fn_fwd_wide_weight_bytes(x, p.w_dtype) == 16) && cl >= 2 &&
+                          l.ctas_per_row == cl && l.block_threads == FN_FWD_WIDE_WR_THREADS && !l.weight_smem &&
+                          !l.unaligned && l.smem_bytes == (size_t)(j * FN_FWD_WIDE_WR_THREADS * 16) &&
+                          2 * (l.smem_bytes + FN_SMEM_RESERVE_PER_CTA) <= dev->smem_per_sm,
+                      "%s %lldx%lld %s w %s%s layout %d: every slot staged: %s", kDevices[d].name, (long long)p.rows,
+                      (long long)p.n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), fused ? " fused" : "",
+                      li, s);
+                CHECK(cl * per_cta >= slots && cl / 2 * per_cta < slots && l.chunk == fn_cluster_chunk(p.n, (int)cl, vec) &&
+                          (cl - 1) * l.chunk < p.n,
+                      "%s %lldx%lld %s: not the fewest CTAs a row that hold it: %s", kDevices[d].name, (long long)p.rows,
+                      (long long)p.n, fusednorm_dtype_name(x), s);
+                CHECK(l.grid == (p.rows < INT_MAX / cl ? p.rows : INT_MAX / cl) * cl &&
+                          p.rows * cl >= dev->sm_count,
+                      "%s %lldx%lld %s: not one CTA a (row, chunk) past a CTA an SM: %s", kDevices[d].name,
+                      (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), s);
+              }
+  CHECK(wr > 100 && other > 100, "%d plans with every slot staged, %d without", wr, other);
+  {
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int fused, wr, cluster;
+    } k[] = {
+        {140, 65536, FUSEDNORM_BF16, 0, 1, 4},   /* 23.7 -> 20.4 (from one wave; from two it kept 23.7) */
+        {200, 65536, FUSEDNORM_BF16, 0, 1, 4},   /* 27.1 -> 24.9 */
+        {300, 65536, FUSEDNORM_BF16, 0, 1, 4},   /* 34.0 -> 31.4 */
+        {700, 98304, FUSEDNORM_BF16, 0, 1, 8},   /* 94.5 -> 84.9 */
+        {4096, 49152, FUSEDNORM_BF16, 0, 1, 4},  /* 245.9 -> 219.4 */
+        {1024, 131072, FUSEDNORM_BF16, 0, 1, 8}, /* 163.2 -> 149.9 */
+        {200, 98312, FUSEDNORM_F32, 0, 1, 16},   /* 64.0 -> 55.0 */
+        {264, 65536, FUSEDNORM_F32, 0, 1, 8},    /* 52.9 -> 46.5 */
+        {300, 65536, FUSEDNORM_BF16, 1, 0, 0},   /* fused: 50.2 -> 53.5, not taken */
+        {512, 262144, FUSEDNORM_BF16, 1, 0, 0},  /* fused: 294.8 -> 325.8, not taken */
+        {512, 131072, FUSEDNORM_F32, 1, 0, 0},   /* fused: 289.4 -> 320.5, not taken */
+        {100, 65536, FUSEDNORM_BF16, 0, 0, 0},   /* below one wave (400 CTAs of 528): not measured */
+        {300, 160000, FUSEDNORM_F32, 0, 0, 0},   /* past 16 CTAs a row */
+    };
+    const device *h200 = &kDevices[5];
+    size_t i;
+    {
+      /* an H200 with a third of its shared memory an SM: one such CTA an SM (its 32 KB stage and
+       * the reserve twice past it), so not this plan */
+      fusednorm_device_info small = h200->d;
+      fusednorm_problem p = prob(1024, 65536, FUSEDNORM_BF16, FUSEDNORM_MODE_AUTO);
+      fusednorm_launch l;
+      small.smem_per_sm = 2 * 32768 + 2 * FN_SMEM_RESERVE_PER_CTA - 1;
+      small.smem_per_block_optin = small.smem_per_sm;
+      CHECK(fusednorm_select_launch(&p, 0, &small, &kAligned, &l) == FUSEDNORM_OK &&
+                !(l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0),
+            "H200 figures, %zu bytes of shared memory an SM: every slot staged at one CTA an SM", small.smem_per_sm);
+    }
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      bench_case c;
+      if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+      CHECK(k[i].wr ? c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.slots_per_thread == 0 && c.l.cluster == k[i].cluster
+                    : c.l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || c.l.slots_per_thread != 0,
+            "%s: %s; measured %s", c.what, c.s, k[i].wr ? "faster with every slot staged" : "not taken");
     }
   }
 }
@@ -2755,7 +2876,10 @@ static void test_cluster_capacity(void) {
           CHECK(0, "%s: no plan", what);
           continue;
         }
-        if (l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || l.cluster < 2) continue;
+        /* (not the plan with every slot staged, test_wide_fwd_wr: its CTAs are one row-chunk each,
+         * so a second wave is one short CTA's time; 140 x 65536 bf16, 560 CTAs on 496 resident,
+         * measured 1.16x the one-wave plan) */
+        if (l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || l.cluster < 2 || l.slots_per_thread == 0) continue;
         /* CTAs an SM: threads, 64 registers (the launch bound), shared memory with the reserve */
         int per = FN_FWD_WIDE_MAX_THREADS * 2 / l.block_threads;
         if ((int64_t)per * ((int64_t)l.smem_bytes + FN_SMEM_RESERVE_PER_CTA) > (int64_t)h200->smem_per_sm)
@@ -2893,6 +3017,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_picks();
   test_wide_fwd_stage();
   test_wide_fwd_weight();
+  test_wide_fwd_wr();
   test_wide_many_rows();
   test_wide_grid_picks();
   test_two_slot_bwd();
