@@ -2127,6 +2127,66 @@ static void test_wide_fwd_stage(void) {
   }
 }
 
+/* Every forced-wide forward plan of the wide family over a grid: each device of kDevices, the
+ * aligned, congruent and misaligned layouts, rows x n, bf16 and f32 rows with a bf16, f32 or f16
+ * weight or none, plain and fused. `visit` gets each plan whose family is FWD_WIDE. */
+typedef struct {
+  const device *dev;
+  int layout; /* 0 aligned, 1 congruent, 2 misaligned */
+  fusednorm_problem p;
+  fusednorm_launch l;
+} wide_plan;
+
+static void for_wide_fwd_plans(const int64_t *rows, int nr, const int64_t *ns, int nn,
+                               void (*visit)(const wide_plan *w, void *ctx), void *ctx) {
+  static const fusednorm_dtype kW[] = {FUSEDNORM_BF16, FUSEDNORM_F32, FUSEDNORM_F16};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
+  int d, li, ri, ni, xi, wi, fused;
+  for (d = 0; d < NDEV; ++d)
+    for (li = 0; li < 3; ++li)
+      for (ri = 0; ri < nr; ++ri)
+        for (ni = 0; ni < nn; ++ni)
+          for (xi = 0; xi < 2; ++xi)
+            for (wi = 0; wi < 4; ++wi)
+              for (fused = 0; fused < 2; ++fused) {
+                const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
+                wide_plan w;
+                w.dev = &kDevices[d];
+                w.layout = li;
+                w.p = fusednorm_problem_init(rows[ri], ns[ni], x, wi < 3 ? kW[wi] : x);
+                w.p.has_residual = fused;
+                w.p.has_weight = wi < 3;
+                w.p.mode = FUSEDNORM_MODE_WIDE;
+                if (fusednorm_select_launch(&w.p, 0, &w.dev->d, lays[li], &w.l) == FUSEDNORM_OK &&
+                    w.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE)
+                  visit(&w, ctx);
+              }
+}
+
+/* The plans a visit took (staged) and the wide plans it passed over (other). */
+typedef struct {
+  int staged, other;
+} ws_count;
+
+static void visit_wide_fwd_weight(const wide_plan *w, void *ctx) {
+  ws_count *n = ctx;
+  const int64_t kMinBytes = 49152; /* select.c FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES */
+  const fusednorm_problem *p = &w->p;
+  const fusednorm_dtype x = p->x_dtype;
+  const int fused = p->has_residual;
+  if (!w->l.weight_smem) {
+    ++n->other;
+    return;
+  }
+  ++n->staged;
+  const int64_t cl = w->l.cluster, bytes = w->l.chunk * (int64_t)fusednorm_dtype_size(x) * (fused ? 2 : 1);
+  CHECK(w->layout == 0 && p->has_weight && cl > 1 && fn_fwd_wide_weight_bytes(x, p->w_dtype) > 0 &&
+            w->l.grid < p->rows * cl && bytes >= kMinBytes,
+        "%s %lldx%lld %s w %s%s layout %d: the weight staged: %s%s", w->dev->name, (long long)p->rows,
+        (long long)p->n, fusednorm_dtype_name(x), fusednorm_dtype_name(p->w_dtype), fused ? " fused" : "", w->layout,
+        w->l.grid < p->rows * cl ? "" : "a cluster a row, ", bytes < kMinBytes ? "a short chunk" : "");
+}
+
 /* The wide forward's weight staged in shared memory (select.c fwd_wide, weight_smem): on every
  * device and layout, only on aligned rows with a weight whose slots are 16-byte blocks, in clusters,
  * where the CTAs loop over rows (a grid of the resident clusters: the weight copied once a CTA), and
@@ -2134,41 +2194,14 @@ static void test_wide_fwd_stage(void) {
  * measured (kernels/RESULTS.md "The wide forward's weight, once a CTA"). */
 static void test_wide_fwd_weight(void) {
   static const int64_t kRows[] = {1, 16, 133, 200, 300, 512, 1024, 1500, 4096};
-  static const int64_t kN[] = {24576, 40000, 65536, 98312, 160000, 262144, 1048576};
-  static const fusednorm_dtype kW[] = {FUSEDNORM_BF16, FUSEDNORM_F32, FUSEDNORM_F16};
-  const int64_t kMinBytes = 49152; /* select.c FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES */
-  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
-  int d, li, ri, ni, xi, wi, fused, staged = 0, other = 0;
-  for (d = 0; d < NDEV; ++d)
-    for (li = 0; li < 3; ++li)
-      for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
-        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
-          for (xi = 0; xi < 2; ++xi)
-            for (wi = 0; wi < 4; ++wi)
-              for (fused = 0; fused < 2; ++fused) {
-                const fusednorm_device_info *dev = &kDevices[d].d;
-                const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
-                fusednorm_problem p = fusednorm_problem_init(kRows[ri], kN[ni], x, wi < 3 ? kW[wi] : x);
-                fusednorm_launch l;
-                p.has_residual = fused;
-                p.has_weight = wi < 3;
-                p.mode = FUSEDNORM_MODE_WIDE;
-                if (fusednorm_select_launch(&p, 0, dev, lays[li], &l) != FUSEDNORM_OK ||
-                    l.kernel != FUSEDNORM_KERNEL_FWD_WIDE)
-                  continue;
-                if (!l.weight_smem) {
-                  ++other;
-                  continue;
-                }
-                ++staged;
-                const int64_t cl = l.cluster, bytes = l.chunk * (int64_t)fusednorm_dtype_size(x) * (fused ? 2 : 1);
-                CHECK(li == 0 && wi < 3 && cl > 1 && fn_fwd_wide_weight_bytes(x, p.w_dtype) > 0 &&
-                          l.grid < p.rows * cl &&
-                          bytes >= kMinBytes,
-                      "%s %lldx%lld %s w %s%s layout %d: the weight staged: %s%s", kDevices[d].name, (long long)p.rows,
-                      (long long)p.n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), fused ? " fused" : "",
-                      li, l.grid < p.rows * cl ? "" : "a cluster a row, ", bytes < kMinBytes ? "a short chunk" : "");
-              }
+  /* 44000 and 88000: chunks of 40-48 KB at two and four CTAs a row, where the byte bound decides
+   * (plain rows with a weight of other pieces than x's, and the fused add: the plans the instance
+   * with every slot staged leaves to this one) */
+  static const int64_t kN[] = {24576, 40000, 44000, 65536, 88000, 98312, 160000, 262144, 1048576};
+  ws_count n = {0, 0};
+  for_wide_fwd_plans(kRows, (int)(sizeof kRows / sizeof kRows[0]), kN, (int)(sizeof kN / sizeof kN[0]),
+                     visit_wide_fwd_weight, &n);
+  const int staged = n.staged, other = n.other;
   CHECK(staged > 100 && other > 100, "%d plans with the weight staged, %d without", staged, other);
   {
     /* H200, AUTO, paired against the build without the staged weight (us, 2026-11-30): taken where
@@ -2203,6 +2236,40 @@ static void test_wide_fwd_weight(void) {
   }
 }
 
+static void visit_wide_fwd_wr(const wide_plan *w, void *ctx) {
+  ws_count *n = ctx; /* staged: the plans with every slot staged */
+  const fusednorm_problem *p = &w->p;
+  const fusednorm_launch *l = &w->l;
+  const fusednorm_device_info *dev = &w->dev->d;
+  const fusednorm_dtype x = p->x_dtype;
+  const int vec = fn_vec_elems(x), fused = p->has_residual;
+  const int64_t per_cta = (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS;
+  char s[256];
+  if (l->slots_per_thread != 0) {
+    ++n->other;
+    return;
+  }
+  ++n->staged;
+  plan_str(l, s, sizeof s);
+  const int64_t cl = l->cluster, slots = p->n / vec;
+  const int64_t j = (l->chunk / vec + FN_FWD_WIDE_WR_THREADS - 1) / FN_FWD_WIDE_WR_THREADS;
+  CHECK(fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && w->layout == 0 && !fused &&
+            (!p->has_weight || fn_fwd_wide_weight_bytes(x, p->w_dtype) == 16) && cl >= 2 && l->ctas_per_row == cl &&
+            l->block_threads == FN_FWD_WIDE_WR_THREADS && !l->weight_smem && !l->unaligned &&
+            l->smem_bytes == (size_t)(j * FN_FWD_WIDE_WR_THREADS * 16) &&
+            2 * (l->smem_bytes + FN_SMEM_RESERVE_PER_CTA) <= dev->smem_per_sm,
+        "%s %lldx%lld %s w %s%s layout %d: every slot staged: %s", w->dev->name, (long long)p->rows, (long long)p->n,
+        fusednorm_dtype_name(x), p->has_weight ? fusednorm_dtype_name(p->w_dtype) : "none", fused ? " fused" : "",
+        w->layout, s);
+  CHECK(cl * per_cta >= slots && cl / 2 * per_cta < slots && l->chunk == fn_cluster_chunk(p->n, (int)cl, vec) &&
+            (cl - 1) * l->chunk < p->n,
+        "%s %lldx%lld %s: not the fewest CTAs a row that hold it: %s", w->dev->name, (long long)p->rows,
+        (long long)p->n, fusednorm_dtype_name(x), s);
+  CHECK(l->grid == (p->rows < INT_MAX / cl ? p->rows : INT_MAX / cl) * cl && p->rows * cl >= dev->sm_count,
+        "%s %lldx%lld %s: not one CTA a (row, chunk) past a CTA an SM: %s", w->dev->name, (long long)p->rows,
+        (long long)p->n, fusednorm_dtype_name(x), s);
+}
+
 /* The wide forward of many plain rows with every slot staged and the weight in registers (select.c
  * fwd_wide_wr, the plan's slots_per_thread 0): on every device, layout, dtype, weight and op, only
  * where there are clusters, on aligned plain rows whose slot's weight is one 16-byte piece (or no
@@ -2214,54 +2281,10 @@ static void test_wide_fwd_weight(void) {
 static void test_wide_fwd_wr(void) {
   static const int64_t kRows[] = {1, 16, 100, 133, 140, 200, 300, 1024, 4096};
   static const int64_t kN[] = {24576, 40000, 65536, 98312, 131072, 262144, 524288, 1048576};
-  static const fusednorm_dtype kW[] = {FUSEDNORM_BF16, FUSEDNORM_F32, FUSEDNORM_F16};
-  const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
-  const int64_t per_cta = (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS;
-  int d, li, ri, ni, xi, wi, fused, wr = 0, other = 0;
-  for (d = 0; d < NDEV; ++d)
-    for (li = 0; li < 3; ++li)
-      for (ri = 0; ri < (int)(sizeof kRows / sizeof kRows[0]); ++ri)
-        for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
-          for (xi = 0; xi < 2; ++xi)
-            for (wi = 0; wi < 4; ++wi)
-              for (fused = 0; fused < 2; ++fused) {
-                const fusednorm_device_info *dev = &kDevices[d].d;
-                const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
-                const int vec = fn_vec_elems(x);
-                fusednorm_problem p = fusednorm_problem_init(kRows[ri], kN[ni], x, wi < 3 ? kW[wi] : x);
-                fusednorm_launch l;
-                char s[256];
-                p.has_residual = fused;
-                p.has_weight = wi < 3;
-                p.mode = FUSEDNORM_MODE_WIDE;
-                if (fusednorm_select_launch(&p, 0, dev, lays[li], &l) != FUSEDNORM_OK ||
-                    l.kernel != FUSEDNORM_KERNEL_FWD_WIDE)
-                  continue;
-                if (l.slots_per_thread != 0) {
-                  ++other;
-                  continue;
-                }
-                ++wr;
-                plan_str(&l, s, sizeof s);
-                const int64_t cl = l.cluster, slots = p.n / vec;
-                const int64_t j = (l.chunk / vec + FN_FWD_WIDE_WR_THREADS - 1) / FN_FWD_WIDE_WR_THREADS;
-                CHECK(fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && li == 0 && !fused &&
-                          (wi == 3 || fn_fwd_wide_weight_bytes(x, p.w_dtype) == 16) && cl >= 2 &&
-                          l.ctas_per_row == cl && l.block_threads == FN_FWD_WIDE_WR_THREADS && !l.weight_smem &&
-                          !l.unaligned && l.smem_bytes == (size_t)(j * FN_FWD_WIDE_WR_THREADS * 16) &&
-                          2 * (l.smem_bytes + FN_SMEM_RESERVE_PER_CTA) <= dev->smem_per_sm,
-                      "%s %lldx%lld %s w %s%s layout %d: every slot staged: %s", kDevices[d].name, (long long)p.rows,
-                      (long long)p.n, fusednorm_dtype_name(x), fusednorm_dtype_name(p.w_dtype), fused ? " fused" : "",
-                      li, s);
-                CHECK(cl * per_cta >= slots && cl / 2 * per_cta < slots && l.chunk == fn_cluster_chunk(p.n, (int)cl, vec) &&
-                          (cl - 1) * l.chunk < p.n,
-                      "%s %lldx%lld %s: not the fewest CTAs a row that hold it: %s", kDevices[d].name, (long long)p.rows,
-                      (long long)p.n, fusednorm_dtype_name(x), s);
-                CHECK(l.grid == (p.rows < INT_MAX / cl ? p.rows : INT_MAX / cl) * cl &&
-                          p.rows * cl >= dev->sm_count,
-                      "%s %lldx%lld %s: not one CTA a (row, chunk) past a CTA an SM: %s", kDevices[d].name,
-                      (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), s);
-              }
+  ws_count n = {0, 0};
+  for_wide_fwd_plans(kRows, (int)(sizeof kRows / sizeof kRows[0]), kN, (int)(sizeof kN / sizeof kN[0]),
+                     visit_wide_fwd_wr, &n);
+  const int wr = n.staged, other = n.other;
   CHECK(wr > 100 && other > 100, "%d plans with every slot staged, %d without", wr, other);
   {
     static const struct {
