@@ -1350,10 +1350,11 @@ static int64_t fwd_wide_plan_resident(const ctx *c, const fusednorm_launch *l) {
  * plan's resident clusters loop over them (1024 rows over 132 clusters: 8 rows for some, 7 for
  * others). Measured, paired against the plans before it (H200, 2026-11-30, bench_modes AUTO,
  * kernels/RESULTS.md "The wide forward of many rows: every slot staged, the weight in
- * registers"): bf16 140-4096 rows x 49152-262144 1.03-1.16x (at one wave or more; from two
- * waves only, 140 and 200 x 65536 kept the plans before it: 0.99-1.00x), f32 200-2048 x
- * 65536-131072 1.10-1.16x, f32 1500 x 40000 (five slots a thread) 0.99x. Not the fused add
- * (0.90-1.04x: x and r staged, three CTAs an SM). */
+ * registers"): bf16 140-4096 rows x 49152-262144 1.02-1.16x (from two waves only, 140 and 200 x
+ * 65536 kept the plans before it: 0.99-1.00x; just past one wave, 33 x 262144, 64 x 98304 and
+ * 64 x 131072, 1.01-1.02x), f32 200-2048 x 65536-131072 1.10-1.16x and 64 x 65536 1.015x, f32
+ * 1500 x 40000 (five slots a thread) 0.98x. Not the fused add (0.90-1.04x: x and r staged, three
+ * CTAs an SM). */
 #define FN_AUTO_FWD_WIDE_WR_MIN_WAVES 1
 static int fwd_wide_wr(const ctx *c, fusednorm_launch *l) {
   const int maxcl = fn_fwd_wide_max_cluster(c->d->cc_major);
