@@ -149,7 +149,8 @@ const void *fwd_row_kernel(fusednorm_dtype x, int cache, bool fused, bool w32, b
  * multiple of the vector width, no fused add); `grid_sum`: the instance whose CTAs sum across a
  * cooperative grid, else across a cluster (the plan's cluster == 1 or > 1); `wstage`: the
  * instance that stages the weight (aligned cluster instances of 2 and 4 slots only: the plan's
- * weight_smem); NULL otherwise. */
+ * weight_smem); and 0 slots a thread: every slot staged, the weight in registers (plain aligned
+ * cluster rows only, rms_norm_fwd_wide_wr); NULL otherwise. */
 const void *fwd_wide_kernel(fusednorm_dtype x, int spt, bool fused, bool unaligned, bool grid_sum, bool wstage);
 /* The flat-tile forward (rmsnorm_fwd_tile.cu) for dense narrow rows: `cols` (1..FN_FWD_TILE_MAX_COLS)
  * columns per lane, with or without the fused add; NULL otherwise. */
