@@ -744,18 +744,24 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   }
   failed += planfail != 0;
   /* The weight staged with x (select.c fwd_wide), and every slot staged with the weight in
-   * registers (fwd_wide_wr): where this device's plan of 300 x 65536 bf16 takes them (the first
-   * for the fused add, the second for plain rows), the runs below must have launched them. */
+   * registers (fwd_wide_wr): where this device's plan of an unstrided variant that the rotation
+   * above gives these shapes takes them, the runs below must have launched them. Staged weight:
+   * 300 x 65536 fused, f16 with an f16 weight (--quick) or bf16 with an fp32 weight. Every slot
+   * staged: 140 x 65536 plain, f32 with an f32 weight (--quick) or bf16 with a bf16 weight. */
   int want_ws, want_wr;
   {
-    fusednorm_problem p = fusednorm_problem_init(300, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
     const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
+    fusednorm_problem p = o->quick ? fusednorm_problem_init(300, 65536, FUSEDNORM_F16, FUSEDNORM_F16)
+                                   : fusednorm_problem_init(300, 65536, FUSEDNORM_BF16, FUSEDNORM_F32);
+    p.mode = FUSEDNORM_MODE_WIDE;
+    p.has_residual = 1;
+    want_ws = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.weight_smem;
+    p = o->quick ? fusednorm_problem_init(140, 65536, FUSEDNORM_F32, FUSEDNORM_F32)
+                 : fusednorm_problem_init(140, 65536, FUSEDNORM_BF16, FUSEDNORM_BF16);
     p.mode = FUSEDNORM_MODE_WIDE;
     want_wr = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
               l.slots_per_thread == 0;
-    p.has_residual = 1;
-    want_ws = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.weight_smem;
   }
   c->ran_wide_ws = c->ran_wide_wr = 0;
   if (info->cc_major < 9)
@@ -787,13 +793,13 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   }
   c->misalign = 0;
   printf("[cuda/wide-fwd] %d forwards with the weight staged%s\n", c->ran_wide_ws,
-         want_ws ? "" : " (not this device's plan for 300 x 65536 bf16)");
+         want_ws ? "" : " (not this device's plan for the 300 x 65536 fused variant)");
   if (want_ws && c->ran_wide_ws == 0 && o->filter == NULL && o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with its weight staged\n");
     ++failed;
   }
   printf("[cuda/wide-fwd] %d forwards with every slot staged%s\n", c->ran_wide_wr,
-         want_wr ? "" : " (not this device's plan for 300 x 65536 bf16)");
+         want_wr ? "" : " (not this device's plan for the 140 x 65536 plain variant)");
   if (want_wr && c->ran_wide_wr == 0 && o->filter == NULL && o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with every slot staged\n");
     ++failed;
