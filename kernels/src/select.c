@@ -1327,19 +1327,6 @@ static int64_t fwd_wide_plan_resident(const ctx *c, const fusednorm_launch *l) {
   return cluster_resident(c->d, l->cluster, ctas_per_sm(c->d, l->block_threads, FN_FWD_WIDE_REGS, (int64_t)l->smem_bytes));
 }
 
-/* The wide forward's plan (fwd_wide_plan), its weight staged in shared memory (weight_smem: aligned
- * rows with a weight, whole 16-byte slots of it, `aligned` covering the weight; in clusters: the
- * grid sum keeps the weight's loads) where both it and the plan without it hold their whole chunk,
- * the rows take two waves of clusters or more without it, and a CTA's chunk moves at least
- * FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES (the weight's bytes may double the cluster, halving the
- * chunk). Its grid is then the clusters resident at once, each looping over rows, so that a CTA
- * copies its chunk's weight once, not once a row: the weight's traffic from L2, as many bytes as
- * x's where weight and x share a dtype, was what it cost (bf16 512 x 262144: 207 us with a weight,
- * 157 without; staged once a row, 193; once a CTA, 173; H200, 2026-11-30, kernels/RESULTS.md "The
- * wide forward's weight, once a CTA"). Else the plan without it, as measured before: one wave of
- * rows (one row: the stage's copies before the sum measured 0.95-0.97x), or a chunk that streams in
- * part (few rows narrowed to one wave of clusters; bf16 256 x 1048576, whose chunk with its weight
- * is past the 16-CTA cluster's shared memory). */
 /* The wide forward of many plain rows with every slot staged and the weight in registers
  * (rms_norm_fwd_wide_wr; the plan's slots_per_thread 0): where there are clusters, for aligned
  * plain rows whose slots' weight is one 16-byte piece each (a 16-bit x with a 16-bit weight, f32
@@ -1387,6 +1374,20 @@ static int fwd_wide_wr(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* The wide forward's plan: fwd_wide_wr's (above) where it applies; else fwd_wide_plan's, its
+ * weight staged in shared memory (weight_smem: aligned rows with a weight, whole 16-byte slots of
+ * it, `aligned` covering the weight; in clusters: the
+ * grid sum keeps the weight's loads) where both it and the plan without it hold their whole chunk,
+ * the rows take two waves of clusters or more without it, and a CTA's chunk moves at least
+ * FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES (the weight's bytes may double the cluster, halving the
+ * chunk). Its grid is then the clusters resident at once, each looping over rows, so that a CTA
+ * copies its chunk's weight once, not once a row: the weight's traffic from L2, as many bytes as
+ * x's where weight and x share a dtype, was what it cost (bf16 512 x 262144: 207 us with a weight,
+ * 157 without; staged once a row, 193; once a CTA, 173; H200, 2026-11-30, kernels/RESULTS.md "The
+ * wide forward's weight, once a CTA"). Else the plan without it, as measured before: one wave of
+ * rows (one row: the stage's copies before the sum measured 0.95-0.97x), or a chunk that streams in
+ * part (few rows narrowed to one wave of clusters; bf16 256 x 1048576, whose chunk with its weight
+ * is past the 16-CTA cluster's shared memory). */
 static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   const int wb = c->p->has_weight && c->aligned && !grid_sum ? fn_fwd_wide_weight_bytes(c->p->x_dtype, c->p->w_dtype) : 0;
   fusednorm_launch w;
