@@ -701,9 +701,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * (LLAMA casting), bf16 fused without a weight. */
   list[n++] = (fn_engine_shape){300, 65536, o->quick ? 3 : 6};
   /* Many wide plain rows a little past one wave of clusters: every slot staged, the weight in
-   * registers (select.c fwd_wide_wr). The rotation gives it f32 rows with their own weight, f16
-   * rows (LLAMA casting, strided) and bf16 rows without a weight (strided); not --quick: bf16 rows
-   * with the offset, f16 rows without a weight (fused: the plans before it), an fp32 weight. */
+   * registers (select.c fwd_wide_wr). The rotation (by the place in the list) gives it, --quick:
+   * f32 rows with their own weight, f16 rows (LLAMA, strided), bf16 rows without a weight
+   * (strided) and three fused variants with an fp32 weight; the full run: bf16 rows with their own
+   * weight and the offset, f16 rows without a weight (strided, padded), bf16 rows with an fp32
+   * weight (Gemma) and three fused variants (the plans before it). */
   list[n++] = (fn_engine_shape){140, 65536, 6};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
