@@ -4,7 +4,8 @@
 # working tree, variants built with --define=kerneldev_set=...), then check the first non-base
 # build with test_cuda --quick.
 #   run(carry=["gpu_dev"], command="VARIANTS='base new t2' bash tools/kerneldev/compare.sh")
-# Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, ARGS (extra bench_modes flags, e.g.
+# Env: VARIANTS, SHAPES (bf16 and fused add), F32_SHAPES, F32_FUSED_SHAPES (the f32 fused add; none
+# unless set), ARGS (extra bench_modes flags, e.g.
 # --fwd-only), ITERS, TEST (0 = no test_cuda), DEV_DIR (default gpu_dev), DEV_TAR (a pack.sh
 # tarball, unpacked into a temporary DEV_DIR: builds within the device tool's carry limit),
 # MODES (bench_modes --modes, e.g.
@@ -28,8 +29,10 @@ ORDER="$V"
 rm -f "$O/paired.log"; seen=" "
 for v in $ORDER; do
   case "$seen" in *" $v "*) sfx=.2 ;; *) sfx= ;; esac; seen="$seen$v "
-  for cfg in "bf16:--dtype=bf16:$S" "fused:--dtype=bf16 --fused:$S" "f32:--dtype=f32:$S32"; do
+  for cfg in "bf16:--dtype=bf16:$S" "fused:--dtype=bf16 --fused:$S" "f32:--dtype=f32:$S32" \
+             "f32fused:--dtype=f32 --fused:${F32_FUSED_SHAPES:-}"; do
     IFS=: read -r tag flags shapes <<< "$cfg"
+    [ -n "$shapes" ] || continue
     log="$O/$v.$tag$sfx.log"
     timeout 120 $D/$v/bench_modes $flags ${ARGS:-} ${MODES:+--modes=$MODES} --iters=$IT --shapes=$shapes > "$log" 2>&1 || echo "$v $tag rc=$?"
     { echo "### $v $tag"; cat "$log"; } >> "$O/paired.log"
@@ -46,7 +49,7 @@ import sys, re, collections
 out, vs = sys.argv[1], sys.argv[2:]
 rows = collections.OrderedDict()
 for v in vs:
-    for tag in ("bf16", "fused", "f32"):
+    for tag in ("bf16", "fused", "f32", "f32fused"):
         try: lines = open(f"{out}/{v}.{tag}.log").read().splitlines()
         except OSError: continue
         for l in lines:
@@ -63,11 +66,11 @@ for v in vs:
                 if b is None or int(gbs) > b[0]: r[v + "*"] = (int(gbs), mode)
         for l in lines:
             if l.startswith("copy"): print(v, tag, l)
-print("%-6s %-14s %-3s " % ("cfg", "shape", "dir") + " ".join("%-26s" % (v + " auto/pers/rp") for v in vs) + " | best forced per build")
+print("%-8s %-14s %-3s " % ("cfg", "shape", "dir") + " ".join("%-26s" % (v + " auto/pers/rp") for v in vs) + " | best forced per build")
 for (tag, shape, d), r in rows.items():
     cells = " ".join("%-26s" % ("%d %s/%s/%s" % (r[v][0], r[v][1][:4], r.get(v + ":persistent", "-"), r.get(v + ":row_packed", "-")) if v in r else "-") for v in vs)
     best = " ".join("%s:%d/%s" % (v, *r[v + "*"]) for v in vs if v + "*" in r)
-    print("%-6s %-14s %-3s %s | %s" % (tag, shape, d, cells, best))
+    print("%-8s %-14s %-3s %s | %s" % (tag, shape, d, cells, best))
 PY
 if [ "${PAIRED:-0}" = 1 ]; then
   python3 tools/kerneldev/pair_table.py "$O/paired.log" --modes=auto

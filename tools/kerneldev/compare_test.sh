@@ -2,8 +2,9 @@
 # compare.sh's plumbing without a GPU: stub bench_modes binaries (base 200 us, new 100 us) under a
 # temporary DEV_DIR; PAIRED=1 must run base new new base for each configuration, pass MODES on,
 # and end with pair_table.py's row of base/new = x2.000; the same through pack.sh's tarball
-# (DEV_TAR); TAR_LOGS=1 must pack the per-build logs and keep paired.log; and pack.sh must refuse a
-# missing build or a bad SPEC with exit 2.
+# (DEV_TAR); F32_FUSED_SHAPES must add the f32 fused add as a fourth configuration; TAR_LOGS=1 must
+# pack the per-build logs and keep paired.log; and pack.sh must refuse a missing build or a bad
+# SPEC with exit 2.
 set -eu
 here="$(cd "$(dirname "$0")" && pwd)"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -28,6 +29,14 @@ grep -q -- "--modes=auto" "$tmp/out/new.bf16.2.log" || fail "MODES not passed to
 echo "$out" | grep -Eq '^fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000' ||
   fail "pair table row"
 row='^fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000'
+
+# F32_FUSED_SHAPES: a fourth configuration, the f32 fused add, run and tabled like the others
+out="$(OUT="$tmp/out4" DEV_DIR="$tmp/dev" VARIANTS='base new' PAIRED=1 MODES=auto TEST=0 F32_FUSED_SHAPES=1024x65536 \
+  bash "$here/compare.sh" 2>&1)" || true
+[ "$(grep -c '^###' "$tmp/out4/paired.log")" = 16 ] || fail "16 runs with F32_FUSED_SHAPES"
+grep -q -- "--dtype=f32 --fused" "$tmp/out4/base.f32fused.log" || fail "the f32 fused run's flags"
+echo "$out" | grep -Eq '^f32fused +1024x65536 +bwd auto +200\.0 \(200\.0 200\.0\) +100\.0 \(100\.0 100\.0\) +x2\.000' ||
+  fail "pair table row of the f32 fused add"
 
 # pack.sh: the two stub builds into one tarball, then compare.sh from it
 DEV_DIR="$tmp/dev" PACK="$tmp/pack/b.tar.xz" bash "$here/pack.sh" base new > "$tmp/pack.log" 2>&1 ||
