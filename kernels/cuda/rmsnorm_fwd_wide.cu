@@ -634,7 +634,7 @@ __global__ void __launch_bounds__(FN_FWD_WIDE_WR_THREADS, FN_FWD_WIDE_WR_MIN_CTA
 #pragma unroll
     for (int j = 0; j < J; ++j) {
       const int col = col0 + j * step;
-      if (col < c1) cp_async16_part(stx + j * nt, rp.x + col, 16);
+      if (col < c1) cp_async16(stx + j * nt, rp.x + col);
     }
     cp_async_commit();
     if (use == 0) {
