@@ -1,13 +1,14 @@
 #!/bin/bash
 # The suite (bench.py's default shapes: bf16 17, fp16 and fp32 8 each, 4 ops), hot and cold inputs,
 # AUTO (the kernels of this folder's commit, sm_90a) against torch, torch.compile, Liger and Quack in one run.
-# Device tool, after two calls that staged .quack parts aa and ab (tools/bench/README.md "Quack"):
-# carry=[".quack/quack_site.tar.xz.part-ac", ".quack/SHA256SUMS", "gpu_dev/r32pack", ".whl"]; the op
-# library and the kernels' library beside it travel xz-packed (gpu_dev/r32pack/lib.tar.xz) to fit
-# the call's 64 MiB beside the tree and the Quack part.
+# Device tool, after three calls that staged .quack parts aa, ab and ac (tools/bench/README.md
+# "Quack"), the second also the op library and the kernels' library beside it, xz-packed:
+#   run(command="bash tools/bench/quack_on_gpu.sh --stage && cp gpu_dev/r32pack/lib.tar.xz /tmp/",
+#       carry=[".quack/quack_site.tar.xz.part-ab", ".quack/SHA256SUMS", "gpu_dev/r32pack"])
+# then this: LIBPACK=/tmp/lib.tar.xz, carry=[".quack/quack_site.tar.xz.part-ad", ".quack/SHA256SUMS", ".whl"].
 set -u
 QP=$(bash tools/bench/quack_on_gpu.sh) || exit 1
-mkdir -p gpu_dev/r32 && tar -C gpu_dev/r32 -xJf gpu_dev/r32pack/lib.tar.xz || exit 1
+mkdir -p gpu_dev/r32 && tar -C gpu_dev/r32 -xJf ${LIBPACK:-gpu_dev/r32pack/lib.tar.xz} || exit 1
 python3 -m pip install -q --no-index --no-deps --target /tmp/bench_site .whl/liger_kernel-*.whl 2>/dev/null
 export PYTHONPATH=$PWD/shim/python:/tmp/bench_site:$QP FUSEDNORM_LIBRARY=$PWD/gpu_dev/r32/lib/libfusednorm_ops.so PYTHONUNBUFFERED=1
 date -u +%T; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
