@@ -347,6 +347,15 @@
 #define FN_AUTO_BWD_ROW8_16_ROWS_PER_SM 1
 #define FN_AUTO_BWD_ROW8_16_NARROW_SLOTS 3072
 #define FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM 2
+/* The fused add's 16-bit rows past FN_AUTO_BWD_ROW8_16_NARROW_SLOTS: the lean kernel at 8 slots
+ * below this many rows an SM, the split-row kernel from it. bench_modes AUTO, paired against the
+ * rule without it (H200, 2026-11-30 23:54 UTC, tools/bench/results/fused_bwd_4096_h200_2026-11-30,
+ * us): bf16 / fp16 n 25600-32768 from 1000 rows 1.08-1.20x (bf16 4096 x 32768 424.4 -> 365.8,
+ * 2000 x 32768 235.1 -> 195.8), but 132 rows 0.98-1.00x, 264 0.81-0.87x, 400 0.95x: one CTA an
+ * SM at 8 slots a thread waits on each row's three loads (s, dy, ds) before its sums, where the
+ * split-row kernel's CTAs of a quarter row overlap theirs; the plain backward (two loads) keeps
+ * the lean kernel (1.01x either way). */
+#define FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM 7
 #define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
 #define FN_AUTO_BWD_F32_SPLIT_MIN_STAGES 7
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
@@ -1728,11 +1737,14 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * (FN_AUTO_BWD_SPLIT_FEW_*); else split-row beyond FN_SPLIT_AUTO_MIN_SLOTS, the cluster kernel
    * below it; without clusters (compute capability < 9.0), the persistent generic kernel with
    * the columns beyond its registers streamed. But first, aligned rows of up to 4096 slots (f32
-   * plain; 16-bit plain and fused, from two rows an SM past 3072): the lean kernel at 8 slots a thread
+   * plain; 16-bit plain and fused, from two rows an SM past 3072, the fused add there below
+   * FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM rows an SM): the lean kernel at 8 slots a thread
    * (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on every device where its shared memory
    * fits: the register-cached row against a re-read one). */
   if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
-                  : c->p->rows >= (int64_t)(c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS
+                  : (!c->fused || c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS ||
+                     c->p->rows < (int64_t)FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM * c->d->sm_count) &&
+                        c->p->rows >= (int64_t)(c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS
                                                     ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM
                                                     : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) *
                                         c->d->sm_count) &&

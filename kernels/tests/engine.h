@@ -64,8 +64,12 @@ typedef struct {
  * problem (aligned rows, 16-byte boundaries) takes the path it requires:
  *   --mode=wide: 4096 x 8192 bf16 fused, forced WIDE, with the fused add's ds out of the ring;
  *   the f32-split section (AUTO over FN_COV_F32_SPLIT_SHAPE): 600 x 16400 f32 fused on the
- *   split-row kernel. */
+ *   split-row kernel;
+ *   the 16-bit fused split section (AUTO over FN_COV_F16_SPLIT_SHAPE, whose two variants are f32
+ *   plain and f16 fused with an f16 weight, unstrided): 1001 x 32768 f16 fused on the split-row
+ *   kernel. */
 #define FN_COV_F32_SPLIT_SHAPE {600, 16400, 12}
+#define FN_COV_F16_SPLIT_SHAPE {1001, 32768, 2}
 static inline fusednorm_problem fn_cov_dd_problem(void) {
   fusednorm_problem p = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
   p.mode = FUSEDNORM_MODE_WIDE, p.has_residual = 1;
@@ -73,6 +77,11 @@ static inline fusednorm_problem fn_cov_dd_problem(void) {
 }
 static inline fusednorm_problem fn_cov_f32_split_problem(void) {
   fusednorm_problem p = fusednorm_problem_init(600, 16400, FUSEDNORM_F32, FUSEDNORM_F32);
+  p.has_residual = 1;
+  return p;
+}
+static inline fusednorm_problem fn_cov_f16_split_problem(void) {
+  fusednorm_problem p = fusednorm_problem_init(1001, 32768, FUSEDNORM_F16, FUSEDNORM_F16);
   p.has_residual = 1;
   return p;
 }

@@ -21,7 +21,7 @@
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
  *   --plan-sections: only the AUTO sections that assert a family ran, which the default run
- *   reaches last (fwd_row8_section; without --quick f32_split_section too).
+ *   reaches last (fwd_row8_section; without --quick f32_split_section and fused16_split_section too).
  *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
  *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
  *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
@@ -76,6 +76,7 @@ typedef struct {
   int ran_split_dd;     /* ... the split-row backward with the fused add's ds out of its ring */
   int ran_split_f32;    /* ... the split-row backward of f32 rows, plain */
   int ran_split_f32f;   /* ... and fused */
+  int ran_split_16f;    /* ... the split-row kernel on a 16-bit fused add */
   char *pool;           /* device arena reused by every call (cudaMalloc/cudaFree per case is slow) */
   size_t cap, used;
 } cuda_ctx;
@@ -210,6 +211,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_split_dd += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && l.ds_direct;
       c->ran_split_f32 += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype == FUSEDNORM_F32 && !p->has_residual;
       c->ran_split_f32f += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype == FUSEDNORM_F32 && p->has_residual;
+      c->ran_split_16f += l.kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype != FUSEDNORM_F32 && p->has_residual;
     }
   }
   fusednorm_status st = launch(p, fa, ba, c->stream);
@@ -871,6 +873,33 @@ static int f32_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o
   return failed;
 }
 
+/* The fused add's 16-bit backward of more than 3072 slots from FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM
+ * rows an SM (select.c): AUTO over FN_COV_F16_SPLIT_SHAPE, whose f16 fused variant must run on the
+ * split-row kernel where this device's plan of it is that kernel (test_plan_coverage predicts
+ * which devices). */
+static int fused16_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
+                                 const fusednorm_device_info *info) {
+  static const fn_engine_shape kShapes[] = {FN_COV_F16_SPLIT_SHAPE};
+  const fusednorm_problem ps = fn_cov_f16_split_problem();
+  const fusednorm_layout lays = FN_COV_LAYOUT;
+  fusednorm_launch ls;
+  const int want = fusednorm_select_launch(&ps, 1, info, &lays, &ls) == FUSEDNORM_OK &&
+                   ls.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
+  fn_engine_opts om = *o;
+  om.mode = FUSEDNORM_MODE_AUTO;
+  b->name = "cuda/auto/fused16-split";
+  c->misalign = OFFS_NONE;
+  c->ran_split_16f = 0;
+  int failed = fn_engine_run_shapes(b, &om, kShapes, 1) != 0;
+  printf("[%s] 16-bit fused backwards on the split-row kernel: %d%s\n", b->name, c->ran_split_16f,
+         want ? "" : " (not this device's plan for 1001 x 32768 f16 fused)");
+  if (want && c->ran_split_16f == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] the split-row kernel did not run the 16-bit fused backward\n", b->name);
+    ++failed;
+  }
+  return failed;
+}
+
 /* Unaligned rows (the head-split lean kernels, rmsnorm_unaligned.cuh, and the generic path where
  * the rows are not congruent): odd widths over the quick matrix's rows (0, 1, 7, 199, 4096), every
  * dtype pair, casting, fused add and weight flavour the matrix rotates through, with
@@ -1011,6 +1040,7 @@ int main(int argc, char **argv) {
     }
     failed += fwd_row8_section(&c, &b, &o, &info) != 0, ++runs;
     if (!o.quick) failed += f32_split_section(&c, &b, &o, &info) != 0, ++runs;
+    if (!o.quick) failed += fused16_split_section(&c, &b, &o, &info) != 0, ++runs;
     cudaStreamDestroy(c.stream);
     printf("test_cuda --plan-sections: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
     return failed ? 1 : 0;
@@ -1296,6 +1326,7 @@ int main(int argc, char **argv) {
   }
   if (!forced_only) failed += fwd_row8_section(&c, &b, &o, &info), ++runs;
   if (!forced_only && !o.quick) failed += f32_split_section(&c, &b, &o, &info), ++runs;
+  if (!forced_only && !o.quick) failed += fused16_split_section(&c, &b, &o, &info), ++runs;
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */

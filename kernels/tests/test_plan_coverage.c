@@ -105,7 +105,35 @@ int main(void) {
       ++failures;
     }
   }
-  printf("test_plan_coverage: %d backwards of the quick forced-wide matrix, %d of the f32-split section; %s\n",
-         wide_seen, g_seen, failures ? "FAILED" : "OK");
+  const int f32_seen = g_seen;
+  /* test_cuda's 16-bit fused split section, AUTO (fused16_split_section) */
+  static const fn_engine_shape kF16Split[] = {FN_COV_F16_SPLIT_SHAPE};
+  b.name = "cpu/auto/fused16-split";
+  g_seen = 0;
+  failures += fn_engine_run_shapes(&b, &oa, kF16Split, 1) != 0;
+  for (int i = 0; i < NDEV; ++i) {
+    const fusednorm_device_info *d = &kDevices[i].d;
+    const fusednorm_problem pr = fn_cov_f16_split_problem();
+    const fusednorm_layout lal = FN_COV_LAYOUT;
+    fusednorm_launch lr;
+    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
+    int fused16 = 0;
+    for (int k = 0; k < g_seen; ++k) {
+      fusednorm_launch l;
+      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
+          g_p[k].x_dtype == FUSEDNORM_F32 || !g_p[k].has_residual)
+        continue;
+      ++fused16;
+    }
+    printf("%-10s 16-bit fused split-row backwards of the fused16-split section: %d; test_cuda %s\n",
+           kDevices[i].name, fused16, want ? "requires one" : "does not check");
+    if (want && fused16 == 0) {
+      printf("FAIL %s: test_cuda's fused16-split section would not run the split-row kernel\n", kDevices[i].name);
+      ++failures;
+    }
+  }
+  printf("test_plan_coverage: %d backwards of the quick forced-wide matrix, %d of the f32-split section, %d of "
+         "the fused16-split section; %s\n",
+         wide_seen, f32_seen, g_seen, failures ? "FAILED" : "OK");
   return failures ? 1 : 0;
 }

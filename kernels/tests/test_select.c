@@ -1296,7 +1296,15 @@ static void test_measured_picks_h200(void) {
        * SM, plain and fused */
       {264, 29184, BF, 1, 0, ROW8, 1},  {264, 32768, FUSEDNORM_F16, 1, 0, ROW8, 1}, {4096, 32768, BF, 1, 0, ROW8, 1},
       {1000, 30720, BF, 1, 0, ROW8, 1}, {264, 29184, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 32768, BF, 1, 1, ROW8, 1},
-      {4096, 32768, FUSEDNORM_F16, 1, 1, ROW8, 1},
+      /* ... 2026-11-30 23:54 UTC, the fused add's 16-bit rows of 3200-4096 slots
+       * (FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM): the split-row kernel from 1000 rows
+       * (1.08-1.20x), the lean kernel at 264 and 400 (the split-row kernel 0.81-0.95x); the plain
+       * backward keeps the lean kernel (1.01x) */
+      {1000, 32768, BF, 1, 1, SPLIT, 1}, {2000, 32768, BF, 1, 1, SPLIT, 1}, {4096, 32768, BF, 1, 1, SPLIT, 1},
+      {4096, 32768, FUSEDNORM_F16, 1, 1, SPLIT, 1}, {1000, 28672, FUSEDNORM_F16, 1, 1, SPLIT, 1},
+      {4096, 25600, BF, 1, 1, SPLIT, 1}, {1000, 30000, FUSEDNORM_F16, 1, 1, SPLIT, 1},
+      {400, 32768, FUSEDNORM_F16, 1, 1, ROW8, 1}, {264, 28672, FUSEDNORM_F16, 1, 1, ROW8, 1},
+      {400, 32768, BF, 1, 1, ROW8, 1}, {4096, 32768, BF, 1, 1, ROW8, 0}, {4096, 32768, BF, 1, 0, SPLIT, 0},
       /* backward, row-packed (PIPE) against persistent, 2026-11-29 (FN_AUTO_PACKED_BWD_ROWS_PER_SM):
        * persistent at 256 rows (0.89-0.92x row-packed's time at 100 columns), row-packed from 2048
        * (1.13-1.51x at every width up to 128 columns); paired at 11:50 UTC: 528 rows a tie (not
@@ -2025,7 +2033,8 @@ static void test_f32_split_bwd(void) {
  * past one a SM, aligned fused rows between one and 4.5 a SM, and rows that are not congruent;
  * without clusters, never (the persistent generic kernel there). Before all of these, aligned
  * rows of whole vectors up to 3072 slots from a row an SM take the lean kernel at 8 slots a
- * thread where its weight and dw fit shared memory (FN_AUTO_BWD_ROW8_16_*). */
+ * thread where its weight and dw fit shared memory, and up to 4096 from two (the fused add's
+ * below 7 an SM) (FN_AUTO_BWD_ROW8_16_*). */
 static void test_split16_bwd(void) {
   static const int64_t kN[] = {16392, 16400, 21685, 23927, 32760, 32768};
   const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
@@ -2042,9 +2051,10 @@ static void test_split16_bwd(void) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F16 : FUSEDNORM_BF16;
               const int whole = lays[li]->aligned16 && kN[ni] % 8 == 0;
               /* (the lean kernel at 8 slots a thread first: FN_AUTO_BWD_ROW8_16_*, from a row an SM up
-                 to 3072 slots, from two past it, where the weight (as fp32, else as its raw 16 bits)
-                 and dw fit shared memory) */
+                 to 3072 slots, from two past it (the fused add there below 7 an SM), where the weight
+                 (as fp32, else as its raw 16 bits) and dw fit shared memory) */
               const int row8 = whole && rows[ri] >= (kN[ni] / 8 <= 3072 ? sm : 2 * sm) &&
+                               !(fused && kN[ni] / 8 > 3072 && rows[ri] >= 7 * sm) &&
                                kN[ni] * 6 + FN_STATIC_SMEM_MAX <= (int64_t)dev->smem_per_block_optin;
               const int want = dev->cc_major >= 9 && lays[li]->congruent16 && !row8 &&
                                (!whole || (fused && 2 * rows[ri] >= 9 * sm));
