@@ -21,7 +21,7 @@
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
  *   --plan-sections: only the AUTO sections that assert a family ran, which the default run
- *   reaches last (fwd_row8_section; without --quick f32_split_section and fused16_split_section too).
+ *   reaches last (fwd_row8_section; without --quick split_section's two too).
  *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
  *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
  *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
@@ -850,51 +850,36 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * weight, plain (variant 0, twice) and fused (30), beside 16-bit rows, an fp32 weight, no weight
  * and planted NaN/Inf that other kernels run. The section fails unless f32 backwards, plain and
  * fused, ran the split-row kernel where this device's plan of 600 x 16400 f32 fused takes it
- * (test_plan_coverage predicts that on the CPU). Not in --quick (9.8M elements a tensor). */
-static int f32_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {FN_COV_F32_SPLIT_SHAPE};
-  const fusednorm_problem ps = fn_cov_f32_split_problem();
+ * (test_plan_coverage predicts that on the CPU). Not in --quick (9.8M elements a tensor).
+ * With `fused16`, the fused add's 16-bit backward of more than 3072 slots from
+ * FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM rows an SM (select.c): AUTO over
+ * FN_COV_F16_SPLIT_SHAPE, 1001 x 32768, whose unstrided f16 fused variant must run on the split-row
+ * kernel where this device's plan of it is that kernel (test_plan_coverage predicts which
+ * devices). Not in --quick (32.8M elements a tensor). */
+static int split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info,
+                         int fused16) {
+  const fn_engine_shape shape = fused16 ? (fn_engine_shape)FN_COV_F16_SPLIT_SHAPE : (fn_engine_shape)FN_COV_F32_SPLIT_SHAPE;
+  const fusednorm_problem ps = fused16 ? fn_cov_f16_split_problem() : fn_cov_f32_split_problem();
   const fusednorm_layout lays = FN_COV_LAYOUT;
   fusednorm_launch ls;
   const int want = fusednorm_select_launch(&ps, 1, info, &lays, &ls) == FUSEDNORM_OK &&
                    ls.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
   fn_engine_opts om = *o;
   om.mode = FUSEDNORM_MODE_AUTO;
-  b->name = "cuda/auto/f32-split";
+  b->name = fused16 ? "cuda/auto/fused16-split" : "cuda/auto/f32-split";
   c->misalign = OFFS_NONE;
-  c->ran_split_f32 = c->ran_split_f32f = 0;
-  int failed = fn_engine_run_shapes(b, &om, kShapes, 1) != 0;
-  printf("[%s] f32 backwards on the split-row kernel: %d plain, %d fused%s\n", b->name, c->ran_split_f32,
-         c->ran_split_f32f, want ? "" : " (not this device's plan for 600 x 16400 f32 fused)");
-  if (want && (c->ran_split_f32 == 0 || c->ran_split_f32f == 0) && o->filter == NULL && o->case_index < 0) {
-    printf("FAIL [%s] the split-row kernel did not run f32 backwards both plain and fused\n", b->name);
-    ++failed;
-  }
-  return failed;
-}
-
-/* The fused add's 16-bit backward of more than 3072 slots from FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM
- * rows an SM (select.c): AUTO over FN_COV_F16_SPLIT_SHAPE, whose f16 fused variant must run on the
- * split-row kernel where this device's plan of it is that kernel (test_plan_coverage predicts
- * which devices). */
-static int fused16_split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
-                                 const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {FN_COV_F16_SPLIT_SHAPE};
-  const fusednorm_problem ps = fn_cov_f16_split_problem();
-  const fusednorm_layout lays = FN_COV_LAYOUT;
-  fusednorm_launch ls;
-  const int want = fusednorm_select_launch(&ps, 1, info, &lays, &ls) == FUSEDNORM_OK &&
-                   ls.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
-  fn_engine_opts om = *o;
-  om.mode = FUSEDNORM_MODE_AUTO;
-  b->name = "cuda/auto/fused16-split";
-  c->misalign = OFFS_NONE;
-  c->ran_split_16f = 0;
-  int failed = fn_engine_run_shapes(b, &om, kShapes, 1) != 0;
-  printf("[%s] 16-bit fused backwards on the split-row kernel: %d%s\n", b->name, c->ran_split_16f,
-         want ? "" : " (not this device's plan for 1001 x 32768 f16 fused)");
-  if (want && c->ran_split_16f == 0 && o->filter == NULL && o->case_index < 0) {
-    printf("FAIL [%s] the split-row kernel did not run the 16-bit fused backward\n", b->name);
+  c->ran_split_f32 = c->ran_split_f32f = c->ran_split_16f = 0;
+  int failed = fn_engine_run_shapes(b, &om, &shape, 1) != 0;
+  if (fused16)
+    printf("[%s] 16-bit fused backwards on the split-row kernel: %d%s\n", b->name, c->ran_split_16f,
+           want ? "" : " (not this device's plan for 1001 x 32768 f16 fused)");
+  else
+    printf("[%s] f32 backwards on the split-row kernel: %d plain, %d fused%s\n", b->name, c->ran_split_f32,
+           c->ran_split_f32f, want ? "" : " (not this device's plan for 600 x 16400 f32 fused)");
+  const int ran = fused16 ? c->ran_split_16f > 0 : c->ran_split_f32 > 0 && c->ran_split_f32f > 0;
+  if (want && !ran && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] the split-row kernel did not run %s\n", b->name,
+           fused16 ? "the 16-bit fused backward" : "f32 backwards both plain and fused");
     ++failed;
   }
   return failed;
@@ -1039,8 +1024,8 @@ int main(int argc, char **argv) {
       return 2;
     }
     failed += fwd_row8_section(&c, &b, &o, &info) != 0, ++runs;
-    if (!o.quick) failed += f32_split_section(&c, &b, &o, &info) != 0, ++runs;
-    if (!o.quick) failed += fused16_split_section(&c, &b, &o, &info) != 0, ++runs;
+    if (!o.quick) failed += split_section(&c, &b, &o, &info, 0) != 0, ++runs;
+    if (!o.quick) failed += split_section(&c, &b, &o, &info, 1) != 0, ++runs;
     cudaStreamDestroy(c.stream);
     printf("test_cuda --plan-sections: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
     return failed ? 1 : 0;
@@ -1325,8 +1310,8 @@ int main(int argc, char **argv) {
     }
   }
   if (!forced_only) failed += fwd_row8_section(&c, &b, &o, &info), ++runs;
-  if (!forced_only && !o.quick) failed += f32_split_section(&c, &b, &o, &info), ++runs;
-  if (!forced_only && !o.quick) failed += fused16_split_section(&c, &b, &o, &info), ++runs;
+  if (!forced_only && !o.quick) failed += split_section(&c, &b, &o, &info, 0), ++runs;
+  if (!forced_only && !o.quick) failed += split_section(&c, &b, &o, &info, 1), ++runs;
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */

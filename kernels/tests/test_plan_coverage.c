@@ -75,7 +75,7 @@ int main(void) {
       ++failures;
     }
   }
-  /* test_cuda's f32-split section, AUTO (f32_split_section) */
+  /* test_cuda's f32-split section, AUTO (split_section) */
   const int wide_seen = g_seen;
   static const fn_engine_shape kF32Split[] = {FN_COV_F32_SPLIT_SHAPE};
   fn_engine_opts oa = o;
@@ -106,7 +106,7 @@ int main(void) {
     }
   }
   const int f32_seen = g_seen;
-  /* test_cuda's 16-bit fused split section, AUTO (fused16_split_section) */
+  /* test_cuda's 16-bit fused split section, AUTO (split_section, fused16) */
   static const fn_engine_shape kF16Split[] = {FN_COV_F16_SPLIT_SHAPE};
   b.name = "cpu/auto/fused16-split";
   g_seen = 0;
