@@ -348,9 +348,10 @@
 #define FN_AUTO_BWD_ROW8_16_NARROW_SLOTS 3072
 #define FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM 2
 /* The fused add's 16-bit rows past FN_AUTO_BWD_ROW8_16_NARROW_SLOTS: the lean kernel at 8 slots
- * below this many rows an SM, the split-row kernel from it. bench_modes AUTO, paired against the
- * rule without it (H200, 2026-11-30 23:54 UTC, tools/bench/results/fused_bwd_4096_h200_2026-11-30,
- * us): bf16 / fp16 n 25600-32768 from 1000 rows 1.08-1.20x (bf16 4096 x 32768 424.4 -> 365.8,
+ * below this many rows an SM, the split-row kernel from it. bench_modes AUTO, paired, the split-row
+ * (or cluster) kernel at every row count against the lean kernel (H200, 2026-11-30 23:54 UTC,
+ * tools/bench/results/fused_bwd_4096_h200_2026-11-30, us): bf16 / fp16 n 25600-32768 from 1000 rows
+ * 1.08-1.20x (bf16 4096 x 32768 424.4 -> 365.8,
  * 2000 x 32768 235.1 -> 195.8), but 132 rows 0.98-1.00x, 264 0.81-0.87x, 400 0.95x: one CTA an
  * SM at 8 slots a thread waits on each row's three loads (s, dy, ds) before its sums, where the
  * split-row kernel's CTAs of a quarter row overlap theirs; the plain backward (two loads) keeps
