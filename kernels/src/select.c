@@ -351,11 +351,10 @@
  * below this many rows an SM, the split-row kernel from it. bench_modes AUTO, paired, the split-row
  * (or cluster) kernel at every row count against the lean kernel (H200, 2026-11-30 23:54 UTC,
  * tools/bench/results/fused_bwd_4096_h200_2026-11-30, us): bf16 / fp16 n 25600-32768 from 1000 rows
- * 1.08-1.20x (bf16 4096 x 32768 424.4 -> 365.8,
- * 2000 x 32768 235.1 -> 195.8), but 132 rows 0.98-1.00x, 264 0.81-0.87x, 400 0.95x: one CTA an
- * SM at 8 slots a thread waits on each row's three loads (s, dy, ds) before its sums, where the
- * split-row kernel's CTAs of a quarter row overlap theirs; the plain backward (two loads) keeps
- * the lean kernel (1.01x either way). */
+ * 1.08-1.20x (bf16 4096 x 32768 424.4 -> 365.8, 2000 x 32768 235.1 -> 195.8), but 132 rows
+ * 0.98-1.00x, 264 0.81-0.87x, 400 0.95x: one CTA an SM at 8 slots a thread waits on each row's
+ * three loads (s, dy, ds) before its sums, where the split-row kernel's CTAs of a quarter row
+ * overlap theirs; the plain backward (two loads) keeps the lean kernel (1.01x either way). */
 #define FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM 7
 #define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
 #define FN_AUTO_BWD_F32_SPLIT_MIN_STAGES 7
@@ -1611,6 +1610,19 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
   return 1;
 }
 
+/* The row counts AUTO takes the lean backward at 8 slots a thread for (FN_AUTO_BWD_ROW8_*): f32
+ * plain rows from FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM an SM (not the fused add); 16-bit rows from
+ * FN_AUTO_BWD_ROW8_16_ROWS_PER_SM an SM up to FN_AUTO_BWD_ROW8_16_NARROW_SLOTS slots, from
+ * FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM past them, the fused add there only below
+ * FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM. */
+static int bwd_row8_rows_ok(const ctx *c) {
+  const int64_t rows = c->p->rows, sm = c->d->sm_count;
+  const int narrow = c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS;
+  if (c->xs == 4) return !c->fused && rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * sm;
+  if (c->fused && !narrow && rows >= (int64_t)FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM * sm) return 0;
+  return rows >= (int64_t)(narrow ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) * sm;
+}
+
 /* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
  * the S <= 4 instances' FN_MAX_CACHED_SLOTS, up to 8 x FN_BWD_ROW8_MAX_THREADS slots, aligned, n
  * a multiple of the vector, a weight (staged in shared memory, as fp32 or where only that fits as
@@ -1742,14 +1754,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
    * FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM rows an SM): the lean kernel at 8 slots a thread
    * (FN_AUTO_BWD_ROW8_*; measured on the H200 only, taken on every device where its shared memory
    * fits: the register-cached row against a re-read one). */
-  if ((c->xs == 4 ? !c->fused && c->p->rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * c->d->sm_count
-                  : (!c->fused || c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS ||
-                     c->p->rows < (int64_t)FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM * c->d->sm_count) &&
-                        c->p->rows >= (int64_t)(c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS
-                                                    ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM
-                                                    : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) *
-                                        c->d->sm_count) &&
-      bwd_row8(c, l))
+  if (bwd_row8_rows_ok(c) && bwd_row8(c, l))
     return with_dw_in_kernel(c, l);
   if (c->p->has_weight && c->xs == 4 && c->aligned && c->p->n % c->vec == 0 &&
       c->slots <= FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS &&
