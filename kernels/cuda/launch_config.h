@@ -40,8 +40,9 @@ static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREAD
 /* Registers per thread of the generic instances reported by ptxas (nvcc 13.0, sm_90a;
  * bazel build --define=cuda_ptxas_verbose=1), used to size the persistent grids (resident CTAs per
  * SM). Update with the kernels; a stale value costs a partial second wave or an idle slot, not
- * correctness. The lean backward (rmsnorm_bwd_row.cu) runs on the grid sized with these (its
- * registers stay within them, kernels/RESULTS.md). */
+ * correctness. The lean backward (rmsnorm_bwd_row.cu) of f32 rows runs on the grid sized with
+ * these (its registers stay within them, kernels/RESULTS.md); of 16-bit rows, on its own
+ * (fn_regs_estimate_bwd_row16). */
 static inline int fn_regs_estimate(int backward, int cache, int x_size) {
   /* index: cache 0, 1, 2, 4 */
   static const int regs[2][2][4] = {
@@ -166,6 +167,18 @@ static inline int fn_regs_estimate_bwd_pipe(int x_size, int fused, int spt) {
  * 2026-11-30, tools/bench/results/fused_row8_h200_2026-11-30). */
 static inline int64_t fn_bwd_row8_smem(int64_t n, int w16, int x_size, int fused) {
   return n * (w16 ? 2 : 4) + (FN_BWD_ROW8_DW_SMEM(x_size, fused) ? n * 4 : 0);
+}
+/* Registers of the lean backward's 16-bit instances at S <= 4 (rms_norm_bwd_row; ptxas, nvcc
+ * 13.0, sm_90a; the larger of bf16's and fp16's), index S 1, 2, 4, plain / fused add: 16-bit rows
+ * size its persistent grid with these rather than the generic kernel's estimate, which at S = 2
+ * (96 against 74-80) left two CTAs an SM out: 12 CTAs of 64 threads an SM instead of 10 ran bf16 /
+ * fp16 rows of 576-1024 columns 1.02-1.11x faster, plain and fused (H200, 2026-12-01,
+ * kernels/RESULTS.md "The lean backward's grid by its own registers"). f32 rows keep the generic
+ * estimate: their larger grids (S = 2: 10 -> 16 CTAs an SM, S = 4: 8 -> 12) ran 0.89-1.15x,
+ * most of them slower. */
+static inline int fn_regs_estimate_bwd_row16(int cache, int fused) {
+  static const int regs[2][3] = {{64, 74, 102}, {64, 80, 128}};
+  return regs[fused ? 1 : 0][cache <= 1 ? 0 : cache == 2 ? 1 : 2];
 }
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
 

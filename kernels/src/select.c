@@ -689,8 +689,12 @@ typedef struct {
  * bytes of dynamic shared memory (and the device's own limit on CTAs per SM). */
 static int ctas_per_sm(const fusednorm_device_info *d, int threads, int regs, int64_t smem) {
   const int by_threads = d->max_threads_per_sm / threads;
-  const int r = (regs + 7) / 8 * 8;
-  const int by_regs = d->regs_per_sm / (r * threads);
+  /* Registers go to a warp in units of 8 a thread, within one of the SM's four sub-partitions
+   * (a quarter of the register file each), as CUDA's cuda_occupancy.h counts them: at 102
+   * registers a 64-thread CTA, 4 warps a sub-partition, so 8 CTAs an SM, not the 9 that the whole
+   * file over a CTA's registers gives (Nsight Compute's block limit agrees: H200, 2026-12-01). */
+  const int r = (regs + 7) / 8 * 8, warps = (threads + 31) / 32;
+  const int by_regs = 4 * (d->regs_per_sm / 4 / (r * 32)) / warps;
   int c = by_threads < by_regs ? by_threads : by_regs;
   if (smem > 0 && (int64_t)c * (smem + FN_SMEM_RESERVE_PER_CTA) > (int64_t)d->smem_per_sm)
     c = (int)((int64_t)d->smem_per_sm / (smem + FN_SMEM_RESERVE_PER_CTA));
@@ -1604,6 +1608,10 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
     if (lean == 2) {
       l->unaligned = 1;
       l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
+    } else if (c->xs == 2) { /* 16-bit rows: the grid by the lean kernel's own registers */
+      l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count *
+                                        ctas_per_sm(c->d, threads, fn_regs_estimate_bwd_row16(cache, c->fused),
+                                                    (int64_t)l->smem_bytes));
     }
   }
   set_workspace(c, l, l->grid, 0);

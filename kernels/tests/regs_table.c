@@ -28,6 +28,11 @@ int main(void) {
     printf("bwd %s 1 - %d\n", dt[d].name, fn_regs_estimate(1, 1, dt[d].size));
     printf("bwd_c2 %s - - %d\n", dt[d].name, fn_regs_estimate(1, 2, dt[d].size));
     printf("bwd %s 4 - %d\n", dt[d].name, fn_regs_estimate(1, 4, dt[d].size));
+    /* The lean backward of 16-bit rows at S <= 4 slots a thread (its own grid: select.c
+     * bwd_persistent). */
+    for (int c = 0; c < 3 && dt[d].size == 2; ++c)
+      for (int f = 0; f < 2; ++f)
+        printf("bwd_row %s %d %d %d\n", dt[d].name, pipe_caches[c], f, fn_regs_estimate_bwd_row16(pipe_caches[c], f));
   }
   return 0;
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The launch plans' register counts against ptxas's.
 
-select.c sizes the persistent grids from fn_regs_estimate* (kernels/cuda/launch_config.h): CTAs
-per SM = registers per SM / (registers per thread, in steps of 8, x threads). Where an estimate is
+select.c sizes the persistent grids from fn_regs_estimate* (kernels/cuda/launch_config.h): warps
+per SM = 4 x (a quarter of the registers per SM / (registers per thread, in steps of 8, x 32)),
+CTAs per SM = that / the CTA's warps (select.c ctas_per_sm). Where an estimate is
 below what ptxas gave the kernel, fewer CTAs are resident than the grid has, and the last ones
 execute as a second, partial wave after the first have walked all their rows (bf16 65536 x 128
 backward 1.27x slower on an H200 that way). So: no estimate below ptxas's count, in steps of 8,
@@ -19,7 +20,7 @@ import subprocess
 import sys
 
 DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
-ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd)I"
+ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd_row|bwd)I"
                    r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)?E")
 USED = re.compile(r"Used (\d+) registers")
 

@@ -856,7 +856,8 @@ static const struct {
     {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
     {4096, 1024, BF, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g4096 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain fwd from 65 slots: lean cached */
     {65536, 1024, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 1000, FUSEDNORM_F16, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g1320 s2 ch1000 sm4000 st0/0 w1 dw1 P1320 ws5280016"},
+    /* 12 CTAs an SM: the lean kernel's own registers (fn_regs_estimate_bwd_row16) */
+    {4096, 1000, FUSEDNORM_F16, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g1584 s2 ch1000 sm4000 st0/0 w1 dw1 P1584 ws6336016"},
     {4096, 1024, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g1056 s4 ch1024 sm4096 st0/0 w1 dw1 P1056 ws4325392"}, /* 256 slots: one CTA per row */
     {65536, 1024, F32, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s4 ch1024 sm0 st0/0 w0 dw0 P0 ws0"},
     /* Hidden sizes: forward one CTA per row, 4 slots per thread (the lean kernel), backward keeps
@@ -1936,6 +1937,35 @@ static void test_two_slot_bwd(void) {
             }
   }
   CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
+}
+
+/* The lean backward's persistent grid at S <= 4 (select.c bwd_persistent, ctas_per_sm), H200:
+ * 16-bit rows by the kernel's own registers (fn_regs_estimate_bwd_row16: 74-80 at S = 2, 12 CTAs
+ * of 64 threads an SM), f32 rows by the generic estimate (96: 10 CTAs); registers counted per
+ * sub-partition (102 at S = 4: 8 CTAs an SM, where the whole register file over a CTA's would
+ * give 9). Measured: kernels/RESULTS.md "The lean backward's grid by its own registers". */
+static void test_bwd_row_grid(void) {
+  static const struct {
+    int64_t rows, n;
+    fusednorm_dtype x;
+    int fused, slots, per_sm;
+  } kCases[] = {
+      {65536, 1024, FUSEDNORM_BF16, 0, 2, 12}, {65536, 1024, FUSEDNORM_BF16, 1, 2, 12},
+      {65536, 576, FUSEDNORM_F16, 1, 2, 12},   {65536, 2048, FUSEDNORM_BF16, 0, 4, 8},
+      {65536, 512, FUSEDNORM_BF16, 0, 1, 16},  {65536, 512, FUSEDNORM_F32, 0, 2, 10},
+      {65536, 1024, FUSEDNORM_F32, 1, 4, 8},
+  };
+  size_t i;
+  for (i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
+    fusednorm_launch a;
+    if (!auto_plan(5, &kAligned, kCases[i].rows, kCases[i].n, kCases[i].x, 1, kCases[i].fused, 1, &a)) continue;
+    CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.block_threads == 64 && a.slots_per_thread == kCases[i].slots &&
+              a.grid == 132 * kCases[i].per_sm,
+          "H200 %s%lldx%lld %s: AUTO %s t%d s%d g%lld, want bwd_row t64 s%d g%d", kCases[i].fused ? "fused " : "",
+          (long long)kCases[i].rows, (long long)kCases[i].n, fusednorm_dtype_name(kCases[i].x),
+          fusednorm_kernel_name(a.kernel), a.block_threads, a.slots_per_thread, (long long)a.grid, kCases[i].slots,
+          132 * kCases[i].per_sm);
+  }
 }
 
 /* The 8-slot lean backward's weight stage (select.c bwd_row8, fn_bwd_row8_smem): fp32 wherever
@@ -3054,6 +3084,7 @@ int main(int argc, char **argv) {
   test_wide_many_rows();
   test_wide_grid_picks();
   test_two_slot_bwd();
+  test_bwd_row_grid();
   test_split16_bwd();
   test_f32_split_bwd();
   test_row8_stage();
