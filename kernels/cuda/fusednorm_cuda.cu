@@ -559,7 +559,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
         const bool one_row = plan.unaligned && plan.slots_per_thread == 1 && plan.grid >= p->rows &&
                              (p->n * xs + 15) / 16 <= FN_BWD_ROW_U1_MAX_SLOTS(xs);
         kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0, one_row,
-                                    plan.weight_smem == 2);
+                                    plan.weight_smem == 2, plan.narrow != 0);
         if (one_row) plan.smem_bytes = 0;
         break;
       }

@@ -180,6 +180,15 @@ static inline int fn_regs_estimate_bwd_row16(int cache, int fused) {
   static const int regs[2][3] = {{64, 74, 102}, {64, 80, 128}};
   return regs[fused ? 1 : 0][cache <= 1 ? 0 : cache == 2 ? 1 : 2];
 }
+/* The lean backward's one-slot 16-bit instance for CTAs of 64 threads (the plan's `narrow`: rows
+ * of 33-64 slots, many of them), bounded to FN_BWD_ROW_NARROW_MIN_CTAS CTAs an SM (48 registers;
+ * the general one-slot instance, bounded at 1024 threads, takes 64 and fits 16): H200,
+ * 2026-12-01, bench_modes AUTO backward, paired, 16-bit rows of 264-512 columns from 124 rows an
+ * SM 0.98-1.06x at 20 CTAs (bf16 131072 x 512 121.2 -> 114.3 us; 24 CTAs, 40 registers: 0.97-1.09x,
+ * 32 CTAs spill and lose 0.76-0.95x), at 31 rows an SM 0.94-0.99x (kernels/RESULTS.md "The lean
+ * backward's one-slot instance at 20 CTAs an SM"). */
+#define FN_BWD_ROW_NARROW_MIN_CTAS 20
+#define FN_BWD_ROW_NARROW_REGS (65536 / (FN_BWD_ROW_NARROW_MIN_CTAS * 64) / 8 * 8)
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
 
 /* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one

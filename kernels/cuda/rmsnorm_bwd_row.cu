@@ -8,6 +8,9 @@
  * weight instead of in registers (kDwSmem, FN_BWD_ROW8_DW_SMEM: there the held rows fill the
  * registers). A thread reads and writes only its own columns' dw there, so no barrier guards it,
  * and each column is the same fmaf chain over the CTA's rows as in registers: the same bits.
+ * NARROW64 (S = 1, 16-bit rows, CTAs of 64 threads; the plan's `narrow`) is the same code bounded
+ * to FN_BWD_ROW_NARROW_MIN_CTAS CTAs an SM, where the general one-slot instance's 1024-thread bound
+ * leaves it 64 registers and 16 CTAs: the same bits at fewer registers.
  *
  * Same arithmetic in the same order as bwd_body in rmsnorm_bwd.cu with CACHE = S, one team per
  * CTA and the weight staged in shared memory (slot_dot / slot_dx of rmsnorm_bwd_slot.cuh; the
@@ -24,11 +27,13 @@
 
 namespace fn {
 
-template <typename T, int S, bool HAS_DS, bool W16 = false>
-__global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row(const BwdParams p) {
+template <typename T, int S, bool HAS_DS, bool W16 = false, bool NARROW64 = false>
+__global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW64 ? FN_BWD_ROW_NARROW_MIN_CTAS : 0)
+    rms_norm_bwd_row(const BwdParams p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   static_assert(!W16 || (S == 8 && N == 8), "the raw 16-bit stage is the 8-slot 16-bit instance's");
+  static_assert(!NARROW64 || (S == 1 && N == 8 && !W16), "the 64-thread instance is the one-slot 16-bit one's");
   /* The row's weight: its fp32 effective values (n floats), or with W16 its raw 16 bits (n
    * halves); then with kDwSmem the CTA's dw (n floats): fn_bwd_row8_smem. */
   constexpr bool kDwSmem = S == 8 && FN_BWD_ROW8_DW_SMEM((int)sizeof(T), HAS_DS);
@@ -391,8 +396,17 @@ template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool
 }
 
 template <typename T>
-static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row, bool w16) {
+static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row, bool w16, bool narrow64) {
   if (cache == 8) return rms_norm_bwd_row8_for<T>(has_ds, unaligned, w16);
+  if constexpr (sizeof(T) == 2) { /* (the plan's `narrow`: 16-bit rows only) */
+    if (narrow64)
+      return cache == 1 && !unaligned && !w16
+                 ? (has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, true, false, true>)
+                           : reinterpret_cast<const void *>(&rms_norm_bwd_row<T, 1, false, false, true>))
+                 : nullptr;
+  } else if (narrow64) {
+    return nullptr;
+  }
   if (w16) return nullptr;
   if (unaligned && one_row && cache == 1)
     return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, true>)
@@ -400,11 +414,12 @@ static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bo
   return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
 }
 
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16) {
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16,
+                           bool narrow64) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row, w16);
-    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row, w16);
-    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row, w16);
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row, w16, narrow64);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row, w16, narrow64);
+    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row, w16, narrow64);
   }
   return nullptr;
 }

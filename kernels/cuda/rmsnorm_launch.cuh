@@ -177,7 +177,8 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
  * head-split (`unaligned`); with `one_row` (every CTA at most one row), head-split at one slot per
  * thread, the instance without the staging (rms_norm_bwd_row_u1), which needs no dynamic shared
  * memory; NULL otherwise. */
-const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16);
+const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16,
+                           bool narrow64);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds, with
  * N-d row addressing (`nd`: rows of more than one stride) or without. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds, bool nd);

@@ -331,6 +331,9 @@ typedef struct {
                                 dx pass reads it from global memory), so that the ring holds more
                                 rows (where with ds it would hold 2, in CTAs of 512 threads, or at
                                 <= 2 slots a thread); else 0 */
+  int narrow;                /* BWD_ROW at one slot a thread in CTAs of 64 threads, 16-bit rows,
+                                many of them: 1 = the instance bounded to more CTAs an SM (fewer
+                                registers a thread), the grid sized for them; else 0 */
 } fusednorm_launch;
 
 /* The plan for `p` (forward if backward == 0) on `dev` with `layout`. A forced mode is honoured

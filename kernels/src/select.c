@@ -356,6 +356,12 @@
  * three loads (s, dy, ds) before its sums, where the split-row kernel's CTAs of a quarter row
  * overlap theirs; the plain backward (two loads) keeps the lean kernel (1.01x either way). */
 #define FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM 7
+/* The lean backward's one-slot 16-bit instance at FN_BWD_ROW_NARROW_MIN_CTAS CTAs an SM
+ * (launch_config.h; the plan's `narrow`) from this many rows an SM: H200, 2026-12-01, paired, 16-bit
+ * rows of 264-512 columns, 20 CTAs an SM against 16, at 124 rows an SM 0.98-1.05x (bf16 / fp16
+ * 16384 x 384, plain and fused), from 496 rows 0.99-1.06x (bf16 262144 x 384 fused 235.8 -> 222.2
+ * us), at 31 rows 0.94-0.99x (4096 x 512); the cut between 31 and 124 is not measured. */
+#define FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM 100
 #define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
 #define FN_AUTO_BWD_F32_SPLIT_MIN_STAGES 7
 /* The f32 fused-add backward takes the lean persistent kernel too: it loads ds with dy and s
@@ -768,6 +774,7 @@ static void plan_init(const ctx *c, fusednorm_launch *l, fusednorm_mode mode, fu
   l->partial_rows = 0;
   l->workspace_bytes = 0;
   l->unaligned = 0;
+  l->narrow = 0;
   l->dw_in_kernel = 0;
   l->load_elems = 0;
   l->ds_direct = 0;
@@ -1609,9 +1616,13 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
       l->unaligned = 1;
       l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
     } else if (c->xs == 2) { /* 16-bit rows: the grid by the lean kernel's own registers */
-      l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count *
-                                        ctas_per_sm(c->d, threads, fn_regs_estimate_bwd_row16(cache, c->fused),
-                                                    (int64_t)l->smem_bytes));
+      l->narrow = cache == 1 && threads == 64 &&
+                  c->p->rows >= (int64_t)FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM * c->d->sm_count;
+      l->grid = grid_of(c->p->rows,
+                        (int64_t)c->d->sm_count *
+                            ctas_per_sm(c->d, threads,
+                                        l->narrow ? FN_BWD_ROW_NARROW_REGS : fn_regs_estimate_bwd_row16(cache, c->fused),
+                                        (int64_t)l->smem_bytes));
     }
   }
   set_workspace(c, l, l->grid, 0);

@@ -21,7 +21,7 @@
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
  *   --plan-sections: only the AUTO sections that assert a family ran, which the default run
- *   reaches last (fwd_row8_section; without --quick split_section's two too).
+ *   reaches last (fwd_row8_section; without --quick split_section's two and narrow_bwd_section too).
  *   --unaligned: instead, the unaligned-rows section (run_unaligned: odd widths, per-tensor
  *   offsets, congruent and not, every mode or the one of --mode), the GPU suite's own section
  *   tools/gpu/suite_unaligned.sh (its own time limit). The default run meets the head-split
@@ -67,6 +67,7 @@ typedef struct {
   int ran_bwd_row8f;    /* ... of which with the fused add (dw in shared memory) */
   int ran_bwd_row8w16;  /* ... of which with the weight's raw 16 bits staged */
   int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
+  int ran_bwd_narrow, ran_bwd_narrow_f; /* ... the lean backward's narrow instance (plain, fused) */
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
   int ran_wide_wr;      /* ... the wide forward with every slot staged, the weight in registers */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
@@ -202,6 +203,8 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_row8f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && p->has_residual;
       c->ran_bwd_row8w16 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && l.weight_smem == 2;
       c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
+      c->ran_bwd_narrow += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.narrow && !p->has_residual;
+      c->ran_bwd_narrow_f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.narrow && p->has_residual;
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
       c->ran_wide_wr += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
@@ -843,6 +846,36 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   return failed;
 }
 
+/* The lean backward's narrow instance (rmsnorm_bwd_row.cu NARROW64: one slot a thread, 64-thread
+ * CTAs bounded to FN_BWD_ROW_NARROW_MIN_CTAS an SM; select.c FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM),
+ * AUTO, on 17100 rows (100 an SM up to 171 SMs) x 384 / 512 columns: the engine's rotation gives
+ * these shapes 16-bit rows with a weight, plain (bf16 with the offset weight, bf16 with an fp32
+ * GEMMA weight, bf16 plain) and fused (f16 with an fp32 LLAMA weight), beside strided and
+ * weightless variants that other kernels run. The section fails unless the narrow instance ran
+ * both plain and fused where this device's plan of 17100 x 512 bf16 takes it. Not in --quick
+ * (8.8M elements a tensor). */
+static int narrow_bwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
+  static const fn_engine_shape kShapes[] = {{17100, 384, 6}, {17100, 512, 6}};
+  fusednorm_problem pn = fusednorm_problem_init(17100, 512, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  const fusednorm_layout layn = {1, 1, 0, 16};
+  fusednorm_launch ln;
+  const int want = fusednorm_select_launch(&pn, 1, info, &layn, &ln) == FUSEDNORM_OK &&
+                   ln.kernel == FUSEDNORM_KERNEL_BWD_ROW && ln.narrow;
+  fn_engine_opts om = *o;
+  om.mode = FUSEDNORM_MODE_AUTO;
+  b->name = "cuda/auto/bwd-narrow";
+  c->misalign = OFFS_NONE;
+  c->ran_bwd_narrow = c->ran_bwd_narrow_f = 0;
+  int failed = fn_engine_run_shapes(b, &om, kShapes, 2) != 0;
+  printf("[%s] backwards on the narrow instance: %d plain, %d fused%s\n", b->name, c->ran_bwd_narrow,
+         c->ran_bwd_narrow_f, want ? "" : " (not this device's plan for 17100 x 512 bf16)");
+  if (want && (c->ran_bwd_narrow == 0 || c->ran_bwd_narrow_f == 0) && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] the narrow instance did not run both plain and fused backwards\n", b->name);
+    ++failed;
+  }
+  return failed;
+}
+
 /* The split-row backward of many f32 rows past the lean kernels (select.c FN_AUTO_BWD_F32_SPLIT_*:
  * aligned whole-vector rows of 2049-7168 slots from 4 rows an SM, where its ring holds 7 rows or
  * more), AUTO, on 600 rows (4 an SM up to 150 SMs) x 16400 columns (4100 slots). The engine's
@@ -1026,6 +1059,7 @@ int main(int argc, char **argv) {
     failed += fwd_row8_section(&c, &b, &o, &info) != 0, ++runs;
     if (!o.quick) failed += split_section(&c, &b, &o, &info, 0) != 0, ++runs;
     if (!o.quick) failed += split_section(&c, &b, &o, &info, 1) != 0, ++runs;
+    if (!o.quick) failed += narrow_bwd_section(&c, &b, &o, &info) != 0, ++runs;
     cudaStreamDestroy(c.stream);
     printf("test_cuda --plan-sections: %d of %d runs failed: %s\n", failed, runs, failed ? "FAILED" : "OK");
     return failed ? 1 : 0;
@@ -1312,6 +1346,7 @@ int main(int argc, char **argv) {
   if (!forced_only) failed += fwd_row8_section(&c, &b, &o, &info), ++runs;
   if (!forced_only && !o.quick) failed += split_section(&c, &b, &o, &info, 0), ++runs;
   if (!forced_only && !o.quick) failed += split_section(&c, &b, &o, &info, 1), ++runs;
+  if (!forced_only && !o.quick) failed += narrow_bwd_section(&c, &b, &o, &info), ++runs;
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */

@@ -21,7 +21,9 @@ import sys
 
 DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
 ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd_row|bwd)I"
-                   r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)?E")
+                   r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)*E")
+# rms_norm_bwd_row's one-slot instance of 64-thread CTAs (its last bool, NARROW64): an estimate of its own
+NARROW = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_bwd_rowI(13__nv_bfloat16|6__half)Li1ELb([01])ELb0ELb1EE")
 USED = re.compile(r"Used (\d+) registers")
 
 
@@ -32,6 +34,10 @@ def step8(r):
 def ptxas_counts(log):
     counts, key = {}, None
     for line in log.splitlines():
+        m = NARROW.search(line)
+        if m:
+            key = ("bwd_row_narrow", DTYPES[m.group(1)], "1", m.group(2))
+            continue
         m = ENTRY.search(line)
         if m:
             kind, dt, cache, fused = m.groups()

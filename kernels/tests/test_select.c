@@ -56,12 +56,13 @@ static fusednorm_problem prob(int64_t rows, int64_t n, fusednorm_dtype x, fusedn
 /* The plan in one line (every field), for pinning and for failure messages. */
 static void plan_str(const fusednorm_launch *l, char *buf, size_t cap) {
   /* " u1" only where a plan is head-split, " dk" where it sums dw in the kernel, " dd" where the
-   * split-row backward leaves ds out of its ring, so the other pins stay short */
-  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s%s%s",
+   * split-row backward leaves ds out of its ring, " nw" where the lean backward runs its narrow
+   * instance, so the other pins stay short */
+  snprintf(buf, cap, "%s/%s t%d r%d c%d k%d g%lld s%d ch%lld sm%zu st%d/%d w%d dw%d P%lld ws%zu%s%s%s%s",
                    fusednorm_kernel_name(l->kernel), fusednorm_mode_name(l->mode), l->block_threads, l->rows_per_cta,
                    l->ctas_per_row, l->cluster, (long long)l->grid, l->slots_per_thread, (long long)l->chunk, l->smem_bytes,
                    l->stages, l->lookahead, l->weight_smem, l->dw_smem, (long long)l->partial_rows, l->workspace_bytes,
-                   l->unaligned ? " u1" : "", l->dw_in_kernel ? " dk" : "", l->ds_direct ? " dd" : "");
+                   l->unaligned ? " u1" : "", l->dw_in_kernel ? " dk" : "", l->ds_direct ? " dd" : "", l->narrow ? " nw" : "");
 }
 
 static int in_set(int v, const int *set, int n) {
@@ -534,7 +535,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g1728 s1 ch512 sm2048 st0/0 w1 dw1 P1728 ws3538960", /* A100-80GB auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2160 s1 ch512 sm2048 st0/0 w1 dw1 P2160 ws4423696 nw", /* A100-80GB auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1728 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g432 s4 ch4096 sm16384 st0/0 w1 dw1 P432 ws7077904", /* A100-80GB auto bwd 16384x4096 bf16 */
@@ -571,7 +572,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm8192 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312 nw", /* A10 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g288 s4 ch4096 sm16384 st0/0 w1 dw1 P288 ws4718608", /* A10 auto bwd 16384x4096 bf16 */
@@ -608,7 +609,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g568 s1 ch128 sm8192 st0/0 w0 dw0 P568 ws290832", /* L40S auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2272 s1 ch512 sm2048 st0/0 w1 dw1 P2272 ws4653072", /* L40S auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2840 s1 ch512 sm2048 st0/0 w1 dw1 P2840 ws5816336 nw", /* L40S auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2272 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* L40S auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g568 s4 ch4096 sm16384 st0/0 w1 dw1 P568 ws9306128", /* L40S auto bwd 16384x4096 bf16 */
@@ -645,7 +646,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2048 s1 ch512 sm2048 st0/0 w1 dw1 P2048 ws4194320", /* RTX4090 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2560 s1 ch512 sm2048 st0/0 w1 dw1 P2560 ws5242896 nw", /* RTX4090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2048 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g512 s4 ch4096 sm16384 st0/0 w1 dw1 P512 ws8388624", /* RTX4090 auto bwd 16384x4096 bf16 */
@@ -682,7 +683,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H100-SXM auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H100-SXM auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw", /* H100-SXM auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H100-SXM auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H100-SXM auto bwd 16384x4096 bf16 */
@@ -719,7 +720,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392", /* H200 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw", /* H200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2112 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* H200 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g528 s4 ch4096 sm16384 st0/0 w1 dw1 P528 ws8650768", /* H200 auto bwd 16384x4096 bf16 */
@@ -756,7 +757,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2368 s1 ch512 sm2048 st0/0 w1 dw1 P2368 ws4849680", /* B200 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g2960 s1 ch512 sm2048 st0/0 w1 dw1 P2960 ws6062096 nw", /* B200 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2368 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* B200 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g592 s4 ch4096 sm16384 st0/0 w1 dw1 P592 ws9699344", /* B200 auto bwd 16384x4096 bf16 */
@@ -793,7 +794,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g680 s1 ch128 sm8192 st0/0 w0 dw0 P680 ws348176", /* RTX5090 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g2720 s1 ch512 sm2048 st0/0 w1 dw1 P2720 ws5570576", /* RTX5090 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g3400 s1 ch512 sm2048 st0/0 w1 dw1 P3400 ws6963216 nw", /* RTX5090 auto fused bwd 131072x512 bf16 */
     "fwd_pipe/persistent t64 r1 c1 k1 g2720 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* RTX5090 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g680 s4 ch4096 sm16384 st0/0 w1 dw1 P680 ws11141136", /* RTX5090 auto bwd 16384x4096 bf16 */
@@ -852,8 +853,8 @@ static const struct {
     {65536, 128, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 256, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s2 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
-    {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
-    {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch512 sm2048 st0/0 w1 dw1 P2112 ws4325392"},
+    {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw"},
+    {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw"},
     {4096, 1024, BF, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g4096 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain fwd from 65 slots: lean cached */
     {65536, 1024, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g65536 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"},
     /* 12 CTAs an SM: the lean kernel's own registers (fn_regs_estimate_bwd_row16) */
@@ -1952,19 +1953,22 @@ static void test_bwd_row_grid(void) {
   } kCases[] = {
       {65536, 1024, FUSEDNORM_BF16, 0, 2, 12}, {65536, 1024, FUSEDNORM_BF16, 1, 2, 12},
       {65536, 576, FUSEDNORM_F16, 1, 2, 12},   {65536, 2048, FUSEDNORM_BF16, 0, 4, 8},
-      {65536, 512, FUSEDNORM_BF16, 0, 1, 16},  {65536, 512, FUSEDNORM_F32, 0, 2, 10},
-      {65536, 1024, FUSEDNORM_F32, 1, 4, 8},
+      {65536, 512, FUSEDNORM_BF16, 0, 1, 20},  {65536, 512, FUSEDNORM_F32, 0, 2, 10},
+      {65536, 1024, FUSEDNORM_F32, 1, 4, 8},   {13200, 384, FUSEDNORM_F16, 1, 1, 20},
+      {13199, 384, FUSEDNORM_F16, 1, 1, 16},   {4096, 512, FUSEDNORM_BF16, 0, 1, 16},
   };
   size_t i;
   for (i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
     fusednorm_launch a;
     if (!auto_plan(5, &kAligned, kCases[i].rows, kCases[i].n, kCases[i].x, 1, kCases[i].fused, 1, &a)) continue;
+    /* one slot a thread: the narrow instance (20 CTAs an SM) from FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM rows an SM */
+    const int narrow = kCases[i].slots == 1 && kCases[i].rows >= 132 * 100; /* (select.c FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM) */
     CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.block_threads == 64 && a.slots_per_thread == kCases[i].slots &&
-              a.grid == 132 * kCases[i].per_sm,
-          "H200 %s%lldx%lld %s: AUTO %s t%d s%d g%lld, want bwd_row t64 s%d g%d", kCases[i].fused ? "fused " : "",
-          (long long)kCases[i].rows, (long long)kCases[i].n, fusednorm_dtype_name(kCases[i].x),
-          fusednorm_kernel_name(a.kernel), a.block_threads, a.slots_per_thread, (long long)a.grid, kCases[i].slots,
-          132 * kCases[i].per_sm);
+              a.grid == 132 * kCases[i].per_sm && a.narrow == narrow,
+          "H200 %s%lldx%lld %s: AUTO %s t%d s%d g%lld narrow %d, want bwd_row t64 s%d g%d narrow %d",
+          kCases[i].fused ? "fused " : "", (long long)kCases[i].rows, (long long)kCases[i].n,
+          fusednorm_dtype_name(kCases[i].x), fusednorm_kernel_name(a.kernel), a.block_threads, a.slots_per_thread,
+          (long long)a.grid, a.narrow, kCases[i].slots, 132 * kCases[i].per_sm, narrow);
   }
 }
 
