@@ -67,9 +67,12 @@ typedef struct {
  *   split-row kernel;
  *   the 16-bit fused split section (AUTO over FN_COV_F16_SPLIT_SHAPE, whose two variants are f32
  *   plain and f16 fused with an f16 weight, unstrided): 1001 x 32768 f16 fused on the split-row
- *   kernel. */
+ *   kernel;
+ *   the narrow backward section (AUTO over FN_COV_NARROW_SHAPES): 17100 x 512 bf16 on the lean
+ *   backward's narrow instance (plan `narrow`), plain and fused. */
 #define FN_COV_F32_SPLIT_SHAPE {600, 16400, 12}
 #define FN_COV_F16_SPLIT_SHAPE {1001, 32768, 2}
+#define FN_COV_NARROW_SHAPES {{17100, 384, 6}, {17100, 512, 6}}
 static inline fusednorm_problem fn_cov_dd_problem(void) {
   fusednorm_problem p = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
   p.mode = FUSEDNORM_MODE_WIDE, p.has_residual = 1;
@@ -84,6 +87,9 @@ static inline fusednorm_problem fn_cov_f16_split_problem(void) {
   fusednorm_problem p = fusednorm_problem_init(1001, 32768, FUSEDNORM_F16, FUSEDNORM_F16);
   p.has_residual = 1;
   return p;
+}
+static inline fusednorm_problem fn_cov_narrow_problem(void) {
+  return fusednorm_problem_init(17100, 512, FUSEDNORM_BF16, FUSEDNORM_BF16);
 }
 #define FN_COV_LAYOUT {1, 1, 0, 16} /* fusednorm_layout */
 

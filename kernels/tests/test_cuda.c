@@ -852,12 +852,13 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * these shapes 16-bit rows with a weight, plain (bf16 with the offset weight, bf16 with an fp32
  * GEMMA weight, bf16 plain) and fused (f16 with an fp32 LLAMA weight), beside strided and
  * weightless variants that other kernels run. The section fails unless the narrow instance ran
- * both plain and fused where this device's plan of 17100 x 512 bf16 takes it. Not in --quick
+ * both plain and fused where this device's plan of 17100 x 512 bf16 takes it (test_plan_coverage
+ * predicts which devices). Not in --quick
  * (8.8M elements a tensor). */
 static int narrow_bwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {{17100, 384, 6}, {17100, 512, 6}};
-  fusednorm_problem pn = fusednorm_problem_init(17100, 512, FUSEDNORM_BF16, FUSEDNORM_BF16);
-  const fusednorm_layout layn = {1, 1, 0, 16};
+  static const fn_engine_shape kShapes[] = FN_COV_NARROW_SHAPES;
+  const fusednorm_problem pn = fn_cov_narrow_problem();
+  const fusednorm_layout layn = FN_COV_LAYOUT;
   fusednorm_launch ln;
   const int want = fusednorm_select_launch(&pn, 1, info, &layn, &ln) == FUSEDNORM_OK &&
                    ln.kernel == FUSEDNORM_KERNEL_BWD_ROW && ln.narrow;

@@ -11,7 +11,8 @@
  *
  * The same for test_cuda's f32-split section (AUTO, its one shape 600 x 16400 and the engine's
  * rotation of variants over it): where a device's plan of 600 x 16400 f32 fused is the split-row
- * kernel, that section requires f32 backwards, plain and fused, to run it.
+ * kernel, that section requires f32 backwards, plain and fused, to run it. And for its fused16-split
+ * and bwd-narrow sections (FN_COV_F16_SPLIT_SHAPE, FN_COV_NARROW_SHAPES).
  */
 #include <stdio.h>
 #include <string.h>
@@ -132,8 +133,34 @@ int main(void) {
       ++failures;
     }
   }
+  const int f16_seen = g_seen;
+  /* test_cuda's narrow backward section, AUTO (narrow_bwd_section) */
+  static const fn_engine_shape kNarrow[] = FN_COV_NARROW_SHAPES;
+  b.name = "cpu/auto/bwd-narrow";
+  g_seen = 0;
+  failures += fn_engine_run_shapes(&b, &oa, kNarrow, 2) != 0;
+  for (int i = 0; i < NDEV; ++i) {
+    const fusednorm_device_info *d = &kDevices[i].d;
+    const fusednorm_problem pr = fn_cov_narrow_problem();
+    const fusednorm_layout lal = FN_COV_LAYOUT;
+    fusednorm_launch lr;
+    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_ROW && lr.narrow;
+    int plain = 0, fused = 0;
+    for (int k = 0; k < g_seen; ++k) {
+      fusednorm_launch l;
+      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_ROW || !l.narrow) continue;
+      g_p[k].has_residual ? ++fused : ++plain;
+    }
+    printf("%-10s narrow lean backwards of the bwd-narrow section: %d plain, %d fused; test_cuda %s\n",
+           kDevices[i].name, plain, fused, want ? "requires them" : "does not check");
+    if (want && (plain == 0 || fused == 0)) {
+      printf("FAIL %s: test_cuda's bwd-narrow section would not run the narrow instance plain and fused\n",
+             kDevices[i].name);
+      ++failures;
+    }
+  }
   printf("test_plan_coverage: %d backwards of the quick forced-wide matrix, %d of the f32-split section, %d of "
-         "the fused16-split section; %s\n",
-         wide_seen, f32_seen, g_seen, failures ? "FAILED" : "OK");
+         "the fused16-split section, %d of the bwd-narrow section; %s\n",
+         wide_seen, f32_seen, f16_seen, g_seen, failures ? "FAILED" : "OK");
   return failures ? 1 : 0;
 }
