@@ -44,6 +44,66 @@ static int plan_of(const fusednorm_problem *p0, const fusednorm_layout *lay, con
   return st == FUSEDNORM_OK;
 }
 
+/* One of test_cuda's AUTO sections that asserts a family ran, replayed on the CPU: its shapes
+ * through the engine (the same rotation of variants), then per device whether test_cuda requires
+ * the launches (`wants`: the plan of its reference problem) and whether the recorded backwards give
+ * them (`counts`: 1 a plain one, 2 a fused one, 0 neither): plain and fused both, or with
+ * `fused_only` a fused one. */
+typedef struct {
+  const char *name;
+  const fn_engine_shape *shapes;
+  int count;
+  fusednorm_problem ref;
+  int (*wants)(const fusednorm_launch *l);
+  int (*counts)(const fusednorm_problem *p, const fusednorm_launch *l);
+  int fused_only;
+  const char *what; /* the launches, in the report */
+  int *seen;        /* out: the backwards recorded */
+} section;
+
+static int wants_split(const fusednorm_launch *l) { return l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT; }
+static int wants_narrow(const fusednorm_launch *l) { return l->kernel == FUSEDNORM_KERNEL_BWD_ROW && l->narrow; }
+static int counts_f32_split(const fusednorm_problem *p, const fusednorm_launch *l) {
+  return l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype == FUSEDNORM_F32 ? 1 + (p->has_residual != 0) : 0;
+}
+static int counts_f16_fused_split(const fusednorm_problem *p, const fusednorm_launch *l) {
+  return l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->x_dtype != FUSEDNORM_F32 && p->has_residual ? 2 : 0;
+}
+static int counts_narrow(const fusednorm_problem *p, const fusednorm_launch *l) {
+  return wants_narrow(l) ? 1 + (p->has_residual != 0) : 0;
+}
+
+static int auto_section(const fn_backend *b0, const fn_engine_opts *o, const section *s) {
+  char name[64];
+  fn_backend b = *b0;
+  snprintf(name, sizeof name, "cpu/auto/%s", s->name);
+  b.name = name;
+  g_seen = 0;
+  int failures = fn_engine_run_shapes(&b, o, s->shapes, s->count) != 0;
+  *s->seen = g_seen;
+  for (int i = 0; i < NDEV; ++i) {
+    const fusednorm_device_info *d = &kDevices[i].d;
+    const fusednorm_layout lal = FN_COV_LAYOUT;
+    fusednorm_launch lr;
+    const int want = plan_of(&s->ref, &lal, d, &lr) && s->wants(&lr);
+    int plain = 0, fused = 0;
+    for (int k = 0; k < g_seen; ++k) {
+      fusednorm_launch l;
+      if (!plan_of(&g_p[k], &g_lay[k], d, &l)) continue;
+      const int c = s->counts(&g_p[k], &l);
+      plain += c == 1, fused += c == 2;
+    }
+    printf("%-10s %s of the %s section: %d plain, %d fused; test_cuda %s\n", kDevices[i].name, s->what, s->name,
+           plain, fused, want ? "requires them" : "does not check");
+    if (want && (fused == 0 || (!s->fused_only && plain == 0))) {
+      printf("FAIL %s: test_cuda's %s section would not run its %s%s\n", kDevices[i].name, s->name, s->what,
+             s->fused_only ? "" : " plain and fused");
+      ++failures;
+    }
+  }
+  return failures;
+}
+
 int main(void) {
   fn_engine_opts o;
   char *argv[] = {"test_plan_coverage", "--quick", "--mode=wide", NULL};
@@ -76,91 +136,26 @@ int main(void) {
       ++failures;
     }
   }
-  /* test_cuda's f32-split section, AUTO (split_section) */
   const int wide_seen = g_seen;
-  static const fn_engine_shape kF32Split[] = {FN_COV_F32_SPLIT_SHAPE};
+  int f32_seen, f16_seen, narrow_seen;
   fn_engine_opts oa = o;
   oa.mode = FUSEDNORM_MODE_AUTO, oa.quick = 0;
-  b.name = "cpu/auto/f32-split";
-  g_seen = 0;
-  failures += fn_engine_run_shapes(&b, &oa, kF32Split, 1) != 0;
-  for (int i = 0; i < NDEV; ++i) {
-    const fusednorm_device_info *d = &kDevices[i].d;
-    const fusednorm_problem pr = fn_cov_f32_split_problem();
-    const fusednorm_layout lal = FN_COV_LAYOUT;
-    fusednorm_launch lr;
-    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
-    int plain = 0, fused = 0;
-    for (int k = 0; k < g_seen; ++k) {
-      fusednorm_launch l;
-      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
-          g_p[k].x_dtype != FUSEDNORM_F32)
-        continue;
-      g_p[k].has_residual ? ++fused : ++plain;
-    }
-    printf("%-10s f32 split-row backwards of the f32-split section: %d plain, %d fused; test_cuda %s\n",
-           kDevices[i].name, plain, fused, want ? "requires them" : "does not check");
-    if (want && (plain == 0 || fused == 0)) {
-      printf("FAIL %s: test_cuda's f32-split section would not run the split-row kernel plain and fused\n",
-             kDevices[i].name);
-      ++failures;
-    }
-  }
-  const int f32_seen = g_seen;
-  /* test_cuda's 16-bit fused split section, AUTO (split_section, fused16) */
-  static const fn_engine_shape kF16Split[] = {FN_COV_F16_SPLIT_SHAPE};
-  b.name = "cpu/auto/fused16-split";
-  g_seen = 0;
-  failures += fn_engine_run_shapes(&b, &oa, kF16Split, 1) != 0;
-  for (int i = 0; i < NDEV; ++i) {
-    const fusednorm_device_info *d = &kDevices[i].d;
-    const fusednorm_problem pr = fn_cov_f16_split_problem();
-    const fusednorm_layout lal = FN_COV_LAYOUT;
-    fusednorm_launch lr;
-    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_SPLIT;
-    int fused16 = 0;
-    for (int k = 0; k < g_seen; ++k) {
-      fusednorm_launch l;
-      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_SPLIT ||
-          g_p[k].x_dtype == FUSEDNORM_F32 || !g_p[k].has_residual)
-        continue;
-      ++fused16;
-    }
-    printf("%-10s 16-bit fused split-row backwards of the fused16-split section: %d; test_cuda %s\n",
-           kDevices[i].name, fused16, want ? "requires one" : "does not check");
-    if (want && fused16 == 0) {
-      printf("FAIL %s: test_cuda's fused16-split section would not run the split-row kernel\n", kDevices[i].name);
-      ++failures;
-    }
-  }
-  const int f16_seen = g_seen;
-  /* test_cuda's narrow backward section, AUTO (narrow_bwd_section) */
-  static const fn_engine_shape kNarrow[] = FN_COV_NARROW_SHAPES;
-  b.name = "cpu/auto/bwd-narrow";
-  g_seen = 0;
-  failures += fn_engine_run_shapes(&b, &oa, kNarrow, 2) != 0;
-  for (int i = 0; i < NDEV; ++i) {
-    const fusednorm_device_info *d = &kDevices[i].d;
-    const fusednorm_problem pr = fn_cov_narrow_problem();
-    const fusednorm_layout lal = FN_COV_LAYOUT;
-    fusednorm_launch lr;
-    const int want = plan_of(&pr, &lal, d, &lr) && lr.kernel == FUSEDNORM_KERNEL_BWD_ROW && lr.narrow;
-    int plain = 0, fused = 0;
-    for (int k = 0; k < g_seen; ++k) {
-      fusednorm_launch l;
-      if (!plan_of(&g_p[k], &g_lay[k], d, &l) || l.kernel != FUSEDNORM_KERNEL_BWD_ROW || !l.narrow) continue;
-      g_p[k].has_residual ? ++fused : ++plain;
-    }
-    printf("%-10s narrow lean backwards of the bwd-narrow section: %d plain, %d fused; test_cuda %s\n",
-           kDevices[i].name, plain, fused, want ? "requires them" : "does not check");
-    if (want && (plain == 0 || fused == 0)) {
-      printf("FAIL %s: test_cuda's bwd-narrow section would not run the narrow instance plain and fused\n",
-             kDevices[i].name);
-      ++failures;
-    }
-  }
+  static const fn_engine_shape kF32Split[] = {FN_COV_F32_SPLIT_SHAPE}, kF16Split[] = {FN_COV_F16_SPLIT_SHAPE},
+                               kNarrow[] = FN_COV_NARROW_SHAPES;
+  const section kSections[] = {
+      /* split_section */
+      {"f32-split", kF32Split, 1, fn_cov_f32_split_problem(), wants_split, counts_f32_split, 0,
+       "f32 split-row backwards", &f32_seen},
+      /* split_section, fused16 */
+      {"fused16-split", kF16Split, 1, fn_cov_f16_split_problem(), wants_split, counts_f16_fused_split, 1,
+       "16-bit fused split-row backwards", &f16_seen},
+      /* narrow_bwd_section */
+      {"bwd-narrow", kNarrow, 2, fn_cov_narrow_problem(), wants_narrow, counts_narrow, 0, "narrow lean backwards",
+       &narrow_seen},
+  };
+  for (size_t k = 0; k < sizeof kSections / sizeof kSections[0]; ++k) failures += auto_section(&b, &oa, &kSections[k]);
   printf("test_plan_coverage: %d backwards of the quick forced-wide matrix, %d of the f32-split section, %d of "
          "the fused16-split section, %d of the bwd-narrow section; %s\n",
-         wide_seen, f32_seen, f16_seen, g_seen, failures ? "FAILED" : "OK");
+         wide_seen, f32_seen, f16_seen, narrow_seen, failures ? "FAILED" : "OK");
   return failures ? 1 : 0;
 }
