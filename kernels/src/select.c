@@ -1636,10 +1636,10 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
  * FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM. */
 static int bwd_row8_rows_ok(const ctx *c) {
   const int64_t rows = c->p->rows, sm = c->d->sm_count;
-  const int narrow = c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS;
+  const int few_slots = c->slots <= FN_AUTO_BWD_ROW8_16_NARROW_SLOTS; /* (not the plan's `narrow`) */
   if (c->xs == 4) return !c->fused && rows >= (int64_t)FN_AUTO_BWD_ROW8_F32_ROWS_PER_SM * sm;
-  if (c->fused && !narrow && rows >= (int64_t)FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM * sm) return 0;
-  return rows >= (int64_t)(narrow ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) * sm;
+  if (c->fused && !few_slots && rows >= (int64_t)FN_AUTO_BWD_ROW8_16_FUSED_SPLIT_ROWS_PER_SM * sm) return 0;
+  return rows >= (int64_t)(few_slots ? FN_AUTO_BWD_ROW8_16_ROWS_PER_SM : FN_AUTO_BWD_ROW8_16_WIDE_ROWS_PER_SM) * sm;
 }
 
 /* Backward, the lean kernel at 8 slots a thread (rmsnorm_bwd_row.cu, FN_BWD_ROW8_*): rows past
