@@ -52,7 +52,16 @@
  * 1056 x 20480 58.0 / 65.9 / 64.9, 4096 x 20480 188.9 / 231.9 / 233.8, 4096 x 24576 232.8 /
  * 251.9 / 258.1, 1056 x 32768 86.6 / 88.2 / 93.2, 4096 x 32768 297.5 / 318.2 / 328.3, 8192 x
  * 28672 510.6 / 559.6 / 600.4; f32 1056 x 10240 57.9 / 65.2 / 62.0, 8192 x 10240 378.4 / 440.7 /
- * 426.5, 4096 x 16384 308.8 / 315.1 / 309.8. It is taken there ahead of the wide forward. */
+ * 426.5, 4096 x 16384 308.8 / 315.1 / 309.8. It is taken there ahead of the wide forward, except
+ * where the wide plan stages the weight (the chunk moves >= FN_AUTO_FWD_WIDE_WS_MIN_CTA_BYTES in:
+ * 16-bit rows of >= 24576 columns at two CTAs a row, f32 >= 12288), which the wide forward's later
+ * changes made the faster one (H200, 2026-12-01 03:49 UTC, bench_modes cold, two runs, us, S = 8 /
+ * wide: bf16 1056 x 24576 68.7 / 64.3, 4096 x 28672 268.4 / 245.7, 4096 x 32768 298.8 / 287.0,
+ * 8192 x 32768 580.7 / 562.0; f16 4096 x 24576 241.2 / 216.3, 4096 x 32768 313.5 / 287.4; f32
+ * 4096 x 12288 232.3 / 215.8, 8192 x 16384 604.9 / 557.0: 1.03-1.15x over 33 shapes; below the
+ * stage, where the wide plan reads the weight every row, S = 8 still leads: bf16 4096 x 20480
+ * 188.6 / 218.1, f32 8192 x 10240 377.6 / 412.8, ties at bf16 1056 x 22000 and f32 4096 x 11000;
+ * tools/bench/results/fwd_row8_fused_wide_h200_2026-12-01). */
 #define FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM 8
 #define FN_AUTO_FWD_ROW8_MIN_SLOTS 2560
 #define FN_AUTO_FWD_ROW_FEW2_MAX_THREADS 512
@@ -1469,8 +1478,14 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
                  (!fwd_row(c, l) || (l->unaligned && c->p->rows * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW <= c->d->sm_count))) &&
       fwd_wide(c, l, 0))
     return FUSEDNORM_OK;
-  /* The lean forward at 8 slots a thread where it runs (it led the wide one there). */
-  if (fwd_row8_ok(c) && fwd_row(c, l)) return FUSEDNORM_OK;
+  /* The lean forward at 8 slots a thread where it runs (it led the wide one there), but for the
+   * fused add where the wide plan stages its weight (FN_AUTO_FWD_ROW8_*: the staged-weight plan
+   * holds the chunk by construction, fwd_wide). */
+  if (fwd_row8_ok(c)) {
+    if (c->fused && fn_fwd_wide_max_cluster(c->d->cc_major) >= 2 && fwd_wide(c, l, 0) && l->weight_smem)
+      return FUSEDNORM_OK;
+    if (fwd_row(c, l)) return FUSEDNORM_OK;
+  }
   /* Many rows (FN_AUTO_FWD_WIDE_MANY_*), clusters only: a grid barrier a round of rows does not pay. */
   if (c->congruent && c->p->rows > c->d->sm_count &&
       (c->fused ? c->p->n >= (c->aligned && c->p->n % c->vec == 0 ? FN_AUTO_FWD_WIDE_MANY_FUSED_ALIGNED_MIN_COLS

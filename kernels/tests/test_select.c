@@ -876,7 +876,8 @@ static const struct {
      * it holds on chip past one wave of rows (select.c FN_AUTO_FWD_WIDE_MANY_*); backward clusters. */
     {8192, 16384, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {8192, 16384, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g8192 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
-    {4096, 32768, BF, 0, 1, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused, aligned: 8 slots a thread from 8 rows an SM */
+    {4096, 32768, BF, 0, 1, "fwd_wide/wide t512 r1 c2 k2 g264 s2 ch16384 sm65536 st0/0 w1 dw0 P0 ws0"}, /* fused, aligned: the wide plan staging its weight, ahead of 8 slots a thread */
+    {4096, 20480, BF, 0, 1, "fwd_row/multi_wave_cached t320 r1 c1 k1 g4096 s8 ch20480 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused, a chunk below the stage: 8 slots a thread from 8 rows an SM */
     {4096, 32768, BF, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain, 16-bit weight: lean to 4096 slots, 8 a thread from 8 rows an SM */
     {4096, 16384, F32, 0, 0, "fwd_row/multi_wave_cached t512 r1 c1 k1 g4096 s8 ch16384 sm0 st0/0 w0 dw0 P0 ws0"},
     {2048, 65536, BF, 0, 0, "fwd_wide/wide t256 r1 c4 k4 g8192 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0"}, /* every slot staged (fwd_wide_wr) */
@@ -1130,7 +1131,9 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   FN_AUTO_FWD_WIDE_MANY_FUSED_MIN_COLS; bf16 4096 x 32768 fused, which the H100 grid had at
  *   0.71-1.01x wide before the push, 1.03x wide on an H200 with it and the lean forward at 8 slots
  *   a thread 1.07x the wide one (2026-11-29 23:11 and 23:44 UTC, bench_modes; select.c
- *   FN_AUTO_FWD_ROW8_*). */
+ *   FN_AUTO_FWD_ROW8_*), then the wide one's staged-weight plan 1.04x the lean forward, and the
+ *   lean forward 1.16x the wide one at 20480 columns, where that plan does not stage the weight
+ *   (H200 2026-12-01 03:49 UTC, bench_modes). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -1158,7 +1161,8 @@ static const struct {
      * ran the H200's 288 x 49000 f32 1.16x faster than the generic (2026-11-28 13:07 UTC) */
     {285, 48879, FUSEDNORM_F32, 0, 0, 1, WD, 1},   {687, 25445, FUSEDNORM_F32, 0, 1, 1, WD, 0},
     {265, 48540, FUSEDNORM_F16, 0, 1, 1, WD, 1},   {3167, 62359, FUSEDNORM_F16, 0, 1, 1, WD, 1},
-    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1},
+    {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
+    {4096, 20480, FUSEDNORM_BF16, 0, 1, 1, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
     {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
@@ -1488,11 +1492,13 @@ static void test_lanes_forward(void) {
 
 /* The lean forward at eight slots a thread (select.c fwd_row8_ok, FN_AUTO_FWD_ROW8_*), on every
  * device: aligned rows of one stride with a weight of their dtype (or none), 2560-4096 slots, from
- * 8 rows an SM, plain and fused (ahead of the wide forward), AUTO and forced multi_wave_cached
- * alike; one row fewer, one slot fewer, N-d rows, a misaligned or congruent layout, an fp32
- * weight on 16-bit rows take S <= 4 or another family. */
+ * 8 rows an SM, plain and fused, AUTO and forced multi_wave_cached alike; one row fewer, one slot
+ * fewer, N-d rows, a misaligned or congruent layout, an fp32 weight on 16-bit rows take S <= 4 or
+ * another family. AUTO's fused add takes the wide forward instead where that plan stages its
+ * weight (clusters, a chunk of >= 48 KB of x and r), on every device where it does; the H200's
+ * measured sides of that cut are pinned. */
 static void test_fwd_row8(void) {
-  int d, i;
+  int d, i, nws = 0, n8fused = 0;
   for (d = 0; d < NDEV; ++d) {
     const fusednorm_device_info *dev = &kDevices[d].d;
     const int64_t r8 = 8 * (int64_t)dev->sm_count;
@@ -1511,6 +1517,10 @@ static void test_fwd_row8(void) {
         {r8, 10240, F32, F32, 0, 0, 1, &kAligned, 1},        /* no weight */
         {r8, 32768, BF, BF, 1, 1, 1, &kAligned, 1},          /* the fused add (the wide cut) */
         {r8, 20480, BF, BF, 1, 1, 1, &kAligned, 1},
+        {r8, 24576, BF, BF, 1, 1, 1, &kAligned, 1},
+        {4 * r8, 22000, FUSEDNORM_F16, FUSEDNORM_F16, 1, 1, 1, &kAligned, 1},
+        {r8, 12288, F32, F32, 1, 1, 1, &kAligned, 1},
+        {r8, 11000, F32, F32, 1, 1, 1, &kAligned, 1},
         {r8 - 1, 20480, BF, BF, 1, 1, 1, &kAligned, 0},
         {r8, 16384, F32, F32, 1, 0, 1, &kAligned, 1},        /* f32, fused, no weight */
         {r8, 32776, BF, BF, 1, 1, 1, &kAligned, 0},          /* 4097 slots */
@@ -1524,8 +1534,9 @@ static void test_fwd_row8(void) {
       int m;
       for (m = 0; m < 2; ++m) {
         fusednorm_problem p = fusednorm_problem_init(k[i].rows, k[i].n, k[i].x, k[i].w);
-        fusednorm_launch l;
+        fusednorm_launch l, w;
         char s[256], what[128];
+        int want8 = k[i].want8, ws = 0;
         p.mode = m ? FUSEDNORM_MODE_MULTI_WAVE_CACHED : FUSEDNORM_MODE_AUTO;
         p.has_residual = k[i].fused;
         p.has_weight = k[i].weight;
@@ -1542,9 +1553,22 @@ static void test_fwd_row8(void) {
           continue;
         }
         plan_str(&l, s, sizeof s);
-        CHECK((l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8) == k[i].want8, "%s: %s, want S %s 8",
-              what, s, k[i].want8 ? "=" : "!=");
-        if (k[i].want8)
+        if (m == 0 && k[i].fused && want8 && fn_fwd_wide_max_cluster(dev->cc_major) >= 2) {
+          fusednorm_problem pw = p;
+          pw.mode = FUSEDNORM_MODE_WIDE;
+          ws = fusednorm_select_launch(&pw, 0, dev, k[i].lay, &w) == FUSEDNORM_OK && w.weight_smem;
+          if (ws) {
+            want8 = 0;
+            ++nws;
+            CHECK(l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem && l.grid == w.grid && l.chunk == w.chunk &&
+                      l.cluster == w.cluster,
+                  "%s: %s, want the wide forward's staged-weight plan", what, s);
+          }
+        }
+        if (m == 0 && k[i].fused && want8) ++n8fused;
+        CHECK((l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8) == want8, "%s: %s, want S %s 8",
+              what, s, want8 ? "=" : "!=");
+        if (want8)
           CHECK(l.block_threads == (int)((((k[i].n / fn_vec_elems(k[i].x)) + 7) / 8 + 31) / 32 * 32) &&
                     l.grid == p.rows,
                 "%s: geometry %s", what, s);
@@ -1552,6 +1576,9 @@ static void test_fwd_row8(void) {
       }
     }
   }
+  /* both sides of the fused add's cut were planned somewhere (the cluster devices' staged-weight
+   * plans and the 8-slot lean forward) */
+  CHECK(nws >= 8 && n8fused >= 8, "fused rows: %d staged-weight wide plans, %d 8-slot plans", nws, n8fused);
 }
 
 /* Dense rows narrower than a vector take the thread forward (select.c fwd_thread) where its rule
@@ -1857,10 +1884,12 @@ static void test_wide_many_rows(void) {
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
               /* (aligned fused rows of 2560-4096 slots from 8 rows an SM: the lean forward at 8
-               * slots a thread, test_fwd_row8) */
-              const int row8 = fused && li == 0 && kN[ni] % vec == 0 && slots >= 2560 && slots <= 4096 && p.rows >= 8 * sm;
+               * slots a thread where the wide plan does not stage its weight, test_fwd_row8) */
+              const int range8 =
+                  fused && li == 0 && kN[ni] % vec == 0 && slots >= 2560 && slots <= 4096 && p.rows >= 8 * sm;
+              const int row8 = range8 && !(holds && w.weight_smem);
               want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm && !row8 &&
-                     (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000);
+                     (range8 || (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000));
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                     li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
