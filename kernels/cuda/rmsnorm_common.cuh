@@ -288,6 +288,20 @@ __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
 }
+/* The same copy and a slot's read by a 32-bit shared-window address computed once (the wide
+ * forward's every-slot-staged instance): through a generic pointer, a cluster kernel's code
+ * re-derived the window's base (S2UR of the CTA's cluster id and three uniform operations) at every
+ * slot. Volatile, so that no read moves above the cp.async.wait_group that orders it. */
+__device__ __forceinline__ void cp_async16_sa(unsigned d, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+template <typename T> __device__ __forceinline__ Vec<T> lds_slot(unsigned a) {
+  Vec<T> v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(v.w[0]), "=r"(v.w[1]), "=r"(v.w[2]), "=r"(v.w[3])
+               : "r"(a));
+  return v;
+}
 /* A slot held in 16 bytes of shared memory (the split-row backward's ring, the wide forward's
  * stage) as a slot, and back. */
 template <typename T> __device__ __forceinline__ Vec<T> smem_get(const uint4 *q) {

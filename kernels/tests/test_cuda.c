@@ -70,6 +70,7 @@ typedef struct {
   int ran_bwd_narrow, ran_bwd_narrow_f; /* ... the lean backward's narrow instance (plain, fused) */
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
   int ran_wide_wr;      /* ... the wide forward with every slot staged, the weight in registers */
+  int ran_wide_wr_part; /* ... its chunk short of the instance's slots: the per-slot guards */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
@@ -207,6 +208,8 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_narrow_f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.narrow && p->has_residual;
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
       c->ran_wide_wr += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0;
+      c->ran_wide_wr_part += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0 &&
+                             l.chunk < (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS * fn_vec_elems(p->x_dtype);
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
       c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
@@ -691,7 +694,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
        * no cluster splits: MODE_UNSUPPORTED */
   };
   enum { NS = (int)(sizeof kShapes / sizeof kShapes[0]) };
-  fn_engine_shape list[NS + 2];
+  fn_engine_shape list[NS + 3];
   int n = 0, failed = 0, planfail = 0;
   for (int i = 0; i < NS; ++i) {
     fn_engine_shape sh = kShapes[i];
@@ -712,6 +715,9 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * weight and the offset, f16 rows without a weight (strided, padded), bf16 rows with an fp32
    * weight (Gemma) and three fused variants (the plans before it). */
   list[n++] = (fn_engine_shape){140, 65536, 6};
+  /* ... and a chunk of 6 of the instance's 8 slots a thread (49152 columns at 4 CTAs a row, f32 at
+   * 8): the instance's guarded slots, where 65536 fills every slot (its unguarded code) */
+  list[n++] = (fn_engine_shape){140, 49152, 3};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
    * that silently ran another kernel would test nothing. */
@@ -770,7 +776,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     want_wr = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
               l.slots_per_thread == 0;
   }
-  c->ran_wide_ws = c->ran_wide_wr = 0;
+  c->ran_wide_ws = c->ran_wide_wr = c->ran_wide_wr_part = 0;
   if (info->cc_major < 9)
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
            "(a cooperative grid)\n", info->cc_major, info->cc_minor);
@@ -805,10 +811,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with its weight staged\n");
     ++failed;
   }
-  printf("[cuda/wide-fwd] %d forwards with every slot staged%s\n", c->ran_wide_wr,
-         want_wr ? "" : " (not this device's plan for the 140 x 65536 plain variant)");
-  if (want_wr && c->ran_wide_wr == 0 && o->filter == NULL && o->case_index < 0) {
-    printf("FAIL [cuda/wide-fwd] no launch ran the wide forward with every slot staged\n");
+  printf("[cuda/wide-fwd] %d forwards with every slot staged, %d of them with a chunk short of its slots%s\n",
+         c->ran_wide_wr, c->ran_wide_wr_part, want_wr ? "" : " (not this device's plan for the 140 x 65536 plain variant)");
+  if (want_wr && (c->ran_wide_wr == c->ran_wide_wr_part || c->ran_wide_wr_part == 0) && o->filter == NULL &&
+      o->case_index < 0) {
+    printf("FAIL [cuda/wide-fwd] the wide forward with every slot staged did not run both with whole and short chunks\n");
     ++failed;
   }
   return failed;
