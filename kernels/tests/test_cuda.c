@@ -69,6 +69,7 @@ typedef struct {
   int ran_fwd_row8;     /* ... the lean forward at eight slots a thread */
   int ran_bwd_narrow, ran_bwd_narrow_f; /* ... the lean backward's narrow instance (plain, fused) */
   int ran_wide_ws;      /* ... the wide forward with its weight staged in shared memory */
+  int ran_fwd_row8f;    /* ... of them the fused add */
   int ran_wide_wr;      /* ... the wide forward with every slot staged, the weight in registers */
   int ran_wide_wr_part; /* ... its chunk short of the instance's slots: the per-slot guards */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
@@ -204,6 +205,7 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_bwd_row8f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && p->has_residual;
       c->ran_bwd_row8w16 += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.slots_per_thread == 8 && l.weight_smem == 2;
       c->ran_fwd_row8 += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8;
+      c->ran_fwd_row8f += l.kernel == FUSEDNORM_KERNEL_FWD_ROW && l.slots_per_thread == 8 && p->has_residual;
       c->ran_bwd_narrow += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.narrow && !p->has_residual;
       c->ran_bwd_narrow_f += l.kernel == FUSEDNORM_KERNEL_BWD_ROW && l.narrow && p->has_residual;
       c->ran_wide_ws += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.weight_smem;
@@ -826,28 +828,39 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * SMs) x 16384 / 24576 / 12288 / 20480 columns: the engine's rotation gives these shapes f32 rows
  * with a weight (16384) and without (12288: LLAMA casting; 16384 fused), bf16 rows with the offset
  * weight and the plain one (24576), bf16 fused and f16 with padded strides (20480), beside
- * variants that other kernels run (an fp32 weight on 16-bit rows, rows off 16 bytes). The section
- * fails unless S = 8 ran where this device's plan takes it (the plan is asked for the f32 16384
- * case). --quick: f32 plain, bf16 with the offset weight, f32 fused with GEMMA casting (padded
- * strides). */
+ * variants that other kernels run (an fp32 weight on 16-bit rows, rows off 16 bytes; the fused
+ * add where the wide forward's plan stages its weight, f32 16384). The section fails unless S = 8
+ * ran where this device's plan takes it, plain (the plan is asked for the f32 16384 case) and fused
+ * (bf16 20480; --quick f32 11000). --quick: f32 plain, bf16 with the offset weight, f32 fused with
+ * GEMMA casting (padded strides; 11000 columns, below the wide plan's staged weight). */
 static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
   static const fn_engine_shape kShapes[] = {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}, {1100, 20480, 6}};
-  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}, {1100, 16384, 2}};
+  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}, {1100, 11000, 2}};
   fusednorm_problem p8 = fusednorm_problem_init(1100, 16384, FUSEDNORM_F32, FUSEDNORM_F32);
   const fusednorm_layout lay8 = {1, 1, 0, 16};
   fusednorm_launch l8;
   const int want8 = fusednorm_select_launch(&p8, 0, info, &lay8, &l8) == FUSEDNORM_OK &&
                     l8.kernel == FUSEDNORM_KERNEL_FWD_ROW && l8.slots_per_thread == 8;
+  fusednorm_problem pf = o->quick ? fusednorm_problem_init(1100, 11000, FUSEDNORM_F32, FUSEDNORM_F32)
+                                  : fusednorm_problem_init(1100, 20480, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  pf.has_residual = 1;
+  const int want8f = fusednorm_select_launch(&pf, 0, info, &lay8, &l8) == FUSEDNORM_OK &&
+                     l8.kernel == FUSEDNORM_KERNEL_FWD_ROW && l8.slots_per_thread == 8;
   fn_engine_opts om = *o;
   om.mode = FUSEDNORM_MODE_AUTO;
   b->name = "cuda/auto/fwd-row8";
   c->misalign = OFFS_NONE;
-  c->ran_fwd_row8 = 0;
+  c->ran_fwd_row8 = c->ran_fwd_row8f = 0;
   int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes, o->quick ? 3 : 4) != 0;
-  printf("[%s] %d forwards at eight slots a thread%s\n", b->name, c->ran_fwd_row8,
-         want8 ? "" : " (not this device's plan for 1100 x 16384 f32)");
-  if (want8 && c->ran_fwd_row8 == 0 && o->filter == NULL && o->case_index < 0) {
-    printf("FAIL [%s] no launch ran fwd_row at eight slots a thread\n", b->name);
+  printf("[%s] %d forwards at eight slots a thread, %d of them fused%s%s\n", b->name, c->ran_fwd_row8,
+         c->ran_fwd_row8f, want8 ? "" : " (not this device's plan for 1100 x 16384 f32)",
+         want8f ? "" : " (nor the fused one's)");
+  if (want8 && c->ran_fwd_row8 == c->ran_fwd_row8f && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] no plain launch ran fwd_row at eight slots a thread\n", b->name);
+    ++failed;
+  }
+  if (want8f && c->ran_fwd_row8f == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [%s] no fused launch ran fwd_row at eight slots a thread\n", b->name);
     ++failed;
   }
   return failed;
