@@ -69,10 +69,26 @@ typedef struct {
  *   plain and f16 fused with an f16 weight, unstrided): 1001 x 32768 f16 fused on the split-row
  *   kernel;
  *   the narrow backward section (AUTO over FN_COV_NARROW_SHAPES): 17100 x 512 bf16 on the lean
- *   backward's narrow instance (plan `narrow`), plain and fused. */
+ *   backward's narrow instance (plan `narrow`), plain and fused;
+ *   the lean forward's eight-slot section (AUTO over FN_COV_FWD_ROW8_SHAPES, --quick
+ *   FN_COV_FWD_ROW8_QUICK_SHAPES): forwards at S = 8 plain where 1100 x 16384 f32 takes it, and
+ *   fused where the fused reference (fn_cov_fwd_row8_fused_problem) does. */
 #define FN_COV_F32_SPLIT_SHAPE {600, 16400, 12}
 #define FN_COV_F16_SPLIT_SHAPE {1001, 32768, 2}
 #define FN_COV_NARROW_SHAPES {{17100, 384, 6}, {17100, 512, 6}}
+#define FN_COV_FWD_ROW8_SHAPES {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}, {1100, 20480, 6}}
+#define FN_COV_FWD_ROW8_QUICK_SHAPES {{1100, 16384, 1}, {1100, 24576, 1}, {1100, 11000, 2}}
+static inline fusednorm_problem fn_cov_fwd_row8_problem(void) {
+  return fusednorm_problem_init(1100, 16384, FUSEDNORM_F32, FUSEDNORM_F32);
+}
+/* the fused case the section's rotation gives it below the wide plan's staged weight: --quick f32
+ * 1100 x 11000 (GEMMA casting, padded strides), the full run bf16 1100 x 20480 */
+static inline fusednorm_problem fn_cov_fwd_row8_fused_problem(int quick) {
+  fusednorm_problem p = quick ? fusednorm_problem_init(1100, 11000, FUSEDNORM_F32, FUSEDNORM_F32)
+                              : fusednorm_problem_init(1100, 20480, FUSEDNORM_BF16, FUSEDNORM_BF16);
+  p.has_residual = 1;
+  return p;
+}
 static inline fusednorm_problem fn_cov_dd_problem(void) {
   fusednorm_problem p = fusednorm_problem_init(4096, 8192, FUSEDNORM_BF16, FUSEDNORM_BF16);
   p.mode = FUSEDNORM_MODE_WIDE, p.has_residual = 1;

@@ -832,18 +832,17 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
  * add where the wide forward's plan stages its weight, f32 16384). The section fails unless S = 8
  * ran where this device's plan takes it, plain (the plan is asked for the f32 16384 case) and fused
  * (bf16 20480; --quick f32 11000). --quick: f32 plain, bf16 with the offset weight, f32 fused with
- * GEMMA casting (padded strides; 11000 columns, below the wide plan's staged weight). */
+ * GEMMA casting (padded strides; 11000 columns, below the wide plan's staged weight). The shapes and
+ * references are engine.h's FN_COV_FWD_ROW8_*, which test_plan_coverage replays on the CPU for
+ * every device of its table. */
 static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, const fusednorm_device_info *info) {
-  static const fn_engine_shape kShapes[] = {{1100, 16384, 6}, {1100, 24576, 6}, {1100, 12288, 6}, {1100, 20480, 6}};
-  static const fn_engine_shape kQuick[] = {{1100, 16384, 1}, {1100, 24576, 1}, {1100, 11000, 2}};
-  fusednorm_problem p8 = fusednorm_problem_init(1100, 16384, FUSEDNORM_F32, FUSEDNORM_F32);
-  const fusednorm_layout lay8 = {1, 1, 0, 16};
+  static const fn_engine_shape kShapes[] = FN_COV_FWD_ROW8_SHAPES, kQuick[] = FN_COV_FWD_ROW8_QUICK_SHAPES;
+  const fusednorm_problem p8 = fn_cov_fwd_row8_problem();
+  const fusednorm_layout lay8 = FN_COV_LAYOUT;
   fusednorm_launch l8;
   const int want8 = fusednorm_select_launch(&p8, 0, info, &lay8, &l8) == FUSEDNORM_OK &&
                     l8.kernel == FUSEDNORM_KERNEL_FWD_ROW && l8.slots_per_thread == 8;
-  fusednorm_problem pf = o->quick ? fusednorm_problem_init(1100, 11000, FUSEDNORM_F32, FUSEDNORM_F32)
-                                  : fusednorm_problem_init(1100, 20480, FUSEDNORM_BF16, FUSEDNORM_BF16);
-  pf.has_residual = 1;
+  const fusednorm_problem pf = fn_cov_fwd_row8_fused_problem(o->quick);
   const int want8f = fusednorm_select_launch(&pf, 0, info, &lay8, &l8) == FUSEDNORM_OK &&
                      l8.kernel == FUSEDNORM_KERNEL_FWD_ROW && l8.slots_per_thread == 8;
   fn_engine_opts om = *o;
@@ -851,7 +850,9 @@ static int fwd_row8_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   b->name = "cuda/auto/fwd-row8";
   c->misalign = OFFS_NONE;
   c->ran_fwd_row8 = c->ran_fwd_row8f = 0;
-  int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes, o->quick ? 3 : 4) != 0;
+  int failed = fn_engine_run_shapes(b, &om, o->quick ? kQuick : kShapes,
+                                    o->quick ? (int)(sizeof kQuick / sizeof kQuick[0])
+                                             : (int)(sizeof kShapes / sizeof kShapes[0])) != 0;
   printf("[%s] %d forwards at eight slots a thread, %d of them fused%s%s\n", b->name, c->ran_fwd_row8,
          c->ran_fwd_row8f, want8 ? "" : " (not this device's plan for 1100 x 16384 f32)",
          want8f ? "" : " (nor the fused one's)");
