@@ -369,7 +369,10 @@
  * (launch_config.h; the plan's `narrow`) from this many rows an SM: H200, 2026-12-01, paired, 16-bit
  * rows of 264-512 columns, 20 CTAs an SM against 16, at 124 rows an SM 0.98-1.05x (bf16 / fp16
  * 16384 x 384, plain and fused), from 496 rows 0.99-1.06x (bf16 262144 x 384 fused 235.8 -> 222.2
- * us), at 31 rows 0.94-0.99x (4096 x 512); the cut between 31 and 124 is not measured. */
+ * us), at 31 rows 0.94-0.99x (4096 x 512); the cut between 31 and 124 is not measured. Only on
+ * devices that hold that many CTAs an SM: where they hold fewer (cc 8.6: 16) the bound is out of
+ * range, ptxas ignores it and the instance takes 80 registers (nvcc 13.0, sm_86 from the compute_80
+ * PTX), 12 CTAs an SM where its grid would count 16; the general instance's figures hold there. */
 #define FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM 100
 #define FN_AUTO_BWD_F32_SPLIT_MAX_SLOTS 7168
 #define FN_AUTO_BWD_F32_SPLIT_MIN_STAGES 7
@@ -1631,7 +1634,7 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
       l->unaligned = 1;
       l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
     } else if (c->xs == 2) { /* 16-bit rows: the grid by the lean kernel's own registers */
-      l->narrow = cache == 1 && threads == 64 &&
+      l->narrow = cache == 1 && threads == 64 && c->d->max_ctas_per_sm >= FN_BWD_ROW_NARROW_MIN_CTAS &&
                   c->p->rows >= (int64_t)FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM * c->d->sm_count;
       l->grid = grid_of(c->p->rows,
                         (int64_t)c->d->sm_count *

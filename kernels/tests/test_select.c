@@ -572,7 +572,7 @@ static const char *const kPins[] = {
     "bwd_pipe/row_packed t256 r16 c1 k1 g288 s1 ch128 sm8192 st0/0 w0 dw0 P288 ws147472", /* A10 auto bwd 1048576x128 bf16 */
     "fwd_lanes/row_packed t128 r8 c1 k1 g16384 s2 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 131072x512 bf16 */
     "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd 131072x512 bf16 */
-    "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312 nw", /* A10 auto fused bwd 131072x512 bf16 */
+    "bwd_row/persistent t64 r1 c1 k1 g1152 s1 ch512 sm2048 st0/0 w1 dw1 P1152 ws2359312", /* A10 auto fused bwd 131072x512 bf16 (16 CTAs an SM at most: not the narrow instance) */
     "fwd_pipe/persistent t64 r1 c1 k1 g1152 s2 ch1024 sm4096 st0/0 w1 dw0 P0 ws0", /* A10 auto fwd misaligned 65536x1024 bf16 */
     "fwd_row/multi_wave_cached t128 r1 c1 k1 g16384 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 16384x4096 bf16 */
     "bwd_row/persistent t128 r1 c1 k1 g288 s4 ch4096 sm16384 st0/0 w1 dw1 P288 ws4718608", /* A10 auto bwd 16384x4096 bf16 */
@@ -1998,6 +1998,21 @@ static void test_bwd_row_grid(void) {
           kCases[i].fused ? "fused " : "", (long long)kCases[i].rows, (long long)kCases[i].n,
           fusednorm_dtype_name(kCases[i].x), fusednorm_kernel_name(a.kernel), a.block_threads, a.slots_per_thread,
           (long long)a.grid, a.narrow, kCases[i].slots, 132 * kCases[i].per_sm, narrow);
+  }
+  {
+    /* Every device: the narrow instance only where the device holds its bound's CTAs an SM (not
+     * cc 8.6's 16, where ptxas ignores the bound), at 100 rows an SM of 512 bf16 columns. */
+    int d, nw = 0;
+    for (d = 0; d < NDEV; ++d) {
+      const fusednorm_device_info *dev = &kDevices[d].d;
+      const int want = dev->max_ctas_per_sm >= FN_BWD_ROW_NARROW_MIN_CTAS;
+      fusednorm_launch a;
+      if (!auto_plan(d, &kAligned, 100 * (int64_t)dev->sm_count, 512, FUSEDNORM_BF16, 1, 0, 1, &a)) continue;
+      CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.narrow == want, "%s bwd %lldx512 bf16: AUTO %s narrow %d, want %d",
+            kDevices[d].name, (long long)(100 * (int64_t)dev->sm_count), fusednorm_kernel_name(a.kernel), a.narrow, want);
+      nw += a.narrow;
+    }
+    CHECK(nw >= NDEV - 2, "the narrow instance on %d of %d devices", nw, NDEV);
   }
 }
 
