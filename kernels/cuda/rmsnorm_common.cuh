@@ -279,22 +279,21 @@ __device__ __forceinline__ void normalize_slot(Vec<T> &yv, const Vec<T> &sv, con
 
 /* cp.async (sm_80+; the split-row backward's ring, rmsnorm_bwd_wide.cu): each thread copies
  * exactly the 16-byte slots it later reads, so cp.async.wait_group orders the copy before the read
- * without a barrier. */
-__device__ __forceinline__ void cp_async16(void *dst, const void *src) {
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+ * without a barrier. cp_async16_sa takes the 32-bit shared-window address (its read: lds_slot). */
+__device__ __forceinline__ void cp_async16_sa(unsigned d, const void *src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async16(void *dst, const void *src) {
+  cp_async16_sa((unsigned)__cvta_generic_to_shared(dst), src);
 }
 __device__ __forceinline__ void cp_async4(void *dst, const void *src) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(d), "l"(src) : "memory");
 }
-/* The same copy and a slot's read by a 32-bit shared-window address computed once (the wide
- * forward's every-slot-staged instance): through a generic pointer, a cluster kernel's code
+/* A slot's read by a 32-bit shared-window address computed once, as cp_async16_sa copies it (the
+ * wide forward's every-slot-staged instance): through a generic pointer, a cluster kernel's code
  * re-derived the window's base (S2UR of the CTA's cluster id and three uniform operations) at every
  * slot. Volatile, so that no read moves above the cp.async.wait_group that orders it. */
-__device__ __forceinline__ void cp_async16_sa(unsigned d, const void *src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-}
 template <typename T> __device__ __forceinline__ Vec<T> lds_slot(unsigned a) {
   Vec<T> v;
   asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
