@@ -384,7 +384,12 @@ def test_cuda_graph_capture_replay():
     base = make_model("llama", attn="sdpa").to(torch.bfloat16)
     m, _ = fused_copy(base)
     ids = torch.randint(0, base.config.vocab_size, (2, 32), device=DEVICE)
-    want, want_g = step(m, ids)
+    out, want_g = step(m, ids)
+    # Keep only the values: an output still holding its autograd graph keeps that step's
+    # AccumulateGrad nodes (made on the default stream) alive, and the captured backward would
+    # then sync with the default stream, which a capture forbids (cudaErrorStreamCaptureImplicit).
+    want_loss = out.loss.detach().clone()
+    del out
     params = [p for p in m.parameters()]
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -404,7 +409,7 @@ def test_cuda_graph_capture_replay():
         p.grad.fill_(float("nan"))  # poison: the replay must overwrite every gradient
     g.replay()
     torch.cuda.synchronize()
-    assert bits_equal(loss, want.loss)
+    assert bits_equal(loss, want_loss)
     for n, p in m.named_parameters():
         assert bits_equal(p.grad, want_g[n]), f"CUDA graph replay: gradient of {n} differs"
 
