@@ -1406,6 +1406,30 @@ static int fwd_wide_wr(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* AUTO: aligned plain rows, more than the SMs, on the every-slot-staged wide forward (fwd_wide_wr,
+ * where it applies) ahead of the lean one-CTA-a-row forward and the generic one:
+ *   - past what the lean forward's 1024 threads hold at FN_TARGET_CACHE slots (> 4096 slots),
+ *     where below FN_AUTO_FWD_WIDE_MANY_MIN_SLOTS the generic forward ran (a persistent grid, the
+ *     columns beyond its registers read again from L2);
+ *   - FN_AUTO_FWD_ROW8_MIN_SLOTS-4096 slots from FN_AUTO_FWD_WIDE_WR_MID_MIN_ROWS_PER_SM rows an SM
+ *     to below the 8-slot lean forward's rows (fwd_row8_ok), where the lean forward ran at four
+ *     slots a thread, one 1024-thread CTA a row and an SM: a round of rows per 132, so 400 rows
+ *     take four rounds, 3.03 rows' time.
+ * Measured (H200, 2026-12-01 07:49 UTC, bench_modes cold, AUTO then / forced wide, two passes,
+ * tools/bench/results/fwd_wide_wr_mid_h200_2026-12-01): bf16 x 40960 (5120 slots) 140-2048 rows
+ * 1.11-1.35x (2048 rows 138.1 -> 102.8 us), f32 x 20480 1.13-1.35x; 2560-4096 slots at 400-776
+ * rows bf16 1.01-1.11x, f32 1.00-1.12x, f16 1.08-1.10x (bf16 776 x 32768 37.9 -> 34.7 us); at 264
+ * rows (two an SM) 0.98-1.06x, at 1056-2048 rows (the 8-slot forward) 0.96-1.05x, and at 1536-2048
+ * slots 0.76-0.93x at every row count: those keep the lean forwards. */
+#define FN_AUTO_FWD_WIDE_WR_MID_MIN_ROWS_PER_SM 3
+static int fwd_wide_wr_pays(const ctx *c) {
+  const int64_t rows = c->p->rows, sms = c->d->sm_count;
+  if (rows <= sms) return 0; /* (the fused add: fwd_wide_wr declines it) */
+  if (ceil_div(c->slots, FN_TARGET_CACHE) > 1024) return 1;
+  return c->slots >= FN_AUTO_FWD_ROW8_MIN_SLOTS && rows >= (int64_t)FN_AUTO_FWD_WIDE_WR_MID_MIN_ROWS_PER_SM * sms &&
+         rows < (int64_t)FN_AUTO_FWD_ROW8_MIN_ROWS_PER_SM * sms;
+}
+
 /* The wide forward's plan: fwd_wide_wr's (above) where it applies; else fwd_wide_plan's, its
  * weight staged in shared memory (weight_smem: aligned rows with a weight, whole 16-byte slots of
  * it, `aligned` covering the weight; in clusters: the
@@ -1481,6 +1505,7 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
                  (!fwd_row(c, l) || (l->unaligned && c->p->rows * FN_AUTO_FWD_WIDE_FEW_U_SMS_PER_ROW <= c->d->sm_count))) &&
       fwd_wide(c, l, 0))
     return FUSEDNORM_OK;
+  if (fwd_wide_wr_pays(c) && fwd_wide_wr(c, l)) return FUSEDNORM_OK;
   /* The lean forward at 8 slots a thread where it runs (it led the wide one there), but for the
    * fused add where the wide plan stages its weight (FN_AUTO_FWD_ROW8_*: the staged-weight plan
    * holds the chunk by construction, fwd_wide). */

@@ -72,6 +72,7 @@ typedef struct {
   int ran_fwd_row8f;    /* ... of them the fused add */
   int ran_wide_wr;      /* ... the wide forward with every slot staged, the weight in registers */
   int ran_wide_wr_part; /* ... its chunk short of the instance's slots: the per-slot guards */
+  int ran_wide_wr_mid;  /* ... in AUTO below 6000 slots (select.c fwd_wide_wr_pays) */
   int ran_fwd_warp2;    /* ... and the warp forward at two rows a warp */
   int ran_fwd_warp_vec; /* ... and the warp forward's sub-vector loads */
   int ran_fwd_lanes2;   /* ... the lanes forward at two vectors a lane */
@@ -212,6 +213,8 @@ static fusednorm_status run_launch(cuda_ctx *c, fusednorm_problem *p, const fuse
       c->ran_wide_wr += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0;
       c->ran_wide_wr_part += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0 &&
                              l.chunk < (int64_t)FN_FWD_WIDE_WR_THREADS * FN_FWD_WIDE_WR_SLOTS * fn_vec_elems(p->x_dtype);
+      c->ran_wide_wr_mid += l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0 &&
+                            p->mode == FUSEDNORM_MODE_AUTO && (p->n + fn_vec_elems(p->x_dtype) - 1) / fn_vec_elems(p->x_dtype) < 6000;
       c->ran_fwd_warp2 += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.rows_per_cta == 2 * (l.block_threads / 32);
       c->ran_fwd_warp_vec += l.kernel == FUSEDNORM_KERNEL_FWD_WARP && l.load_elems > 1;
       c->ran_fwd_lanes2 += l.kernel == FUSEDNORM_KERNEL_FWD_LANES && l.slots_per_thread == 2;
@@ -696,7 +699,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
        * no cluster splits: MODE_UNSUPPORTED */
   };
   enum { NS = (int)(sizeof kShapes / sizeof kShapes[0]) };
-  fn_engine_shape list[NS + 3];
+  fn_engine_shape list[NS + 4];
   int n = 0, failed = 0, planfail = 0;
   for (int i = 0; i < NS; ++i) {
     fn_engine_shape sh = kShapes[i];
@@ -720,6 +723,11 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   /* ... and a chunk of 6 of the instance's 8 slots a thread (49152 columns at 4 CTAs a row, f32 at
    * 8): the instance's guarded slots, where 65536 fills every slot (its unguarded code) */
   list[n++] = (fn_engine_shape){140, 49152, 3};
+  /* AUTO's every-slot-staged plan below the many-rows cut (select.c fwd_wide_wr_pays): 3072
+   * 16-bit slots at three rows an SM (the full run; its f32 variants are 6144 slots: the many-rows
+   * rule). Five variants at this place in the list: the rotation's f16 rows with an f16 weight,
+   * unstrided, are among them (the check below fails if they are not). */
+  if (!o->quick) list[n++] = (fn_engine_shape){400, 24576, 5};
   /* The forced forward is the wide kernel: a cluster a row wherever the device has clusters, else
    * the grid sum (a cooperative grid, from six vectors a row; below three unsupported). A section
    * that silently ran another kernel would test nothing. */
@@ -763,7 +771,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
    * above gives these shapes takes them, the runs below must have launched them. Staged weight:
    * 300 x 65536 fused, f16 with an f16 weight (--quick) or bf16 with an fp32 weight. Every slot
    * staged: 140 x 65536 plain, f32 with an f32 weight (--quick) or bf16 with a bf16 weight. */
-  int want_ws, want_wr;
+  int want_ws, want_wr, want_auto_wr;
   {
     const fusednorm_layout al = {1, 1, 0, 16};
     fusednorm_launch l;
@@ -777,8 +785,13 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     p.mode = FUSEDNORM_MODE_WIDE;
     want_wr = fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK && l.kernel == FUSEDNORM_KERNEL_FWD_WIDE &&
               l.slots_per_thread == 0;
+    /* the full run's 400 x 24576 in AUTO (its f16 variant) */
+    p = fusednorm_problem_init(400, 24576, FUSEDNORM_F16, FUSEDNORM_F16);
+    want_auto_wr = !o->quick && fusednorm_select_launch(&p, 0, info, &al, &l) == FUSEDNORM_OK &&
+                   l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && l.slots_per_thread == 0;
   }
-  c->ran_wide_ws = c->ran_wide_wr = c->ran_wide_wr_part = 0;
+  int auto_wr = 0;
+  c->ran_wide_ws = c->ran_wide_wr = c->ran_wide_wr_part = c->ran_wide_wr_mid = 0;
   if (info->cc_major < 9)
     printf("[cuda/wide-fwd] compute capability %d.%d: no clusters, the forced wide forward is the grid sum "
            "(a cooperative grid)\n", info->cc_major, info->cc_minor);
@@ -798,7 +811,9 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     c->misalign = kRuns[r].misalign;
     c->fallbacks = c->bad_status = 0;
     b->name = kRuns[r].name;
+    const int wr0 = c->ran_wide_wr_mid;
     const int f = fn_engine_run_shapes(b, &om, list, n);
+    if (kRuns[r].mode == FUSEDNORM_MODE_AUTO && kRuns[r].misalign == OFFS_NONE) auto_wr = c->ran_wide_wr_mid - wr0;
     if (c->fallbacks) printf("[%s] %d calls outside the family's limits ran in AUTO\n", b->name, c->fallbacks);
     if (c->bad_status) {
       printf("FAIL [%s] %d of them did not return FUSEDNORM_ERR_MODE_UNSUPPORTED\n", b->name, c->bad_status);
@@ -818,6 +833,12 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
   if (want_wr && (c->ran_wide_wr == c->ran_wide_wr_part || c->ran_wide_wr_part == 0) && o->filter == NULL &&
       o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] the wide forward with every slot staged did not run both with whole and short chunks\n");
+    ++failed;
+  }
+  printf("[cuda/wide-fwd] AUTO: %d forwards with every slot staged below 6000 slots%s\n", auto_wr,
+         want_auto_wr ? "" : " (400 x 24576 bf16 is not this device's plan for it, or --quick)");
+  if (want_auto_wr && auto_wr == 0 && o->filter == NULL && o->case_index < 0) {
+    printf("FAIL [cuda/wide-fwd] AUTO did not run the wide forward with every slot staged below 6000 slots\n");
     ++failed;
   }
   return failed;

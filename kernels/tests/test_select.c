@@ -1888,8 +1888,12 @@ static void test_wide_many_rows(void) {
               const int range8 =
                   fused && li == 0 && kN[ni] % vec == 0 && slots >= 2560 && slots <= 4096 && p.rows >= 8 * sm;
               const int row8 = range8 && !(holds && w.weight_smem);
+              /* (aligned plain rows past 4096 slots, or of 2560-4096 from 3 to 8 rows an SM: the
+               * every-slot-staged plan where it applies, test_wide_fwd_wr_mid) */
+              const int wr_mid = holds && !fused && w.kernel == FUSEDNORM_KERNEL_FWD_WIDE && w.slots_per_thread == 0 &&
+                                 (slots > 4096 || (slots >= 2560 && p.rows >= 3 * sm && p.rows < 8 * sm));
               want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm && !row8 &&
-                     (range8 || (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000));
+                     (range8 || wr_mid || (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000));
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                     li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
@@ -2411,6 +2415,87 @@ static void test_wide_fwd_wr(void) {
     for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
       bench_case c;
       if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 0, k[i].fused, 1, &c)) continue;
+      CHECK(k[i].wr ? c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.slots_per_thread == 0 && c.l.cluster == k[i].cluster
+                    : c.l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || c.l.slots_per_thread != 0,
+            "%s: %s; measured %s", c.what, c.s, k[i].wr ? "faster with every slot staged" : "not taken");
+    }
+  }
+}
+
+/* AUTO's every-slot-staged wide forward below the many-rows cut (select.c fwd_wide_wr_pays): on
+ * every device, dtype and weight, aligned plain rows past the SMs take the plan forced WIDE gives
+ * where that plan has every slot staged and the row is past 4096 slots, or of 2560-4096 slots at
+ * 3 to 8 rows an SM; nowhere else below 6000 slots (the fused add, rows up to the SMs, congruent
+ * rows that are not aligned, 2048-2559 slots, two rows an SM, the 8-slot lean forward's rows);
+ * and on the H200 the picks of the measured grid (2026-12-01 07:49 UTC, bench_modes, us, AUTO then
+ * / forced wide, tools/bench/results/fwd_wide_wr_mid_h200_2026-12-01). */
+static void test_wide_fwd_wr_mid(void) {
+  static const int64_t kSlots[] = {2048, 2559, 2560, 3072, 4096, 4097, 5120, 5999};
+  const fusednorm_layout *lays[] = {&kAligned, &kCongruent};
+  const fusednorm_dtype xs[] = {FUSEDNORM_BF16, FUSEDNORM_F16, FUSEDNORM_F32};
+  int d, li, ri, si, xi, fused, wr = 0, other = 0;
+  for (d = 0; d < NDEV; ++d) {
+    const fusednorm_device_info *dev = &kDevices[d].d;
+    const int64_t sm = dev->sm_count;
+    const int64_t rows[] = {sm, sm + 1, 2 * sm, 3 * sm - 1, 3 * sm, 5 * sm, 8 * sm - 1, 8 * sm, 12 * sm};
+    for (li = 0; li < 2; ++li)
+      for (ri = 0; ri < (int)(sizeof rows / sizeof rows[0]); ++ri)
+        for (si = 0; si < (int)(sizeof kSlots / sizeof kSlots[0]); ++si)
+          for (xi = 0; xi < 3; ++xi)
+            for (fused = 0; fused < 2; ++fused) {
+              const fusednorm_dtype x = xs[xi];
+              const int64_t vec = fn_vec_elems(x), slots = kSlots[si];
+              /* congruent rows: one element short of whole vectors */
+              fusednorm_problem p = fusednorm_problem_init(rows[ri], slots * vec - li, x, x);
+              fusednorm_launch a, w;
+              int forced_wr = 0, want;
+              char s[256];
+              p.has_residual = fused;
+              if (fusednorm_select_launch(&p, 0, dev, lays[li], &a) != FUSEDNORM_OK) {
+                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
+                continue;
+              }
+              p.mode = FUSEDNORM_MODE_WIDE;
+              if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
+                forced_wr = w.kernel == FUSEDNORM_KERNEL_FWD_WIDE && w.slots_per_thread == 0;
+              want = forced_wr && !fused && li == 0 && p.rows > sm &&
+                     (slots > 4096 || (slots >= 2560 && p.rows >= 3 * sm && p.rows < 8 * sm));
+              plan_str(&a, s, sizeof s);
+              CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE && a.slots_per_thread == 0) == want,
+                    "%s %lldx%lld %s%s layout %d: AUTO %s, want %severy slot staged", kDevices[d].name,
+                    (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "", li, s,
+                    want ? "" : "not ");
+              if (want)
+                CHECK(a.cluster == w.cluster && a.chunk == w.chunk && a.grid == w.grid && a.smem_bytes == w.smem_bytes,
+                      "%s %lldx%lld: AUTO's plan is not the forced one", kDevices[d].name, (long long)p.rows,
+                      (long long)p.n);
+              wr += want, other += !want;
+            }
+  }
+  CHECK(wr > 100 && other > 100, "%d every-slot-staged plans and %d others checked", wr, other);
+  {
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int wr, cluster;
+    } k[] = {
+        {2048, 40960, FUSEDNORM_BF16, 1, 4}, /* generic 138.1 -> 102.8 */
+        {140, 40960, FUSEDNORM_BF16, 1, 4},  /* 22.6 -> 16.9 */
+        {2048, 20480, FUSEDNORM_F32, 1, 4},  /* 130.6 -> 97.0 */
+        {400, 32768, FUSEDNORM_BF16, 1, 2},  /* lean S = 4: 24.6 -> 23.3 */
+        {776, 32768, FUSEDNORM_BF16, 1, 2},  /* 37.9 -> 34.7 */
+        {776, 24576, FUSEDNORM_F16, 1, 2},   /* 32.6 -> 29.8 */
+        {528, 10240, FUSEDNORM_F32, 1, 2},   /* 22.2 -> 20.3 */
+        {264, 24576, FUSEDNORM_BF16, 0, 0},  /* two rows an SM: 16.5, wide 16.9 */
+        {776, 16384, FUSEDNORM_BF16, 0, 0},  /* 2048 slots: 21.2, wide 23.6 */
+        {1056, 32768, FUSEDNORM_BF16, 0, 0}, /* the 8-slot lean forward: 47.2, wide 45.3 (not taken: 8 rows an SM) */
+        {2048, 16384, FUSEDNORM_F32, 0, 0},  /* 76.3, wide 79.2 */
+    };
+    const device *h200 = &kDevices[5];
+    size_t i;
+    for (i = 0; i < sizeof k / sizeof k[0]; ++i) {
+      bench_case c;
+      if (!bench_plan(h200, k[i].rows, k[i].n, k[i].x, 0, 0, 1, &c)) continue;
       CHECK(k[i].wr ? c.l.kernel == FUSEDNORM_KERNEL_FWD_WIDE && c.l.slots_per_thread == 0 && c.l.cluster == k[i].cluster
                     : c.l.kernel != FUSEDNORM_KERNEL_FWD_WIDE || c.l.slots_per_thread != 0,
             "%s: %s; measured %s", c.what, c.s, k[i].wr ? "faster with every slot staged" : "not taken");
@@ -3129,6 +3214,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_stage();
   test_wide_fwd_weight();
   test_wide_fwd_wr();
+  test_wide_fwd_wr_mid();
   test_wide_many_rows();
   test_wide_grid_picks();
   test_two_slot_bwd();
