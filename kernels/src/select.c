@@ -1460,6 +1460,27 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
   return 1;
 }
 
+/* AUTO: congruent rows that are not whole aligned vectors (odd widths, misaligned views: the
+ * head-split instances), more than the SMs, where the lean forward cannot hold the row (plain past
+ * 4096 slots; the 16-bit fused add past 16384 columns), on clusters: the wide forward's
+ * head-split instance where it holds its chunk (plan_forward tries the lean forward first), where
+ * AUTO ran the generic forward below the many-rows cuts (FN_AUTO_FWD_WIDE_MANY_*: plain 6000 slots,
+ * the fused add 48000 columns, not measured on such rows below them). H200, 2026-12-01 08:27 UTC,
+ * bench_modes cold, AUTO then (generic) / forced wide time, two passes, 140-4096 rows, odd widths
+ * (tools/bench/results/fwd_wide_hs_h200_2026-12-01): plain bf16 x 33001 / 40001 / 47001
+ * 1.08-1.23x; fused bf16 x 18495-47999 1.00-1.20x (140-528 rows 1.00-1.13x, 2048-4096 rows
+ * 1.06-1.20x); not the f32 fused add, x 12001 / 16001 1.02-1.14x but x 24001 0.99-1.07x (a tie
+ * from 528 rows) and, on an H100 before the wide kernel's stage, 687 x 25445 0.72x (test_select
+ * kMeasured). Where the lean forward holds the row it stays (bf16 fused x 12001 / 16001 and f32 x
+ * 6001 / 8001: wide 0.69-0.92x). Paired after (08:45 UTC, AUTO before / after): bf16 201 x 34306
+ * 1.13x, 2048 x 40001 1.13x, fused 4096 x 24001 1.17x, 776 x 18494 1.05x; f16 288 x 40003 1.17x. */
+static int fwd_wide_hs_pays(const ctx *c) {
+  return c->congruent && !(c->aligned && c->p->n % c->vec == 0) && c->p->rows > c->d->sm_count &&
+         (!c->fused || c->xs == 2) &&
+         c->slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) &&
+         fn_fwd_wide_max_cluster(c->d->cc_major) >= 2;
+}
+
 static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
   const int64_t slots = c->slots;
   switch (c->p->mode) {
@@ -1523,6 +1544,9 @@ static fusednorm_status plan_forward(const ctx *c, fusednorm_launch *l) {
     return FUSEDNORM_OK;
   if (slots >= (c->fused ? FN_AUTO_FWD_ROW_MIN_SLOTS_FUSED : FN_AUTO_FWD_ROW_MIN_SLOTS) && fwd_row(c, l))
     return FUSEDNORM_OK;
+  /* Head-split rows past the lean forward's reach, more than the SMs (fwd_wide_hs_pays): the wide
+   * forward where it holds the chunk, ahead of the generic forward. */
+  if (fwd_wide_hs_pays(c) && fwd_wide(c, l, 0) && fwd_wide_holds(c, l)) return FUSEDNORM_OK;
   if (slots <= (c->fused ? FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS_FUSED : FN_AUTO_FWD_PERSISTENT_NARROW_SLOTS))
     return fwd_persistent(c, l) || fwd_generic(c, l, 0) ? FUSEDNORM_OK : FUSEDNORM_ERR_MODE_UNSUPPORTED;
   if (fwd_generic(c, l, -1) && l->slots_per_thread == 0) return FUSEDNORM_OK; /* reload */

@@ -1133,7 +1133,10 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   a thread 1.07x the wide one (2026-11-29 23:11 and 23:44 UTC, bench_modes; select.c
  *   FN_AUTO_FWD_ROW8_*), then the wide one's staged-weight plan 1.04x the lean forward, and the
  *   lean forward 1.16x the wide one at 20480 columns, where that plan does not stage the weight
- *   (H200 2026-12-01 03:49 UTC, bench_modes). */
+ *   (H200 2026-12-01 03:49 UTC, bench_modes). bf16 201 x 34306 (head-split rows of 4289 slots,
+ *   the H100's unstaged wide kernel slower then): wide 20.9 against the generic forward's 23.3 us
+ *   on an H200 (2026-12-01 07:37 UTC, bench_modes), and its neighbours 1.08-1.23x (select.c
+ *   fwd_wide_hs_pays). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
 static const struct {
@@ -1164,7 +1167,7 @@ static const struct {
     {1024, 65536, FUSEDNORM_BF16, 0, 1, 1, WD, 1}, {4096, 32768, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
     {4096, 20480, FUSEDNORM_BF16, 0, 1, 1, FUSEDNORM_MODE_MULTI_WAVE_CACHED, 1},
     {1024, 65536, FUSEDNORM_BF16, 0, 0, 1, WD, 1}, {512, 262144, FUSEDNORM_BF16, 0, 0, 1, WD, 1},
-    {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 0},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
+    {201, 34306, FUSEDNORM_BF16, 0, 0, 1, WD, 1},  {2, 736015, FUSEDNORM_F32, 0, 0, 1, WD, 1},
     {20, 1025354, FUSEDNORM_F16, 0, 0, 1, WD, 1},  {1, 335202, FUSEDNORM_BF16, 0, 1, 1, WD, 1},
     {1, 127109, FUSEDNORM_F16, 0, 0, 1, WD, 1},    {1, 209928, FUSEDNORM_F32, 0, 1, 1, WD, 1},
 };
@@ -1872,7 +1875,7 @@ static void test_wide_many_rows(void) {
               const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
               const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
               fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
-              fusednorm_launch a, w;
+              fusednorm_launch a, w, l8;
               int holds = 0, want;
               p.has_residual = fused;
               if (fusednorm_select_launch(&p, 0, dev, lays[li], &a) != FUSEDNORM_OK) {
@@ -1890,10 +1893,16 @@ static void test_wide_many_rows(void) {
               const int row8 = range8 && !(holds && w.weight_smem);
               /* (aligned plain rows past 4096 slots, or of 2560-4096 from 3 to 8 rows an SM: the
                * every-slot-staged plan where it applies, test_wide_fwd_wr_mid) */
+              /* (head-split rows past the lean forward, the 16-bit fused add's included:
+               * fwd_wide_hs_pays) */
+              p.mode = FUSEDNORM_MODE_MULTI_WAVE_CACHED;
+              const int lean = fusednorm_select_launch(&p, 0, dev, lays[li], &l8) == FUSEDNORM_OK;
+              p.mode = FUSEDNORM_MODE_WIDE;
+              const int hs = (li == 1 || kN[ni] % vec != 0) && !lean && (!fused || x != FUSEDNORM_F32);
               const int wr_mid = holds && !fused && w.kernel == FUSEDNORM_KERNEL_FWD_WIDE && w.slots_per_thread == 0 &&
                                  (slots > 4096 || (slots >= 2560 && p.rows >= 3 * sm && p.rows < 8 * sm));
               want = holds && fn_fwd_wide_max_cluster(dev->cc_major) >= 2 && p.rows > sm && !row8 &&
-                     (range8 || wr_mid || (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000));
+                     (range8 || wr_mid || hs || (fused ? kN[ni] >= (li == 0 && kN[ni] % vec == 0 ? 24576 : 48000) : slots >= 6000));
               CHECK((a.kernel == FUSEDNORM_KERNEL_FWD_WIDE) == want, "%s %lldx%lld %s%s layout %d: AUTO %s, want %s",
                     kDevices[d].name, (long long)p.rows, (long long)p.n, fusednorm_dtype_name(x), fused ? " fused" : "",
                     li, fusednorm_kernel_name(a.kernel), want ? "wide" : "not wide");
@@ -2899,16 +2908,18 @@ static void test_alignment(void) {
       {1048576, 128, BF, 0, 1, FUSEDNORM_KERNEL_FWD_LANES, 1}, /* aligned rows of whole vectors */
       {1048576, 124, BF, 0, 1, FUSEDNORM_KERNEL_FWD_WARP, 1}, /* n % 8 != 0: 8-byte loads, a warp two rows */
       {65536, 96, BF, 1, 1, FUSEDNORM_KERNEL_FWD_LANES, 1},
-      /* congruent 16-bit rows of up to 4096 slots: the lean head-split forward at 1024 threads
-       * (the fused add: at most 512, so the generic forward's head-split path); wider rows: the
-       * generic forward's head-split path (its plan's `unaligned`), element by element where
-       * the rows are not congruent; fewer rows than SMs: the wide forward's head-split path */
+      /* congruent 16-bit rows of up to 4096 slots: the lean head-split forward at 1024 threads;
+       * past what it holds (plain past 4096 slots, the 16-bit fused add past 16384 columns) with
+       * more rows than SMs the wide forward's head-split path (fwd_wide_hs_pays), the f32 fused
+       * add the generic forward's (its plan's `unaligned`); element by element where the rows
+       * are not congruent; fewer rows than SMs: the wide forward's head-split path */
       {4096, 20001, BF, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},
-      {4096, 20001, BF, 1, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {4096, 20001, BF, 1, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
       {4096, 20001, BF, 0, 0, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
       {288, 32390, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_ROW, 4},
-      {288, 40003, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
-      {1024, 20001, F32, 0, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
+      {288, 40003, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
+      {1024, 20001, F32, 0, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
+      {1024, 10001, F32, 1, 2, FUSEDNORM_KERNEL_FWD_GENERIC, 2},
       {20, 1025354, FUSEDNORM_F16, 0, 2, FUSEDNORM_KERNEL_FWD_WIDE, 2},
   };
   size_t i;
