@@ -1465,14 +1465,14 @@ static int fwd_wide(const ctx *c, fusednorm_launch *l, int grid_sum) {
  * 4096 slots; the 16-bit fused add past 16384 columns), on clusters: the wide forward's
  * head-split instance where it holds its chunk (plan_forward tries the lean forward first), where
  * AUTO ran the generic forward below the many-rows cuts (FN_AUTO_FWD_WIDE_MANY_*: plain 6000 slots,
- * the fused add 48000 columns, not measured on such rows below them). H200, 2026-12-01 08:27 UTC,
+ * the fused add 48000 columns, not measured on such rows below them). H200, 2026-12-01 08:18 UTC,
  * bench_modes cold, AUTO then (generic) / forced wide time, two passes, 140-4096 rows, odd widths
  * (tools/bench/results/fwd_wide_hs_h200_2026-12-01): plain bf16 x 33001 / 40001 / 47001
  * 1.08-1.23x; fused bf16 x 18495-47999 1.00-1.20x (140-528 rows 1.00-1.13x, 2048-4096 rows
  * 1.06-1.20x); not the f32 fused add, x 12001 / 16001 1.02-1.14x but x 24001 0.99-1.07x (a tie
  * from 528 rows) and, on an H100 before the wide kernel's stage, 687 x 25445 0.72x (test_select
  * kMeasured). Where the lean forward holds the row it stays (bf16 fused x 12001 / 16001 and f32 x
- * 6001 / 8001: wide 0.69-0.92x). Paired after (08:45 UTC, AUTO before / after): bf16 201 x 34306
+ * 6001 / 8001: wide 0.69-0.92x). Paired after (08:22 UTC, AUTO before / after): bf16 201 x 34306
  * 1.13x, 2048 x 40001 1.13x, fused 4096 x 24001 1.17x, 776 x 18494 1.05x; f16 288 x 40003 1.17x. */
 static int fwd_wide_hs_pays(const ctx *c) {
   return c->congruent && !(c->aligned && c->p->n % c->vec == 0) && c->p->rows > c->d->sm_count &&

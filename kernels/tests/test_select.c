@@ -1135,7 +1135,7 @@ static int tiny_domain(const fusednorm_problem *p, int bwd) {
  *   lean forward 1.16x the wide one at 20480 columns, where that plan does not stage the weight
  *   (H200 2026-12-01 03:49 UTC, bench_modes). bf16 201 x 34306 (head-split rows of 4289 slots,
  *   the H100's unstaged wide kernel slower then): wide 20.9 against the generic forward's 23.3 us
- *   on an H200 (2026-12-01 07:37 UTC, bench_modes), and its neighbours 1.08-1.23x (select.c
+ *   on an H200 (2026-12-01 07:35 UTC, bench_modes), and its neighbours 1.08-1.23x (select.c
  *   fwd_wide_hs_pays). */
 #define PK FUSEDNORM_MODE_ROW_PACKED
 #define WD FUSEDNORM_MODE_WIDE
