@@ -1859,6 +1859,19 @@ static void test_wide_grid_picks(void) {
  * >= 24576 where they are aligned whole vectors; the
  * forced wide plan holding its whole chunk in registers and stage), and every such plan reads
  * nothing twice. Then the H100 cases measured on either side of it. */
+/* AUTO's plan of p on dev (a failed check if there is none: returns 0) and, in *w, the plan forced
+ * WIDE gives (*have_w 0 if none); p is left in mode WIDE. */
+static int auto_and_wide(const device *dv, fusednorm_problem *p, const fusednorm_layout *lay, fusednorm_launch *a,
+                         fusednorm_launch *w, int *have_w) {
+  if (fusednorm_select_launch(p, 0, &dv->d, lay, a) != FUSEDNORM_OK) {
+    CHECK(0, "%s %lldx%lld: no AUTO plan", dv->name, (long long)p->rows, (long long)p->n);
+    return 0;
+  }
+  p->mode = FUSEDNORM_MODE_WIDE;
+  *have_w = fusednorm_select_launch(p, 0, &dv->d, lay, w) == FUSEDNORM_OK;
+  return 1;
+}
+
 static void test_wide_many_rows(void) {
   static const int64_t kN[] = {23999, 24000, 24568, 24576, 32768, 47992, 48000, 49152, 65536, 98303, 131072, 262144, 577174, 1048576};
   const fusednorm_layout *lays[] = {&kAligned, &kCongruent};
@@ -1876,14 +1889,10 @@ static void test_wide_many_rows(void) {
               const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
               fusednorm_problem p = fusednorm_problem_init(rows[ri], kN[ni], x, x);
               fusednorm_launch a, w, l8;
-              int holds = 0, want;
+              int holds = 0, have_w, want;
               p.has_residual = fused;
-              if (fusednorm_select_launch(&p, 0, dev, lays[li], &a) != FUSEDNORM_OK) {
-                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
-                continue;
-              }
-              p.mode = FUSEDNORM_MODE_WIDE;
-              if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
+              if (!auto_and_wide(&kDevices[d], &p, lays[li], &a, &w, &have_w)) continue;
+              if (have_w)
                 holds = ((int64_t)w.slots_per_thread * w.block_threads + (int64_t)w.smem_bytes / (fused ? 32 : 16)) *
                             vec >= w.chunk;
               /* (aligned fused rows of 2560-4096 slots from 8 rows an SM: the lean forward at 8
@@ -2457,15 +2466,11 @@ static void test_wide_fwd_wr_mid(void) {
               /* congruent rows: one element short of whole vectors */
               fusednorm_problem p = fusednorm_problem_init(rows[ri], slots * vec - li, x, x);
               fusednorm_launch a, w;
-              int forced_wr = 0, want;
+              int forced_wr = 0, have_w, want;
               char s[256];
               p.has_residual = fused;
-              if (fusednorm_select_launch(&p, 0, dev, lays[li], &a) != FUSEDNORM_OK) {
-                CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)p.n);
-                continue;
-              }
-              p.mode = FUSEDNORM_MODE_WIDE;
-              if (fusednorm_select_launch(&p, 0, dev, lays[li], &w) == FUSEDNORM_OK)
+              if (!auto_and_wide(&kDevices[d], &p, lays[li], &a, &w, &have_w)) continue;
+              if (have_w)
                 forced_wr = w.kernel == FUSEDNORM_KERNEL_FWD_WIDE && w.slots_per_thread == 0;
               want = forced_wr && !fused && li == 0 && p.rows > sm &&
                      (slots > 4096 || (slots >= 2560 && p.rows >= 3 * sm && p.rows < 8 * sm));
