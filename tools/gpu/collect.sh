@@ -29,7 +29,9 @@
 # Symlinks are dereferenced. Fails if a target was not built, a binary that needs libfusednorm.so
 # could not find it from the bundle, the fatbin does not hold the listed architectures, or the
 # bundle does not fit beside the working tree in the device tool's 64 MiB (tracked files and the
-# untracked ones git does not ignore travel with every call; the room left is printed). A build for
+# untracked ones git does not ignore travel with every call; the room left is printed); a bundle
+# that fits only packed is also written as ${BUNDLE}_pack/bundle.tar.xz (xz), which run_suite.sh
+# unpacks where the bundle is missing (carry that folder instead). A build for
 # every architecture does not fit (libfusednorm.so ~35 MB, and the wheel holds a second copy):
 # bundle a build for the lent GPUs, `bazel build --define=cuda_archs=sm_90a,compute_80 //...`
 # (Hopper SASS and the compute_80 PTX that the suite JIT-compiles); every architecture is built
@@ -208,9 +210,19 @@ tree=$( (xargs -0 -r stat -c %s < "$listed" 2>/dev/null || true) | awk '{s += $1
 rm -f "$listed"
 room=$((CARRY_BYTES - tree))
 echo "collect: $B/ is ${mb} MB: $(ls "$B/bin" | wc -l) binaries, $(ls "$B/lib" | wc -l) libraries, $(ls "$B"/tools/gpu/suite_*.sh 2>/dev/null | wc -l) suite sections; archs $(paste -sd, "$B/cuda_archs.txt"); libfusednorm.so $(stat -c %s "$B/lib/libfusednorm.so") bytes; room beside the working tree $((room / 1048576)) MB"
+rm -rf "${B}_pack"
 if [ "$bytes" -gt "$room" ]; then
-  echo "collect: $B/ ($bytes bytes) does not fit beside the working tree ($tree bytes) in the device tool's 64 MiB:" >&2
-  du -sh "$B"/* >&2
-  echo "collect: bundle a build for the lent GPUs: bazel build --define=cuda_archs=sm_90a,compute_80 //... (then collect again)" >&2
-  exit 1
+  # Too large to travel as it is: packed (xz), it travels as ${B}_pack/ (ignored like the bundle;
+  # carry=["gpu_bundle_pack"]) and run_suite.sh unpacks it there into $B/ before the sections.
+  mkdir -p "${B}_pack"
+  tar -C "$(dirname "$B")" -cf - "$(basename "$B")" | xz -6 -T0 > "${B}_pack/bundle.tar.xz"
+  packed=$(stat -c %s "${B}_pack/bundle.tar.xz")
+  if [ "$packed" -gt "$room" ]; then
+    echo "collect: $B/ ($bytes bytes, $packed packed) does not fit beside the working tree ($tree bytes) in the device tool's 64 MiB:" >&2
+    du -sh "$B"/* >&2
+    rm -rf "${B}_pack"
+    echo "collect: bundle a build for the lent GPUs: bazel build --define=cuda_archs=sm_90a,compute_80 //... (then collect again)" >&2
+    exit 1
+  fi
+  echo "collect: $B/ does not travel beside the working tree as it is; packed: ${B}_pack/bundle.tar.xz, $(( (packed + 1048575) / 1048576 )) MB (carry [\"$(basename "$B")_pack\"]: run_suite.sh unpacks it)"
 fi

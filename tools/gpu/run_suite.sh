@@ -3,7 +3,8 @@
 #
 #   here:        bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh
 #   GPU machine: bash tools/gpu/run_suite.sh [SECTION...]      (from the repo root; device tool:
-#                run(command="bash tools/gpu/run_suite.sh", carry=["gpu_bundle"]))
+#                run(command="bash tools/gpu/run_suite.sh", carry=["gpu_bundle"]), or
+#                carry=["gpu_bundle_pack"] where collect.sh packed it: unpacked here first)
 #
 # Runs every gpu_bundle/tools/gpu/suite_*.sh but the opt-in ones (or only the named sections, e.g.
 # `kernels`; the opt-in sections fuzz_long and seeds run only when named), each
@@ -22,6 +23,14 @@ cd "$(dirname "$0")/../.."
 B="${BUNDLE:-gpu_bundle}"
 case "$B" in /*) ;; *) B="$PWD/$B" ;; esac
 export BUNDLE="$B"
+# A bundle too large to travel as it is comes packed (tools/gpu/collect.sh: ${BUNDLE}_pack/).
+if [ ! -d "$BUNDLE/tools/gpu" ] && [ -f "${BUNDLE}_pack/bundle.tar.xz" ]; then
+  echo "run_suite: unpacking ${BUNDLE}_pack/bundle.tar.xz"
+  if ! tar -C "$(dirname "$BUNDLE")" -xJf "${BUNDLE}_pack/bundle.tar.xz"; then
+    echo "run_suite: ${BUNDLE}_pack/bundle.tar.xz could not be unpacked" >&2
+    exit 2
+  fi
+fi
 if [ ! -d "$BUNDLE/tools/gpu" ]; then
   echo "run_suite: $BUNDLE/tools/gpu not found: build and collect first (bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh)" >&2
   exit 2
