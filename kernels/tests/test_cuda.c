@@ -836,7 +836,7 @@ static int wide_fwd_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o,
     ++failed;
   }
   printf("[cuda/wide-fwd] AUTO: %d forwards with every slot staged below 6000 slots%s\n", auto_wr,
-         want_auto_wr ? "" : " (400 x 24576 bf16 is not this device's plan for it, or --quick)");
+         want_auto_wr ? "" : " (400 x 24576 f16 is not this device's plan for it, or --quick)");
   if (want_auto_wr && auto_wr == 0 && o->filter == NULL && o->case_index < 0) {
     printf("FAIL [cuda/wide-fwd] AUTO did not run the wide forward with every slot staged below 6000 slots\n");
     ++failed;

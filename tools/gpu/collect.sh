@@ -215,7 +215,11 @@ if [ "$bytes" -gt "$room" ]; then
   # Too large to travel as it is: packed (xz), it travels as ${B}_pack/ (ignored like the bundle;
   # carry=["gpu_bundle_pack"]) and run_suite.sh unpacks it there into $B/ before the sections.
   mkdir -p "${B}_pack"
-  tar -C "$(dirname "$B")" -cf - "$(basename "$B")" | xz -6 -T0 > "${B}_pack/bundle.tar.xz"
+  if ! tar -C "$(dirname "$B")" -cf - "$(basename "$B")" | xz -6 -T0 > "${B}_pack/bundle.tar.xz"; then
+    rm -rf "${B}_pack" # no half-written pack for run_suite.sh to find
+    echo "collect: packing $B/ into ${B}_pack/bundle.tar.xz failed" >&2
+    exit 1
+  fi
   packed=$(stat -c %s "${B}_pack/bundle.tar.xz")
   if [ "$packed" -gt "$room" ]; then
     echo "collect: $B/ ($bytes bytes, $packed packed) does not fit beside the working tree ($tree bytes) in the device tool's 64 MiB:" >&2
