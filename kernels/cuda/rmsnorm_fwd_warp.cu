@@ -5,7 +5,7 @@
  *   rms_norm_fwd_warp<T, K, FUSED, R>  lane l holds columns l, l + 32, ..., l + 32 (K - 1) of
  *       each of its warp's R rows in registers (K = fn_fwd_warp_cols(n), an instance of at least
  *       ceil(n / 32)): the rows' loads, then the lane's weight bits, issued before any is used
- *       (unconditional, from a column that exists, zeroed past the row); per row the warp's xor
+ *       (each predicated by its column, 0 past the row); per row the warp's xor
  *       tree and the stores. FN_FWD_WARP_WARPS warps a CTA, a grid that covers the rows: no row
  *       loop, no shared memory, no barrier, 32-bit column offsets from one row pointer. R = 2
  *       (two rows a warp) only for the plain forward, up to FN_FWD_WARP2_B16_MAX_COLS /
@@ -30,23 +30,66 @@
  * (offsets 16, 8, 4, 2, 1), as in rms_norm_fwd_tiny's teams; the instance's columns past the row
  * add +0 and change nothing, so the bits depend neither on which instance covers the row nor on R.
  */
+#include <type_traits>
+
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
 #include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
+/* An element's value from its bits as loaded (zero-extended into 32): 0 bits are +0 in every dtype. */
+template <typename T> __device__ __forceinline__ float elem_of_bits(uint32_t b) {
+  if constexpr (sizeof(T) == 4) return __uint_as_float(b);
+  else if constexpr (std::is_same<T, __nv_bfloat16>::value) return __uint_as_float(b << 16);
+  else return __half2float(__ushort_as_half((unsigned short)b));
+}
+
+/* The bits of *p where `on` (else 0) as one predicated load: 2 or 4 bytes. Written as PTX because
+ * nvcc 13.0 put a branch around each guarded C++ load (bra.uni over the ld in the PTX), which
+ * ptxas need not turn back into predication; volatile so that the loads keep their program order
+ * (a row's, then the weight's: test_load_order). */
+template <int BYTES, bool NC> __device__ __forceinline__ uint32_t ld_bits_if(const void *p, bool on) {
+  uint32_t v;
+  if constexpr (BYTES == 4 && NC)
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; mov.b32 %0, 0; @q ld.global.nc.u32 %0, [%1]; }" : "=r"(v) : "l"(p), "r"((int)on));
+  else if constexpr (BYTES == 4)
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; mov.b32 %0, 0; @q ld.global.u32 %0, [%1]; }" : "=r"(v) : "l"(p), "r"((int)on));
+  else if constexpr (NC)
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; mov.b32 %0, 0; @q ld.global.nc.u16 %0, [%1]; }" : "=r"(v) : "l"(p), "r"((int)on));
+  else
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; mov.b32 %0, 0; @q ld.global.u16 %0, [%1]; }" : "=r"(v) : "l"(p), "r"((int)on));
+  return v;
+}
+
+/* *p = v where `on`, as one predicated store (the stores' counterpart of ld_bits_if). */
+template <typename T> __device__ __forceinline__ void st_elem_if(T *p, float v, bool on) {
+  const T t = from_f<T>(v);
+  if constexpr (sizeof(T) == 4)
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q st.global.b32 [%0], %1; }" ::"l"(p), "r"(__float_as_uint(to_f(t))), "r"((int)on));
+  else
+    asm volatile("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q st.global.b16 [%0], %1; }" ::"l"(p), "h"(*reinterpret_cast<const unsigned short *>(&t)), "r"((int)on));
+}
+
+/* p, opaque to the compiler's address arithmetic: the lane's pointer is computed once and its
+ * columns 32 k elements on are constant offsets from it (folded into each load and store), where
+ * otherwise nvcc merged the row's 64-bit index with each column's and computed every address
+ * whole (4 instructions a load). */
+template <typename P> __device__ __forceinline__ P *lane_ptr(P *p) {
+  asm("" : "+l"(p));
+  return p;
+}
+
 /* A row's outputs from its s (and r) in registers: residual_out, rstd, y. */
 template <typename T, int K, bool FUSED>
 __device__ __forceinline__ void warp_row_out(const LeanFwdParams &p, int64_t row, int lane, int n, float (&s)[K],
                                              const float (&r)[K], const float (&w)[K]) {
   if (FUSED) {
-    T *ror = static_cast<T *>(p.ro) + row * p.ro_stride;
+    T *rol = lane_ptr(static_cast<T *>(p.ro) + row * p.ro_stride + lane);
 #pragma unroll
     for (int k = 0; k < K; ++k) {
-      const int c = lane + 32 * k;
       s[k] = round_to<T>(s[k] + r[k]);
-      if (c < n) st_elem(ror, c, s[k]);
+      st_elem_if<T>(rol + 32 * k, s[k], lane + 32 * k < n);
     }
   }
   float ss = 0.0f; /* (past the row s is +0: adds nothing) */
@@ -56,25 +99,52 @@ __device__ __forceinline__ void warp_row_out(const LeanFwdParams &p, int64_t row
   for (int off = 16; off > 0; off >>= 1) ss += __shfl_xor_sync(0xffffffffu, ss, off);
   const float rstd = rstd_of(ss, n, p.eps);
   if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
-  T *yr = static_cast<T *>(p.y) + row * p.y_stride;
+  T *yl = lane_ptr(static_cast<T *>(p.y) + row * p.y_stride + lane);
   with_llama(p.llama, [&](auto llama_c) {
     constexpr bool L = decltype(llama_c)::value;
 #pragma unroll
-    for (int k = 0; k < K; ++k) {
-      const int c = lane + 32 * k;
-      if (c < n) st_elem(yr, c, normalize_elem<T, L>(s[k], w[k], rstd));
-    }
+    for (int k = 0; k < K; ++k) st_elem_if<T>(yl + 32 * k, normalize_elem<T, L>(s[k], w[k], rstd), lane + 32 * k < n);
   });
 }
 
-/* A lane's K columns of one row, zero past the row (a column that exists is loaded there). */
+/* A lane's K columns of one row as loaded bits, zero past the row: one predicated load a column
+ * (guarded by the column) from one pointer, the row's plus the lane, at constant offsets of 32 k
+ * elements. Clamping the column into the row instead (an unconditional load a column) cost each
+ * load its own 64-bit address: the clamp, a sign extension, a 64-bit add and two LEAs, 7
+ * instructions, in a kernel whose issue slots were three quarters used (SASS of the fp16
+ * 10-column instance, Nsight Compute, H200 2026-12-01; kernels/RESULTS.md). The bits are converted
+ * (elem_of_bits) only after the weight's loads are issued: a value converted ahead of
+ * warp_wbits's branch is waited for there (test_load_order). */
 template <typename T, int K>
-__device__ __forceinline__ void warp_row_load(float (&s)[K], const T *row, int lane, int n) {
+__device__ __forceinline__ void warp_row_bits(uint32_t (&b)[K], const T *row, int lane, int n) {
+  const T *rl = lane_ptr(row + lane);
 #pragma unroll
-  for (int k = 0; k < K; ++k) {
-    const int c = lane + 32 * k;
-    const float v = ld_elem(row, tiny_col(c, n));
-    s[k] = c < n ? v : 0.0f;
+  for (int k = 0; k < K; ++k) b[k] = ld_bits_if<sizeof(T), false>(rl + 32 * k, lane + 32 * k < n);
+}
+
+template <typename T, int K> __device__ __forceinline__ void elems_of_bits(float (&s)[K], const uint32_t (&b)[K]) {
+#pragma unroll
+  for (int k = 0; k < K; ++k) s[k] = elem_of_bits<T>(b[k]);
+}
+
+/* A lane's weight bits for its K columns (what tiny_wbits gives, 0 past the row), loaded as
+ * warp_row_bits loads a row, on the dtype's side of a uniform branch (a 4-byte and a 16-bit load
+ * a column, merged, made ptxas wait for the weight before the row's loads were all issued:
+ * test_load_order). Without a weight, none (tiny_weff gives 1); `any` (a row of the problem) stands
+ * in for the pointer then, never read. */
+template <int K>
+__device__ __forceinline__ void warp_wbits(uint32_t (&b)[K], const void *wp, int w_dtype, const void *any, int lane,
+                                           int n) {
+  const bool has = wp != nullptr;
+  if (!has) wp = any;
+  if (w_dtype == FUSEDNORM_F32) {
+    const unsigned int *w4 = static_cast<const unsigned int *>(wp) + lane;
+#pragma unroll
+    for (int k = 0; k < K; ++k) b[k] = ld_bits_if<4, true>(w4 + 32 * k, has && lane + 32 * k < n);
+  } else {
+    const unsigned short *w2 = static_cast<const unsigned short *>(wp) + lane;
+#pragma unroll
+    for (int k = 0; k < K; ++k) b[k] = ld_bits_if<2, true>(w2 + 32 * k, has && lane + 32 * k < n);
   }
 }
 
@@ -87,19 +157,25 @@ __global__ void __launch_bounds__(FN_FWD_WARP_THREADS) rms_norm_fwd_warp(const L
   const int n = p.n;
   const T *xr = static_cast<const T *>(p.x) + row * p.x_stride;
   float s[K], r[K], w[K];
-  uint32_t wb[K];
-  warp_row_load<T, K>(s, xr, lane, n);
+  uint32_t wb[K], xb[K];
+  warp_row_bits<T, K>(xb, xr, lane, n);
   if constexpr (R == 1) {
-    if (FUSED) warp_row_load<T, K>(r, static_cast<const T *>(p.r) + row * p.r_stride, lane, n);
-    tiny_wbits<K>(wb, p.w, p.w_dtype, xr, lane, 32, n);
+    uint32_t rb[K];
+    if (FUSED) warp_row_bits<T, K>(rb, static_cast<const T *>(p.r) + row * p.r_stride, lane, n);
+    warp_wbits<K>(wb, p.w, p.w_dtype, xr, lane, n);
+    elems_of_bits<T, K>(s, xb);
+    if (FUSED) elems_of_bits<T, K>(r, rb);
     tiny_weff<K>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, 32, n);
     warp_row_out<T, K, FUSED>(p, row, lane, n, s, r, w);
   } else {
     /* the second row (the last one again past the rows: loaded, unused) before the weight */
     float s2[K];
+    uint32_t xb2[K];
     const bool two = row + 1 < p.rows;
-    warp_row_load<T, K>(s2, two ? xr + p.x_stride : xr, lane, n);
-    tiny_wbits<K>(wb, p.w, p.w_dtype, xr, lane, 32, n);
+    warp_row_bits<T, K>(xb2, two ? xr + p.x_stride : xr, lane, n);
+    warp_wbits<K>(wb, p.w, p.w_dtype, xr, lane, n);
+    elems_of_bits<T, K>(s, xb);
+    elems_of_bits<T, K>(s2, xb2);
     tiny_weff<K>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, 32, n);
     warp_row_out<T, K, false>(p, row, lane, n, s, r, w);
     if (two) warp_row_out<T, K, false>(p, row + 1, lane, n, s2, r, w);
