@@ -104,14 +104,18 @@
 /* AUTO's warp forward (fwd_warp) for rows of one stride that are not whole aligned vectors: any
  * width it takes with at most FEW_ROWS_PER_SM rows an SM; f32 rows of F32_MIN_N..F32_MAX_N
  * columns at any count; 16-bit rows of B16_MIN_N..B16_MAX_N columns up to B16_ROWS_PER_SM rows an
- * SM; and the plain forward where two rows a warp pay (WARP2 below). fwd_warp and fwd_warp_rows
- * have the measurements. */
+ * SM, and at any count from B16_ANY_ROWS_MIN_N (past the flat tiles' 32 slots, where the
+ * alternative is a vector family's head-split instance; the fused add up to
+ * B16_FUSED_ANY_ROWS_MAX_N); and the plain forward where two rows a warp pay (WARP2 below).
+ * fwd_warp and fwd_warp_rows have the measurements. */
 #define FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM 16
 #define FN_AUTO_FWD_WARP_F32_MIN_N 65
 #define FN_AUTO_FWD_WARP_F32_MAX_N 384
 #define FN_AUTO_FWD_WARP_B16_MIN_N 129
-#define FN_AUTO_FWD_WARP_B16_MAX_N 320
+#define FN_AUTO_FWD_WARP_B16_MAX_N 512
 #define FN_AUTO_FWD_WARP_B16_ROWS_PER_SM 256
+#define FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N 257
+#define FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N 320
 /* Two rows a warp (the plain forward, past FEW_ROWS_PER_SM rows an SM; fwd_warp_rows has the
  * measurements): 16-bit rows of at most WARP2_B16_NARROW_MAX_N columns from the narrowest width of
  * the first band whose rows an SM reach the count (WARP2_B16_BANDS: {most rows an SM, fewest
@@ -961,8 +965,21 @@ static int fwd_warp_load_elems(const ctx *c, int64_t n, int64_t rows_per_sm) {
  *   tiles from 32768 rows (0.63-0.93x) with one row a warp;
  * - 16-bit rows of 129-320 columns up to 256 rows an SM (one row a warp measured 0.99-1.29x up
  *   to 1024, bf16 5265 x 142 4.20 -> 2.95; the plain forward takes two rows a warp past 256):
- *   beyond these counts or widths the vector families are faster (this kernel down to 0.77x): a
- *   2-byte load moves an eighth of a vector's bytes per instruction;
+ *   beyond these counts or widths the vector families were faster then (this kernel down to
+ *   0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction;
+ * - since its loads are predicated at constant offsets (a quarter fewer instructions: H200,
+ *   2026-12-01, kernels/RESULTS.md "The warp forward's loads predicated"), 16-bit rows of up to
+ *   512 columns, and from 257 columns at any count (FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N; the fused
+ *   add up to FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N past 256 rows an SM). Over the plans it
+ *   took from (bench_modes AUTO, paired, us; tools/bench/results/narrow_fwd_ncu_h200_2026-12-01):
+ *   plain bf16 200000 x 365 124.1 -> 89.5, 200000 x 333 1.40x, 33793 x 324 1.33x, 131072 x 500
+ *   1.07x, 131072 x 512 at a 2-byte offset 1.04x, fp16 33793 x 321 1.31x, 300000 x 289 1.26x,
+ *   58551 x 401 1.11x, 58551 x 511 1.06x, 4000 x 449 1.00-1.04x; fused bf16 58551 x 295 62.7 ->
+ *   47.6, fp16 300000 x 301 1.36x, 33792 x 321 1.20x, 20000 x 401 1.03x, 2113 x 511 1.02x. Not
+ *   the fused add past 320 columns at more than 256 rows an SM (bf16 131072 x 500 0.96x, 200000 x
+ *   477 0.99x, 131072 x 512 at a 2-byte offset 0.95x), nor 256 columns or fewer there, which the
+ *   flat tiles keep (fused bf16 100000 x 255 0.93x); not f32 rows past 384 columns (58551 x 401
+ *   1.06x, 200000 x 511 0.99x, 4000 x 449 1.01x: no gain to take);
  * - the plain forward where two rows a warp pay (fwd_warp_rows), and 16-bit rows on 4- or 8-byte
  *   boundaries as such sub-vectors (fwd_warp_load_elems). */
 static int fwd_warp(const ctx *c, fusednorm_launch *l) {
@@ -981,7 +998,8 @@ static int fwd_warp(const ctx *c, fusednorm_launch *l) {
     ok = n >= FN_AUTO_FWD_WARP_F32_MIN_N && n <= FN_AUTO_FWD_WARP_F32_MAX_N;
   else
     ok = n >= FN_AUTO_FWD_WARP_B16_MIN_N && n <= FN_AUTO_FWD_WARP_B16_MAX_N &&
-         rows_per_sm <= FN_AUTO_FWD_WARP_B16_ROWS_PER_SM;
+         (rows_per_sm <= FN_AUTO_FWD_WARP_B16_ROWS_PER_SM ||
+          (n >= FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N && (!c->fused || n <= FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N)));
   if (!ok && rw == 1 && rows_per_sm > FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM) return 0;
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_WARP,
             (int)min64(FN_FWD_WARP_THREADS, 32 * ceil_div(rows, rw)));

@@ -1264,8 +1264,9 @@ static void test_measured_picks_h200(void) {
       {4096, 89, F32, 0, 1, WARP, 1},  {4096, 89, BF, 0, 0, WARP, 1},   {4096, 53, BF, 0, 0, WARP, 1},
       {4096, 53, BF, 0, 1, HS, 0},     {4096, 89, F32, 0, 0, WARP, 1},  {4096, 53, F32, 0, 1, HS, 0},
       {2112, 295, BF, 0, 0, WARP, 1},  {2111, 295, BF, 0, 0, WARP, 1},
-      /* forward, 33-64 slots, many rows */
-      {32768, 295, BF, 0, 0, WARP, 1}, {200000, 365, BF, 0, 0, RP, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, WARP, 1},
+      /* forward, 33-64 slots, many rows (200000 x 365: the warp forward since its predicated loads,
+       * 124.1 -> 89.5 us against RP, 2026-12-01) */
+      {32768, 295, BF, 0, 0, WARP, 1}, {200000, 365, BF, 0, 0, WARP, 1},  {58551, 295, FUSEDNORM_F16, 0, 0, WARP, 1},
       {32768, 295, BF, 0, 1, WARP, 1}, {200000, 477, BF, 0, 1, HS, 1},
       {32768, 139, F32, 0, 0, WARP, 1}, {200000, 139, F32, 0, 0, WARP, 1}, {200000, 223, F32, 0, 0, WARP, 1},
       {157281, 190, F32, 0, 0, WARP, 1},
@@ -1431,14 +1432,18 @@ static void test_mid_forward(void) {
       {2048, 448, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {300000, 264, FUSEDNORM_F16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED}, /* 33 slots */
       {65536, 160, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_LANES, FUSEDNORM_MODE_ROW_PACKED},
-      /* merely congruent rows: the row-pipelined kernel (the lanes kernel reads whole vectors) */
-      {131072, 512, FUSEDNORM_BF16, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      /* merely congruent or misaligned 16-bit rows: the warp forward (select.c
+       * FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N; congruent 131072 x 512 1.04x over the row-pipelined
+       * head-split instance, H200 2026-12-01); the fused add keeps the lean forward */
+      {131072, 512, FUSEDNORM_BF16, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED},
       {4096, 200, FUSEDNORM_F32, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 512, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
       {131072, 520, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
-      {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_PERSISTENT},
-      /* rows not whole vectors, many: the row-pipelined head-split instance (test_measured_picks_h200) */
-      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_PIPE, FUSEDNORM_MODE_ROW_PACKED},
+      {131072, 512, FUSEDNORM_BF16, 0, &kMisaligned, FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED},
+      {131072, 512, FUSEDNORM_BF16, 1, &kCongruent, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
+      /* rows not whole vectors, many: the warp forward (1.07x over the row-pipelined head-split
+       * instance, H200 2026-12-01); the fused add the lean forward */
+      {131072, 500, FUSEDNORM_BF16, 0, &kAligned, FUSEDNORM_KERNEL_FWD_WARP, FUSEDNORM_MODE_ROW_PACKED},
       {131072, 500, FUSEDNORM_BF16, 1, &kAligned, FUSEDNORM_KERNEL_FWD_ROW, FUSEDNORM_MODE_MULTI_WAVE_CACHED},
   };
   check_fwd_picks(k, sizeof k / sizeof k[0]);
@@ -2617,7 +2622,8 @@ static void test_dw_in_kernel_picks(void) {
 /* The warp forward's AUTO rules (select.c fwd_warp, fwd_warp_rows, FN_AUTO_FWD_WARP*) on the H200's
  * figures (132 SMs), at both edges of each: rows an SM (16 for any width with one row a warp; the
  * plain 16-bit forward's two rows a warp at 64 and 160 rows an SM up to 128 columns, past 256 from
- * 129 to 320 columns; 256 for one row a warp of 16-bit rows of 129-320 columns), the f32 widths and
+ * 129 to 320 columns; 256 for one row a warp of 16-bit rows of 129-256 columns, and of the fused
+ * add's past 320), the f32 widths and
  * counts of one and of two rows a warp, whole aligned vectors (declined), one row (declined past
  * 128 columns), N-d rows (declined) and widths outside 33..512. `rw` 1 or 2: the warp forward with
  * a lane holding `cols` columns of `rw` rows, a grid covering the rows in CTAs of up to 4 warps;
@@ -2638,24 +2644,29 @@ static void test_warp_picks(void) {
       {33793, 65, BF, 0, 0, &kAlign4, 0, 0, 0},     {33793, 66, BF, 0, 0, &kAlign4, 2, 2, 2},
       {33793, 64, BF, 0, 0, &kAlign4, 0, 0, 0},     {4096, 68, FUSEDNORM_F16, 0, 0, &kAlign8, 2, 1, 4},
       {33793, 320, BF, 0, 0, &kAlign8, 2, 3, 4},    {33793, 318, BF, 0, 0, &kAlign8, 2, 5, 2},
-      {33793, 324, BF, 0, 0, &kAlign8, 0, 0, 0},    {33793, 140, BF, 1, 0, &kAlign8, 0, 0, 0},
+      {33793, 324, BF, 0, 0, &kAlign8, 1, 12, 0},    {33793, 140, BF, 1, 0, &kAlign8, 0, 0, 0},
       {33793, 140, F32, 0, 0, &kAlign8, 1, 5, 1},   {1000000, 90, F32, 0, 0, &kAlign8, 2, 3, 1},
       /* one row a warp up to 16 rows an SM, any width */
       {2112, 33, BF, 0, 0, &kCongruent, 1, 2, 0},      {2112, 511, BF, 1, 0, &kMisaligned, 1, 16, 0},
-      {2113, 511, BF, 1, 0, &kMisaligned, 0, 0, 0},    {2112, 52, F32, 0, 0, &kCongruent, 1, 2, 0},
+      {2113, 511, BF, 1, 0, &kMisaligned, 1, 16, 0}, {33793, 511, BF, 1, 0, &kMisaligned, 0, 0, 0},    {2112, 52, F32, 0, 0, &kCongruent, 1, 2, 0},
       /* 16-bit plain rows of at most 128 columns: two rows a warp, the bands */
       {2113, 33, BF, 0, 0, &kCongruent, 2, 2, 0},      {8448, 33, BF, 0, 0, &kCongruent, 2, 2, 0},
       {8449, 33, BF, 0, 0, &kCongruent, 0, 0, 0},      {8449, 59, BF, 0, 0, &kCongruent, 0, 0, 0},
       {8449, 60, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 2, 0}, {21120, 60, BF, 0, 0, &kCongruent, 2, 2, 0},
       {21120, 128, BF, 0, 0, &kCongruent, 2, 4, 0},    {21121, 128, BF, 0, 0, &kCongruent, 0, 0, 0},
       {8448, 128, BF, 0, 0, &kAligned, 0, 0, 0},       {100, 32, BF, 0, 0, &kCongruent, 0, 0, 0},
-      /* 16-bit rows of 129-320 columns: one row a warp up to 256 rows an SM, then (plain) two */
+      /* 16-bit rows of 129-320 columns: one row a warp up to 256 rows an SM, then (plain) two; of
+       * 257-512 at any count (the fused add up to 320 columns past 256 rows an SM; 256 columns and
+       * fewer there keep the flat tiles) */
       {2113, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 10, 0}, {33792, 129, BF, 0, 0, &kCongruent, 1, 5, 0},
       {33793, 129, BF, 0, 0, &kCongruent, 2, 5, 0},    {33793, 320, FUSEDNORM_F16, 0, 0, &kCongruent, 2, 10, 0},
-      {1000000, 320, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 10, 0}, {33793, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0, 0},
-      {8448, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0, 0},
+      {1000000, 320, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 10, 0}, {33793, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 12, 0},
+      {8448, 321, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 12, 0}, {1000000, 512, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 16, 0},
+      {200000, 365, BF, 0, 0, &kCongruent, 1, 12, 0},  {100, 513, BF, 0, 0, &kCongruent, 0, 0, 0},
       {33792, 200, BF, 1, 0, &kCongruent, 1, 8, 0},    {33793, 200, BF, 1, 0, &kCongruent, 0, 0, 0},
-      {33792, 128, BF, 1, 0, &kCongruent, 0, 0, 0},    {33792, 321, FUSEDNORM_F16, 1, 0, &kCongruent, 0, 0, 0},
+      {33792, 128, BF, 1, 0, &kCongruent, 0, 0, 0},    {33792, 321, FUSEDNORM_F16, 1, 0, &kCongruent, 1, 12, 0},
+      {33793, 321, FUSEDNORM_F16, 1, 0, &kCongruent, 0, 0, 0}, {300000, 320, FUSEDNORM_F16, 1, 0, &kCongruent, 1, 10, 0},
+      {300000, 257, BF, 1, 0, &kCongruent, 1, 10, 0},  {300000, 256, BF, 1, 0, &kCongruent, 0, 0, 0},
       /* f32: two rows a warp at 49-64 columns (from 33 up to 64 rows an SM), at 65-96 past 1024;
        * one row a warp at 65-384 */
       {1000000, 49, F32, 0, 0, &kCongruent, 2, 2, 0},  {1000000, 48, F32, 0, 0, &kCongruent, 0, 0, 0},
