@@ -116,6 +116,13 @@
 #define FN_AUTO_FWD_WARP_B16_ROWS_PER_SM 256
 #define FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N 257
 #define FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N 320
+/* Dense rows (back to back: the flat tiles' domain, where these were measured against them): one
+ * row a warp from DENSE_B16_MIN_N (16-bit, up to B16_ROWS_PER_SM) and DENSE_F32_MIN_N (f32, any
+ * count) columns instead, which in practice moves the fused add (the plain forward takes two rows
+ * a warp there). */
+#define FN_AUTO_FWD_WARP_DENSE_B16_MIN_N 97
+#define FN_AUTO_FWD_WARP_DENSE_F32_MIN_N 49
+#define FN_AUTO_FWD_WARP_DENSE_F32_ROWS_PER_SM 4096 /* the f32 dense rules (this and WARP2's) up to here */
 /* Two rows a warp (the plain forward, past FEW_ROWS_PER_SM rows an SM; fwd_warp_rows has the
  * measurements): 16-bit rows of at most WARP2_B16_NARROW_MAX_N columns from the narrowest width of
  * the first band whose rows an SM reach the count (WARP2_B16_BANDS: {most rows an SM, fewest
@@ -128,6 +135,10 @@
 #define FN_AUTO_FWD_WARP2_F32_MIN_N 49
 #define FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM 64
 #define FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM 1024
+/* ... and, for dense rows, 16-bit rows of DENSE_B16_MIN_N to WARP2_B16_NARROW_MAX_N columns past
+ * the bands, f32 rows from DENSE_F32_MIN_N columns at any count. */
+#define FN_AUTO_FWD_WARP2_DENSE_B16_MIN_N 65
+#define FN_AUTO_FWD_WARP2_DENSE_F32_MIN_N 45
 
 /* Sub-vector loads in the warp forward (fwd_warp_load_elems): the plain 16-bit forward of rows of
  * FN_FWD_WARP_VEC_MIN_N..FN_FWD_WARP_VEC_MAX_N columns (launch_config.h) past
@@ -912,23 +923,34 @@ static int fwd_tiny(const ctx *c, fusednorm_launch *l) {
  * - f32 rows of 49-64 columns (two a lane): 46-758 rows an SM 1.05-1.09x over the tiles; three a
  *   lane against one row a warp: 2273-4546 rows an SM 1.04-1.10x, 23-190 rows an SM 0.91-1.00x;
  * - with the fused add two rows hold x and r (92-144 registers at 10-16 columns a lane): a probe
- *   put it at 0.56-1.05x, not built. */
+ *   put it at 0.56-1.05x, not built;
+ * - with its loads predicated (kernels/RESULTS.md "The warp forward's loads predicated"), dense
+ *   rows (the flat tiles' domain) past the bands: 16-bit rows of 65-128 columns at any count
+ *   (FN_AUTO_FWD_WARP2_DENSE_B16_MIN_N; H200 2026-12-02, bench_modes AUTO paired, over the tiles:
+ *   bf16 162158 x 81 36.2 -> 31.0 us, 300000 x 101 1.12x, 700000 x 97 1.08x, 21121 x 65 1.14x;
+ *   fp16 100000 x 65 1.14x, 500000 x 127 1.15x, 40000 x 67 1.07x, 25000 x 119 1.31x; bf16
+ *   1000000 x 65 0.98x, the one loss past 64 columns; 33 and 45 columns 0.73x and 0.90x, not
+ *   taken), f32 rows from 45 columns up to 4096 rows an SM (FN_AUTO_FWD_WARP2_DENSE_F32_MIN_N:
+ *   30000 x 45 1.08x, 100000 x 47 1.14x, 200000 x 47 1.11x; 1000000 x 45 1.03x by events, 0.97x
+ *   kernel time under Nsight Compute: the cap; 35-41 columns 0.94-1.10x: not taken). */
 static int fwd_warp_rows(const ctx *c, int64_t n, int64_t rows_per_sm) {
   static const int64_t bands[][2] = FN_AUTO_FWD_WARP2_B16_BANDS;
   const int nb = (int)(sizeof bands / sizeof bands[0]);
   if (c->fused || rows_per_sm <= FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM ||
       !fn_fwd_warp2_built((int)c->xs, fn_fwd_warp_cols(n)))
     return 1;
+  const int dense_f32 = c->dense && rows_per_sm <= FN_AUTO_FWD_WARP_DENSE_F32_ROWS_PER_SM;
   if (c->xs == 4)
     return (n > 64 ? rows_per_sm > FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM
-                   : n >= FN_AUTO_FWD_WARP2_F32_MIN_N || rows_per_sm <= FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM)
+                   : n >= (dense_f32 ? FN_AUTO_FWD_WARP2_DENSE_F32_MIN_N : FN_AUTO_FWD_WARP2_F32_MIN_N) ||
+                         rows_per_sm <= FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM)
                ? 2
                : 1;
   if (n > FN_AUTO_FWD_WARP2_B16_NARROW_MAX_N)
     return rows_per_sm > FN_AUTO_FWD_WARP_B16_ROWS_PER_SM ? 2 : 1;
   for (int i = 0; i < nb; ++i)
     if (rows_per_sm <= bands[i][0]) return n >= bands[i][1] ? 2 : 1;
-  return 1;
+  return c->dense && n >= FN_AUTO_FWD_WARP2_DENSE_B16_MIN_N ? 2 : 1;
 }
 
 /* Elements a load for the warp forward (1: element by element): 4 or 2 where the plain 16-bit
@@ -971,15 +993,22 @@ static int fwd_warp_load_elems(const ctx *c, int64_t n, int64_t rows_per_sm) {
  *   2026-12-01, kernels/RESULTS.md "The warp forward's loads predicated"), 16-bit rows of up to
  *   512 columns, and from 257 columns at any count (FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N; the fused
  *   add up to FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N past 256 rows an SM). Over the plans it
- *   took from (bench_modes AUTO, paired, us; tools/bench/results/narrow_fwd_ncu_h200_2026-12-01):
- *   plain bf16 200000 x 365 124.1 -> 89.5, 200000 x 333 1.40x, 33793 x 324 1.33x, 131072 x 500
- *   1.07x, 131072 x 512 at a 2-byte offset 1.04x, fp16 33793 x 321 1.31x, 300000 x 289 1.26x,
- *   58551 x 401 1.11x, 58551 x 511 1.06x, 4000 x 449 1.00-1.04x; fused bf16 58551 x 295 62.7 ->
- *   47.6, fp16 300000 x 301 1.36x, 33792 x 321 1.20x, 20000 x 401 1.03x, 2113 x 511 1.02x. Not
- *   the fused add past 320 columns at more than 256 rows an SM (bf16 131072 x 500 0.96x, 200000 x
- *   477 0.99x, 131072 x 512 at a 2-byte offset 0.95x), nor 256 columns or fewer there, which the
- *   flat tiles keep (fused bf16 100000 x 255 0.93x); not f32 rows past 384 columns (58551 x 401
- *   1.06x, 200000 x 511 0.99x, 4000 x 449 1.01x: no gain to take);
+ *   took from (bench_modes AUTO, paired, us; tools/bench/results/warp_fwd_pred_h200_2026-12-02):
+ *   plain bf16 200000 x 365 123.0 -> 90.6, 200000 x 333 1.41x, 33793 x 324 1.24x, 131072 x 500
+ *   1.05x, 131072 x 320 / 512 at a 2-byte offset 1.25x / 1.05x, fp16 300000 x 289 1.36x, 33793 x
+ *   321 1.21x, 58551 x 401 1.12x, 58551 x 511 1.04x; fused bf16 58551 x 295 61.5 -> 46.6, fp16
+ *   300000 x 301 1.36x, 33792 x 321 1.17x, 8448 x 300 1.05x. Not the fused add past 320 columns at
+ *   more than 256 rows an SM (2026-12-01: bf16 131072 x 500 0.96x, 200000 x 477 0.99x, 131072 x
+ *   512 at a 2-byte offset 0.95x), nor 256 columns or fewer there, which the flat tiles keep (fused
+ *   bf16 100000 x 255 0.93x); not f32 rows past 384 columns (58551 x 401 1.06x, 200000 x 511 0.99x,
+ *   4000 x 449 1.01x: no gain to take);
+ * - for dense rows (the flat tiles' domain), the fused add's 16-bit rows from 97 columns up to 256
+ *   rows an SM and f32 rows from 49 columns up to 4096 (FN_AUTO_FWD_WARP_DENSE_*; H200 2026-12-02,
+ *   paired, over the tiles or the head-split row-pipelined plan: bf16 5000 x 99 1.11x, 10000 x 105
+ *   1.04x, 33792 x 97 1.12x, 20000 x 127 1.10x, fp16 30000 x 113 1.16x, 33000 x 99 1.13x; f32
+ *   4356 x 53 9.3 -> 8.1 us, 8000 x 61 1.14x, 20000 x 49 1.09x, 50000 x 50 1.06x, 150000 x 63
+ *   1.06x, 500000 x 55 1.00x, 1000000 x 49 0.97x (past the cap); 16-bit 45-101 columns past 256
+ *   rows an SM 0.70-0.97x and f32 39 columns 0.97x, not taken);
  * - the plain forward where two rows a warp pay (fwd_warp_rows), and 16-bit rows on 4- or 8-byte
  *   boundaries as such sub-vectors (fwd_warp_load_elems). */
 static int fwd_warp(const ctx *c, fusednorm_launch *l) {
@@ -995,9 +1024,12 @@ static int fwd_warp(const ctx *c, fusednorm_launch *l) {
   ve = fwd_warp_load_elems(c, n, rows_per_sm);
   rw = ve > 1 ? 2 : fwd_warp_rows(c, n, rows_per_sm);
   if (c->xs == 4)
-    ok = n >= FN_AUTO_FWD_WARP_F32_MIN_N && n <= FN_AUTO_FWD_WARP_F32_MAX_N;
+    ok = n >= (c->dense && rows_per_sm <= FN_AUTO_FWD_WARP_DENSE_F32_ROWS_PER_SM ? FN_AUTO_FWD_WARP_DENSE_F32_MIN_N
+                                                                             : FN_AUTO_FWD_WARP_F32_MIN_N) &&
+         n <= FN_AUTO_FWD_WARP_F32_MAX_N;
   else
-    ok = n >= FN_AUTO_FWD_WARP_B16_MIN_N && n <= FN_AUTO_FWD_WARP_B16_MAX_N &&
+    ok = n >= (c->dense ? FN_AUTO_FWD_WARP_DENSE_B16_MIN_N : FN_AUTO_FWD_WARP_B16_MIN_N) &&
+         n <= FN_AUTO_FWD_WARP_B16_MAX_N &&
          (rows_per_sm <= FN_AUTO_FWD_WARP_B16_ROWS_PER_SM ||
           (n >= FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N && (!c->fused || n <= FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N)));
   if (!ok && rw == 1 && rows_per_sm > FN_AUTO_FWD_WARP_FEW_ROWS_PER_SM) return 0;

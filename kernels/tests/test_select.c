@@ -2623,7 +2623,9 @@ static void test_dw_in_kernel_picks(void) {
  * figures (132 SMs), at both edges of each: rows an SM (16 for any width with one row a warp; the
  * plain 16-bit forward's two rows a warp at 64 and 160 rows an SM up to 128 columns, past 256 from
  * 129 to 320 columns; 256 for one row a warp of 16-bit rows of 129-256 columns, and of the fused
- * add's past 320), the f32 widths and
+ * add's past 320), the dense rows' wider domain (16-bit 65-128 columns two rows a warp at any
+ * count, the fused add's 97-128 one row a warp up to 256 rows an SM; f32 45-64 two rows a warp,
+ * the fused add's 49-64 one, up to 4096 rows an SM), the f32 widths and
  * counts of one and of two rows a warp, whole aligned vectors (declined), one row (declined past
  * 128 columns), N-d rows (declined) and widths outside 33..512. `rw` 1 or 2: the warp forward with
  * a lane holding `cols` columns of `rw` rows, a grid covering the rows in CTAs of up to 4 warps;
@@ -2641,7 +2643,7 @@ static void test_warp_picks(void) {
       {2113, 140, BF, 0, 0, &kAlign8, 2, 2, 4},     {2112, 140, BF, 0, 0, &kAlign8, 1, 5, 1},
       {1000000, 140, FUSEDNORM_F16, 0, 0, &kAlign8, 2, 2, 4}, {1000000, 142, BF, 0, 0, &kAlign8, 2, 3, 2},
       {1000000, 140, BF, 0, 0, &kAlign4, 2, 3, 2},  {1000000, 142, BF, 0, 0, &kAlign2, 2, 5, 1},  {1000000, 141, BF, 0, 0, &kAlign8, 2, 5, 1},
-      {33793, 65, BF, 0, 0, &kAlign4, 0, 0, 0},     {33793, 66, BF, 0, 0, &kAlign4, 2, 2, 2},
+      {33793, 65, BF, 0, 0, &kAlign4, 2, 3, 1},     {33793, 66, BF, 0, 0, &kAlign4, 2, 2, 2},
       {33793, 64, BF, 0, 0, &kAlign4, 0, 0, 0},     {4096, 68, FUSEDNORM_F16, 0, 0, &kAlign8, 2, 1, 4},
       {33793, 320, BF, 0, 0, &kAlign8, 2, 3, 4},    {33793, 318, BF, 0, 0, &kAlign8, 2, 5, 2},
       {33793, 324, BF, 0, 0, &kAlign8, 1, 12, 0},    {33793, 140, BF, 1, 0, &kAlign8, 0, 0, 0},
@@ -2655,6 +2657,12 @@ static void test_warp_picks(void) {
       {8449, 60, FUSEDNORM_F16, 0, 0, &kMisaligned, 2, 2, 0}, {21120, 60, BF, 0, 0, &kCongruent, 2, 2, 0},
       {21120, 128, BF, 0, 0, &kCongruent, 2, 4, 0},    {21121, 128, BF, 0, 0, &kCongruent, 0, 0, 0},
       {8448, 128, BF, 0, 0, &kAligned, 0, 0, 0},       {100, 32, BF, 0, 0, &kCongruent, 0, 0, 0},
+      /* ... dense rows (the flat tiles' domain) of 65-128 columns at any count */
+      {21121, 65, BF, 0, 0, &kDenseCongruent, 2, 3, 0}, {21121, 64, BF, 0, 0, &kDenseCongruent, 0, 0, 0},
+      {1000000, 127, FUSEDNORM_F16, 0, 0, &kDenseMisaligned, 2, 4, 0}, {1000000, 127, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0, 0},
+      /* the fused add's dense 16-bit rows of 97-128 columns, one row a warp up to 256 rows an SM */
+      {33792, 97, BF, 1, 0, &kDenseCongruent, 1, 4, 0}, {33793, 97, BF, 1, 0, &kDenseCongruent, 0, 0, 0},
+      {33792, 96, BF, 1, 0, &kDenseCongruent, 0, 0, 0}, {33792, 97, BF, 1, 0, &kCongruent, 0, 0, 0},
       /* 16-bit rows of 129-320 columns: one row a warp up to 256 rows an SM, then (plain) two; of
        * 257-512 at any count (the fused add up to 320 columns past 256 rows an SM; 256 columns and
        * fewer there keep the flat tiles) */
@@ -2677,6 +2685,12 @@ static void test_warp_picks(void) {
       {1000000, 384, F32, 1, 0, &kMisaligned, 1, 12, 0}, {1000000, 385, F32, 0, 0, &kCongruent, 0, 0, 0},
       {1000000, 100, F32, 0, 0, &kAligned, 0, 0, 0},   {1000000, 100, F32, 0, 0, &kMisaligned, 1, 4, 0},
       {100, 513, F32, 0, 0, &kCongruent, 0, 0, 0},
+      /* f32 dense rows up to 4096 rows an SM: two rows a warp from 45 columns, the fused add one
+       * row a warp from 49 */
+      {540672, 45, F32, 0, 0, &kDenseCongruent, 2, 2, 0}, {540672, 44, F32, 0, 0, &kDenseCongruent, 0, 0, 0},
+      {540673, 45, F32, 0, 0, &kDenseCongruent, 0, 0, 0}, {540672, 45, F32, 0, 0, &kCongruent, 0, 0, 0},
+      {540672, 49, F32, 1, 0, &kDenseMisaligned, 1, 2, 0}, {540673, 49, F32, 1, 0, &kDenseMisaligned, 0, 0, 0},
+      {540672, 48, F32, 1, 0, &kDenseCongruent, 0, 0, 0}, {540672, 49, F32, 1, 0, &kCongruent, 0, 0, 0},
       /* one row, a few rows, N-d rows */
       {1, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 0, 0, 0}, {1, 128, BF, 0, 0, &kCongruent, 1, 4, 0},
       {2, 255, FUSEDNORM_F16, 0, 0, &kCongruent, 1, 8, 0}, {3, 97, F32, 0, 0, &kCongruent, 1, 4, 0},
