@@ -117,9 +117,9 @@
 #define FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N 257
 #define FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N 320
 /* Dense rows (back to back: the flat tiles' domain, where these were measured against them): one
- * row a warp from DENSE_B16_MIN_N (16-bit, up to B16_ROWS_PER_SM) and DENSE_F32_MIN_N (f32, any
- * count) columns instead, which in practice moves the fused add (the plain forward takes two rows
- * a warp there). */
+ * row a warp from DENSE_B16_MIN_N (16-bit, up to B16_ROWS_PER_SM) and DENSE_F32_MIN_N (f32, up
+ * to DENSE_F32_ROWS_PER_SM) columns instead, which in practice moves the fused add (the plain
+ * forward takes two rows a warp there). */
 #define FN_AUTO_FWD_WARP_DENSE_B16_MIN_N 97
 #define FN_AUTO_FWD_WARP_DENSE_F32_MIN_N 49
 #define FN_AUTO_FWD_WARP_DENSE_F32_ROWS_PER_SM 4096 /* the f32 dense rules (this and WARP2's) up to here */
@@ -136,7 +136,7 @@
 #define FN_AUTO_FWD_WARP2_F32_NARROW_ROWS_PER_SM 64
 #define FN_AUTO_FWD_WARP2_F32_WIDE_ROWS_PER_SM 1024
 /* ... and, for dense rows, 16-bit rows of DENSE_B16_MIN_N to WARP2_B16_NARROW_MAX_N columns past
- * the bands, f32 rows from DENSE_F32_MIN_N columns at any count. */
+ * the bands, f32 rows from DENSE_F32_MIN_N columns up to DENSE_F32_ROWS_PER_SM. */
 #define FN_AUTO_FWD_WARP2_DENSE_B16_MIN_N 65
 #define FN_AUTO_FWD_WARP2_DENSE_F32_MIN_N 45
 
