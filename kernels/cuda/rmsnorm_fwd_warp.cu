@@ -46,8 +46,8 @@ template <typename T> __device__ __forceinline__ float elem_of_bits(uint32_t b) 
 }
 
 /* The bits of *p where `on` (else 0) as one predicated load: 2 or 4 bytes. Written as PTX because
- * nvcc 13.0 put a branch around each guarded C++ load (bra.uni over the ld in the PTX), which
- * ptxas need not turn back into predication; volatile so that the loads keep their program order
+ * nvcc 13.0 wraps a guarded C++ load in a jump (bra.uni over the ld in the PTX), which ptxas
+ * need not turn back into predication; volatile so that the loads keep their program order
  * (a row's, then the weight's: test_load_order). */
 template <int BYTES, bool NC> __device__ __forceinline__ uint32_t ld_bits_if(const void *p, bool on) {
   uint32_t v;
@@ -109,10 +109,10 @@ __device__ __forceinline__ void warp_row_out(const LeanFwdParams &p, int64_t row
 
 /* A lane's K columns of one row as loaded bits, zero past the row: one predicated load a column
  * (guarded by the column) from one pointer, the row's plus the lane, at constant offsets of 32 k
- * elements. Clamping the column into the row instead (an unconditional load a column) cost each
+ * elements. Clamping the column into the row instead (an unconditional load a column) costs each
  * load its own 64-bit address: the clamp, a sign extension, a 64-bit add and two LEAs, 7
- * instructions, in a kernel whose issue slots were three quarters used (SASS of the fp16
- * 10-column instance, Nsight Compute, H200 2026-12-01; kernels/RESULTS.md). The bits are converted
+ * instructions, and the kernel is bound by instruction issue (the fp16 10-column instance's SASS
+ * and Nsight Compute, H200 2026-12-01; kernels/RESULTS.md). The bits are converted
  * (elem_of_bits) only after the weight's loads are issued: a value converted ahead of
  * warp_wbits's branch is waited for there (test_load_order). */
 template <typename T, int K>

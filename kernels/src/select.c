@@ -985,13 +985,11 @@ static int fwd_warp_load_elems(const ctx *c, int64_t n, int64_t rows_per_sm) {
  *   row-pipelined head-split instance and the tiles (f32 157281 x 190 78.7 -> 61.2), about even
  *   (0.98-1.02x) with the fused add's head-split rows; 420 columns 0.86-0.99x, 33-63 behind the
  *   tiles from 32768 rows (0.63-0.93x) with one row a warp;
- * - 16-bit rows of 129-320 columns up to 256 rows an SM (one row a warp measured 0.99-1.29x up
- *   to 1024, bf16 5265 x 142 4.20 -> 2.95; the plain forward takes two rows a warp past 256):
- *   beyond these counts or widths the vector families were faster then (this kernel down to
- *   0.77x): a 2-byte load moves an eighth of a vector's bytes per instruction;
- * - since its loads are predicated at constant offsets (a quarter fewer instructions: H200,
- *   2026-12-01, kernels/RESULTS.md "The warp forward's loads predicated"), 16-bit rows of up to
- *   512 columns, and from 257 columns at any count (FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N; the fused
+ * - 16-bit rows of 129-320 columns up to 256 rows an SM (one row a warp 0.99-1.29x up to 1024,
+ *   bf16 5265 x 142 4.20 -> 2.95; the plain forward takes two rows a warp past 256);
+ * - with each load one predicated instruction at a constant offset (kernels/RESULTS.md "The warp
+ *   forward's loads predicated"), 16-bit rows of up to 512 columns, and from 257 columns at any
+ *   count (FN_AUTO_FWD_WARP_B16_ANY_ROWS_MIN_N; the fused
  *   add up to FN_AUTO_FWD_WARP_B16_FUSED_ANY_ROWS_MAX_N past 256 rows an SM). Over the plans it
  *   took from (bench_modes AUTO, paired, us; tools/bench/results/warp_fwd_pred_h200_2026-12-02):
  *   plain bf16 200000 x 365 123.0 -> 90.6, 200000 x 333 1.41x, 33793 x 324 1.24x, 131072 x 500
