@@ -564,6 +564,7 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
         break;
       }
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
+      case FUSEDNORM_KERNEL_BWD_WARP: kernel = fn::bwd_warp_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
       case FUSEDNORM_KERNEL_BWD_TINY: kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
       default: break; /* a forward family: a bug in select.c */
     }

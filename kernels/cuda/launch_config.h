@@ -268,6 +268,38 @@ static inline int fn_fwd_warp_cols(int64_t n) {
   return 0;
 }
 
+/* The warp backward (rmsnorm_bwd_warp.cu): a warp a row at a time, FN_BWD_WARP_WARPS warps a CTA
+ * (its launch bound, FN_BWD_WARP_MIN_CTAS of them resident), rows of
+ * FN_BWD_WARP_MIN_N..FN_BWD_WARP_MAX_N columns, lane l holding columns l + 32 k for
+ * k < fn_bwd_warp_cols(n): the instance, the fewest of FN_BWD_WARP_INSTANCES that cover the row.
+ * Its dynamic shared memory with a weight: the combine's pairs of every warp in rows of their own
+ * (combine_team_dw<..., true>), 2 x warps x n floats. Registers (ptxas, nvcc 13.0, sm_90a) by
+ * columns a lane, with and without the fused add's ds: fn_regs_estimate_bwd_warp (test_regs.py).
+ * Three CTAs an SM up to 5 columns a lane (<= 80 registers), two from 6 (the 8-column fused
+ * instance needs 116-122: at 80 it spilled 136-204 bytes). */
+#define FN_BWD_WARP_WARPS 8
+#define FN_BWD_WARP_THREADS (32 * FN_BWD_WARP_WARPS)
+#define FN_BWD_WARP_MIN_CTAS(cols) ((cols) >= 6 ? 2 : 3)
+#define FN_BWD_WARP_MIN_N 33
+#define FN_BWD_WARP_MAX_N 256
+#define FN_BWD_WARP_INSTANCES {2, 3, 4, 5, 6, 8}
+static inline int fn_bwd_warp_cols(int64_t n) {
+  static const int inst[] = FN_BWD_WARP_INSTANCES;
+  const int64_t need = (n + 31) / 32;
+  for (int i = 0; i < (int)(sizeof inst / sizeof inst[0]); ++i)
+    if (inst[i] >= need) return inst[i];
+  return 0;
+}
+static inline int64_t fn_bwd_warp_smem(int64_t n) { return 2 * FN_BWD_WARP_WARPS * n * 4; }
+static inline int fn_regs_estimate_bwd_warp(int x_size, int fused, int cols) {
+  (void)x_size; /* (the dtypes' counts differ by at most 6, within one step of 8) */
+  if (cols <= 3) return 64;
+  if (cols == 4) return fused ? 72 : 64;
+  if (cols == 5) return fused ? 80 : 72;
+  if (cols == 6) return fused ? 96 : 80;
+  return fused ? 128 : 104;
+}
+
 /* Threads per row-packed CTA (a multiple of every team size; <= every row-packed launch bound). */
 #define FN_ROW_PACKED_THREADS 256
 

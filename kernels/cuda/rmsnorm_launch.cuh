@@ -182,6 +182,9 @@ const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unali
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds, with
  * N-d row addressing (`nd`: rows of more than one stride) or without. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds, bool nd);
+/* The warp backward (rmsnorm_bwd_warp.cu) with `cols` columns a lane (fn_bwd_warp_cols), with or
+ * without the fused add's ds; NULL if no such instance. */
+const void *bwd_warp_kernel(fusednorm_dtype x, int cols, bool has_ds);
 /* The fixed-order reduction of the partial-dw rows into dw (weight dtype): dw_reduce for more than
  * FN_DW_IN_KERNEL_MAX_PARTIALS rows, in CTAs of cols x slices threads (fn_dw_reduce_shape: the
  * instances it names; NULL otherwise), dw_reduce_chain (kDwChainThreads per CTA) for at most that. */

@@ -238,7 +238,9 @@ typedef enum {
                                        (no CTA barrier; row-packed) */
   FUSEDNORM_KERNEL_FWD_WARP = 13,   /* rms_norm_fwd_warp: a warp a row, element by element, rows of 33-512
                                        columns of one stride (AUTO only) */
-  FUSEDNORM_KERNEL_COUNT_ = 14
+  FUSEDNORM_KERNEL_BWD_WARP = 14,   /* rms_norm_bwd_warp: a warp a row, element by element, rows of 33-256
+                                       columns of one stride, persistent grid (AUTO only) */
+  FUSEDNORM_KERNEL_COUNT_ = 15
 } fusednorm_kernel;
 
 const char *fusednorm_kernel_name(fusednorm_kernel kernel); /* "fwd_pipe", ...; NULL if bad */

@@ -200,6 +200,26 @@
  * count, so they keep the persistent backward, as every 16-bit width does (0.57-0.95x there)
  * (tools/bench/results/bwd_two_slot_h200_2026-11-28). */
 #define FN_AUTO_PACKED_BWD2_ROWS_PER_SM 96
+/* AUTO backward: the warp backward (bwd_warp) from FN_AUTO_BWD_WARP_ROWS_PER_SM rows an SM, for
+ * rows that are not whole aligned vectors (16-bit from FN_AUTO_BWD_WARP_B16_MIN_N columns) and f32
+ * rows of whole aligned vectors past FN_AUTO_BWD_WARP_F32_ALIGNED_MIN_N columns. H200, 2026-12-02,
+ * bench_modes AUTO, paired, against the plans before it (row-pipelined at one or two slots a
+ * lane, the persistent backward's head-split or aligned instances;
+ * tools/bench/results/warp_bwd_h200_2026-12-02):
+ * - not whole aligned vectors, from 124 rows an SM: f32 643392 x 139 451.7 -> 276.4 us (1.63x),
+ *   262144 x 139 1.67x, 100000 x 45 / 63 / 97 1.21x / 1.28x / 1.50x, 200000 x 255 1.30x, 16384 x
+ *   178 1.30x; bf16 200000 x 139 1.79x, 65536 x 255 1.40x, 100000 x 99 1.29x, 20000 x 201 1.31x;
+ *   fp16 300000 x 77 1.41x, 21511 x 212 1.34x; rows at a 2-byte offset (bf16 65536 x 128, 262144
+ *   x 256) 1.21-1.26x; the fused add 1.11-1.98x (bf16 100000 x 139 89.2 -> 45.0);
+ * - fewer rows: 31 an SM f32 4096 x 139 1.06x, bf16 4096 x 77 0.91x; 8 an SM f32 1000 x 139 0.99x;
+ * - 16-bit rows of 45 columns (two a lane, 45 of 64 used) 0.94x (bf16 300000 x 45), of 64 at a
+ *   2-byte offset 1.04x;
+ * - whole aligned vectors: f32 136-256 columns 1.10-1.35x (262144 x 136 161.6 -> 119.7), 128
+ *   0.99-1.00x (the row-pipelined kernel at one slot a lane, a vector a load); 16-bit 0.82-0.98x
+ *   (bf16 1048576 x 128 218.4 -> 250.4, 131072 x 64 0.82x): not taken. */
+#define FN_AUTO_BWD_WARP_ROWS_PER_SM 96
+#define FN_AUTO_BWD_WARP_B16_MIN_N 64
+#define FN_AUTO_BWD_WARP_F32_ALIGNED_MIN_N 129
 /* AUTO forward without fused add, just above row-packed (<= 128 slots, 16-bit n <= 1024):
  * persistent (64-thread CTAs, <= 2 slots per thread, 16 CTAs per SM) beats reload there,
  * 65536 x 1024 bf16 3127 vs 2967, fp16 3155 vs 2988 GB/s (same run), while at 360 slots
@@ -538,6 +558,7 @@ const char *fusednorm_kernel_name(fusednorm_kernel k) {
     case FUSEDNORM_KERNEL_FWD_LANES: return "fwd_lanes";
     case FUSEDNORM_KERNEL_FWD_THREAD: return "fwd_thread";
     case FUSEDNORM_KERNEL_FWD_WARP: return "fwd_warp";
+    case FUSEDNORM_KERNEL_BWD_WARP: return "bwd_warp";
     case FUSEDNORM_KERNEL_COUNT_: break;
   }
   return NULL;
@@ -1633,6 +1654,35 @@ static int bwd_tiny(const ctx *c, fusednorm_launch *l) {
   return 1;
 }
 
+/* Backward, a warp a row (rmsnorm_bwd_warp.cu): rows of one stride and FN_BWD_WARP_MIN_N ..
+ * FN_BWD_WARP_MAX_N columns, any alignment; FN_BWD_WARP_WARPS warps a CTA on a persistent grid of
+ * the CTAs resident at the instance's registers (fn_regs_estimate_bwd_warp), each CTA one partial
+ * dw row (its warps combined in shared memory: fn_bwd_warp_smem). */
+static int bwd_warp(const ctx *c, fusednorm_launch *l) {
+  const int64_t n = c->p->n;
+  const int cols = fn_bwd_warp_cols(n);
+  const int64_t smem = c->p->has_weight ? fn_bwd_warp_smem(n) : 0;
+  if (c->p->row_dims > 1 || n < FN_BWD_WARP_MIN_N || n > FN_BWD_WARP_MAX_N || cols == 0 || !smem_ok(c, smem)) return 0;
+  plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_BWD_WARP, FN_BWD_WARP_THREADS);
+  l->rows_per_cta = FN_BWD_WARP_WARPS;
+  l->slots_per_thread = cols; /* the instance: a lane's columns */
+  l->smem_bytes = (size_t)smem;
+  l->grid = grid_of(ceil_div(c->p->rows, FN_BWD_WARP_WARPS),
+                    (int64_t)c->d->sm_count * ctas_per_sm(c->d, FN_BWD_WARP_THREADS,
+                                                          fn_regs_estimate_bwd_warp(c->xs, c->fused, cols), smem));
+  set_workspace(c, l, l->grid, 0);
+  return 1;
+}
+
+/* AUTO: the warp backward where it measured faster (FN_AUTO_BWD_WARP_*); bwd_warp says where it
+ * runs. */
+static int bwd_warp_pays(const ctx *c) {
+  const int whole = c->aligned && c->p->n % c->vec == 0;
+  if (c->p->rows < (int64_t)FN_AUTO_BWD_WARP_ROWS_PER_SM * c->d->sm_count) return 0;
+  if (whole) return c->xs == 4 && c->p->n >= FN_AUTO_BWD_WARP_F32_ALIGNED_MIN_N;
+  return c->xs == 4 || c->p->n >= FN_AUTO_BWD_WARP_B16_MIN_N;
+}
+
 /* Backward, row-packed: teams of <= 32 lanes with one slot per lane (<= 32 slots) or, f32 only,
  * two (33-64 slots), the row-pipelined kernel; each CTA sums its teams' dw in shared memory
  * (every group's sums + compensations, fn_bwd_pipe_smem). */
@@ -1873,6 +1923,8 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   }
   /* AUTO. */
   if (bwd_tiny(c, l)) return FUSEDNORM_OK;
+  /* (from FN_AUTO_BWD_WARP_ROWS_PER_SM rows an SM its grid is past with_dw_in_kernel's few CTAs) */
+  if (bwd_warp_pays(c) && bwd_warp(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
   if (c->xs == 4 && !(c->aligned && c->p->n % c->vec == 0) &&
       c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD2_ROWS_PER_SM * c->d->sm_count && bwd_packed(c, l))

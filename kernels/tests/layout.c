@@ -212,6 +212,17 @@ static int same_output(const fusednorm_problem *p, const layout *l, const unsign
   return ok;
 }
 
+/* Two plans that run the same kernel instance over the same geometry (so the same sums). */
+static int same_launch(const fusednorm_launch *a, const fusednorm_launch *b) {
+  return a->mode == b->mode && a->kernel == b->kernel && a->block_threads == b->block_threads &&
+         a->rows_per_cta == b->rows_per_cta && a->ctas_per_row == b->ctas_per_row && a->cluster == b->cluster &&
+         a->grid == b->grid && a->slots_per_thread == b->slots_per_thread && a->chunk == b->chunk &&
+         a->stages == b->stages && a->lookahead == b->lookahead && a->weight_smem == b->weight_smem &&
+         a->dw_smem == b->dw_smem && a->partial_rows == b->partial_rows && a->unaligned == b->unaligned &&
+         a->dw_in_kernel == b->dw_in_kernel && a->load_elems == b->load_elems && a->ds_direct == b->ds_direct &&
+         a->narrow == b->narrow;
+}
+
 static const int64_t kNs[] = {1, 3, 8, 64, 100, 128, 256, 320, 1000, 1024, 2048, 4096, 6144, 32768};
 
 /* A directed case: these fields fixed, aligned rows with a weight; the rest drawn from its seed. */
@@ -303,7 +314,9 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, const directed *f, 
   /* Results of both runs on the host: y, ro, dx as dense [rows x n]; rstd; dw. */
   unsigned char *res[2][3] = {{0}}, *rs[2] = {0}, *dws[2] = {0};
   fusednorm_layout lay[2][2]; /* [run][forward, backward] */
+  fusednorm_problem ran[2][2]; /* the problems each run ran (a forced mode's AUTO fallback included) */
   memset(lay, 0, sizeof lay);
+  memset(ran, 0, sizeof ran);
   for (int run = 0; run < 2 && ok; ++run) {
     const layout *l = run ? L : C;
     fusednorm_problem pf = run ? pn : pc, pb = pf;
@@ -338,6 +351,7 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, const directed *f, 
         st = b->forward(&pf, &fa);
       }
       if (st != FUSEDNORM_OK) snprintf(why, wl, "run %d forward: %s", run, fusednorm_status_string(st)), ok = 0;
+      ran[run][0] = pf;
       fusednorm_bwd_args ba;
       memset(&ba, 0, sizeof ba);
       const int s_t = pf.has_residual ? RO : X;
@@ -365,6 +379,7 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, const directed *f, 
           st = b->backward(&pb, &ba);
         }
         if (st != FUSEDNORM_OK) snprintf(why, wl, "run %d backward: %s", run, fusednorm_status_string(st)), ok = 0;
+        ran[run][1] = pb;
       }
     }
     /* Bring the outputs back: storage for y, ro, dx; rstd; dw. */
@@ -403,6 +418,13 @@ static int run_case(const fn_layout_backend *b, uint64_t *s, const directed *f, 
           if (u->aligned16 != v->aligned16 || u->congruent16 != v->congruent16 || u->align_bytes != v->align_bytes ||
               (u->congruent16 && !u->aligned16) || (v->congruent16 && !v->aligned16))
             same_plan = 0;
+          if (b->plan != NULL && same_plan) {
+            fusednorm_launch pu, pv;
+            memset(&pu, 0, sizeof pu), memset(&pv, 0, sizeof pv);
+            if (b->plan(&ran[0][dir], dir, u, &pu) != FUSEDNORM_OK || b->plan(&ran[1][dir], dir, v, &pv) != FUSEDNORM_OK ||
+                !same_launch(&pu, &pv))
+              same_plan = 0;
+          }
         }
       }
       /* dx's terms per row: rstd * max|g| * (1 + max|h|^2) bounds both g and h * mean(g*h), with

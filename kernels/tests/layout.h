@@ -7,8 +7,8 @@
  * misalignment at times), one per tensor, and runs forward and backward twice on the backend:
  * once with every tensor contiguous (row_dims 1) and once with the N-d layouts. Results must be
  * bitwise identical where the same kernels run (the layouts keep the contiguous run's 16-byte
- * alignment; a backend with one algorithm always); where the two runs' fusednorm_layouts differ,
- * or rows are head-split (congruent, not aligned: the head, and so the order of a row's sum,
+ * alignment; a backend with one algorithm always); where the two runs' fusednorm_layouts or plans
+ * differ, or rows are head-split (congruent, not aligned: the head, and so the order of a row's sum,
  * follows each row's address), a different summation order is legal and the outputs must agree
  * within a few ulp instead (an addressing error is far beyond that). Every output element of a
  * row must be written, and every storage element outside the rows (gaps) left as it was. The contiguous run itself is judged by the check engine's matrix; this test shows
@@ -38,6 +38,11 @@ typedef struct {
   fusednorm_status (*workspace_size)(const fusednorm_problem *p, size_t *bytes);
   int layout_picks_kernel; /* 1: the kernel, and so the fp32 summation order, depends on the
                               layout (fusednorm_layout: CUDA); 0: one algorithm (CPU) */
+  /* The plan the backend runs for a problem and its layout (CUDA: fusednorm_select_launch on the
+   * current device), or NULL: where the two runs' plans differ (the row_dims, not only the
+   * layout, may pick the kernel: the warp backward runs rows of one stride only), their
+   * summation orders may too. */
+  fusednorm_status (*plan)(const fusednorm_problem *p, int backward, const fusednorm_layout *l, fusednorm_launch *out);
 } fn_layout_backend;
 
 /* `cases` random cases from `seed` (printed); returns the number of failures. */

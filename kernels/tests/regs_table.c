@@ -35,6 +35,14 @@ int main(void) {
         printf("bwd_row %s %d %d %d\n", dt[d].name, pipe_caches[c], f, fn_regs_estimate_bwd_row16(pipe_caches[c], f));
     for (int f = 0; f < 2 && dt[d].size == 2; ++f) /* ... and its one-slot instance of 64-thread CTAs */
       printf("bwd_row_narrow %s 1 %d %d\n", dt[d].name, f, FN_BWD_ROW_NARROW_REGS);
+    /* The warp backward at every instance (columns a lane), with and without ds. */
+    {
+      static const int warp_cols[] = FN_BWD_WARP_INSTANCES;
+      for (int c = 0; c < (int)(sizeof warp_cols / sizeof warp_cols[0]); ++c)
+        for (int f = 0; f < 2; ++f)
+          printf("bwd_warp %s %d %d %d\n", dt[d].name, warp_cols[c], f,
+                 fn_regs_estimate_bwd_warp(dt[d].size, f, warp_cols[c]));
+    }
   }
   return 0;
 }

@@ -346,6 +346,13 @@ static int l_download(void *dst, const void *src, size_t bytes) {
   if (e != cudaSuccess) fprintf(stderr, "test_cuda: layout case: %s\n", cudaGetErrorString(e));
   return e != cudaSuccess;
 }
+/* The plan the CUDA entry points run on the current device (fusednorm_select_launch). */
+static fusednorm_status l_plan(const fusednorm_problem *p, int backward, const fusednorm_layout *l,
+                               fusednorm_launch *out) {
+  fusednorm_device_info info;
+  const fusednorm_status st = fusednorm_cuda_device_info(-1, &info);
+  return st != FUSEDNORM_OK ? st : fusednorm_select_launch(p, backward, &info, l, out);
+}
 
 /* ---- CUDA graph capture: forward + backward captured and replayed, bitwise equal to a direct
  * run (the launches must not allocate, synchronize or query anything capture forbids). ---- */
@@ -1256,10 +1263,23 @@ int main(int argc, char **argv) {
     /* (quick: the engine's variant rotation gives 7 x 32768 f16 and 1001 x 32768 bf16 a 16-bit
      * weight, the raw 16-bit stage) */
     static const int64_t kRow8Nq[] = {8196, 16384, 16392, 24576, 28928, 32768};
+    /* The warp backward (rmsnorm_bwd_warp.cu, AUTO, from 96 rows an SM: select.c
+     * FN_AUTO_BWD_WARP_ROWS_PER_SM): every instance (2 to 8 columns a lane: n = 33..256; 16-bit
+     * rows of 64 columns in the misaligned pass), widths at and past each instance's last column,
+     * counts just below the rule (other kernels) and at it (a warp one or two rows), many rows (a
+     * row loop through both register sets, an odd last step), any alignment (the apart pass), and
+     * widths just outside (32, 257). Few rows (5, 131, 2000) run the other kernels on the same
+     * widths. */
+    const int64_t kWarpBwdM[] = {5, 131, 2000, 96 * (int64_t)info.sm_count - 1, 96 * (int64_t)info.sm_count + 3,
+                                 300 * (int64_t)info.sm_count + 1};
+    static const int64_t kWarpBwdN[] = {32, 33, 45, 63, 64, 65, 97, 100, 128, 129, 139, 160, 161, 178, 192, 193, 223, 255, 256, 257};
+    const int64_t kWarpBwdMq[] = {5, 96 * (int64_t)info.sm_count + 3, 300 * (int64_t)info.sm_count + 1};
+    static const int64_t kWarpBwdNq[] = {33, 64, 65, 100, 139, 178, 255}; /* every instance */
     static const int64_t kWarpMq[] = {5, 2000, 4099};
     static const int64_t kWarpNq[] = {33, 65, 100, 126, 142, 190, 228, 250, 295, 298, 300, 350, 511}; /* every instance */
 #define NEL(a) (int)(sizeof a / sizeof *a)
     const unsigned kWarp = 1u << FUSEDNORM_KERNEL_FWD_WARP;
+    const unsigned kWarpBwd = 1u << FUSEDNORM_KERNEL_BWD_WARP;
     const unsigned kTile = 1u << FUSEDNORM_KERNEL_FWD_TILE;
     const unsigned kThread = 1u << FUSEDNORM_KERNEL_FWD_THREAD;
     const unsigned kLanes = 1u << FUSEDNORM_KERNEL_FWD_LANES; /* aligned rows of whole vectors */
@@ -1316,6 +1336,11 @@ int main(int argc, char **argv) {
          o.quick ? NEL(kWarpMq) : NEL(kWarpM), o.quick ? NEL(kWarpNq) : NEL(kWarpN), kWarp},
         {"cuda/auto/warp/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kWarpMq, kWarpNq, NEL(kWarpMq), NEL(kWarpNq),
          kWarp},
+        {"cuda/auto/warp-bwd", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kWarpBwdMq : kWarpBwdM,
+         o.quick ? kWarpBwdNq : kWarpBwdN, o.quick ? NEL(kWarpBwdMq) : NEL(kWarpBwdM),
+         o.quick ? NEL(kWarpBwdNq) : NEL(kWarpBwdN), kWarpBwd},
+        {"cuda/auto/warp-bwd/misaligned", FUSEDNORM_MODE_AUTO, OFFS_APART, kWarpBwdMq, kWarpBwdNq, NEL(kWarpBwdMq),
+         NEL(kWarpBwdNq), kWarpBwd},
         {"cuda/persistent/row8", FUSEDNORM_MODE_PERSISTENT, OFFS_NONE, o.quick ? kRow8Mq : kRow8M,
          o.quick ? kRow8Nq : kRow8N, o.quick ? NEL(kRow8Mq) : NEL(kRow8M), o.quick ? NEL(kRow8Nq) : NEL(kRow8N),
          kRow8},
@@ -1393,7 +1418,7 @@ int main(int argc, char **argv) {
   fn_api api = {"cuda", api_fwd, api_bwd, api_ws};
   failed += fn_engine_check_bad_args(&api) != 0, ++runs;
   /* N-d row layouts: every kernel family (random forced modes) against the contiguous run. */
-  const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws, 1};
+  const fn_layout_backend lb = {"cuda", l_alloc, l_release, l_upload, l_download, api_fwd, api_bwd, api_ws, 1, l_plan};
   failed += fn_layout_bad_args(&lb) != 0, ++runs;
   g_nd_lanes2 = 0;
   failed += fn_layout_run(&lb, o.seed ? o.seed : fn_engine_fresh_seed(), o.quick ? 150 : 600, o.verbose) != 0, ++runs;

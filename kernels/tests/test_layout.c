@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
   if (seed == 0) seed = (uint64_t)time(NULL) * 2654435761u ^ (uint64_t)clock();
   const fn_layout_backend cpu = {"cpu", h_alloc, h_release, h_copy, h_copy,
                                  fusednorm_forward_cpu, fusednorm_backward_cpu,
-                                 fusednorm_backward_workspace_size_cpu, 0};
+                                 fusednorm_backward_workspace_size_cpu, 0, NULL};
   int failed = check_division(seed);
   failed += fn_layout_bad_args(&cpu);
   failed += fn_layout_run(&cpu, seed, cases, verbose);

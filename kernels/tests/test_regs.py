@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 DTYPES = {"13__nv_bfloat16": "bf16", "6__half": "f16", "f": "f32"}
-ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd_row|bwd)I"
+ENTRY = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_pipe|bwd_c2|bwd_row|bwd_warp|bwd)I"
                    r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)*E")
 # rms_norm_bwd_row's one-slot instance of 64-thread CTAs (its last bool, NARROW64): an estimate of its own
 NARROW = re.compile(r"Compiling entry function '_ZN2fn\d+rms_norm_bwd_rowI(13__nv_bfloat16|6__half)Li1ELb([01])ELb0ELb1EE")

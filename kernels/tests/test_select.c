@@ -91,6 +91,7 @@ static int launch_bound(const fusednorm_problem *p, const fusednorm_launch *l) {
     case FUSEDNORM_KERNEL_FWD_LANES: return FN_FWD_LANES_THREADS;
     case FUSEDNORM_KERNEL_FWD_THREAD: return FN_FWD_THREAD_THREADS;
     case FUSEDNORM_KERNEL_FWD_WARP: return FN_FWD_WARP_THREADS;
+    case FUSEDNORM_KERNEL_BWD_WARP: return FN_BWD_WARP_THREADS;
     default: return 0;
   }
 }
@@ -279,6 +280,23 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
                        l->slots_per_thread == fn_fwd_warp_cols(p->n) && 32 * (int64_t)l->slots_per_thread >= p->n;
       break;
     }
+    case FUSEDNORM_KERNEL_BWD_WARP: {
+      /* AUTO only; rows of one stride and FN_BWD_WARP_MIN_N..MAX_N columns; a warp a row at a
+       * time, FN_BWD_WARP_WARPS warps a CTA, a persistent grid of at most the rows' warps; the
+       * warps' dw pairs in shared memory */
+      static const int kcols[] = FN_BWD_WARP_INSTANCES;
+      CHECK(bwd && p->mode == FUSEDNORM_MODE_AUTO && l->mode == FUSEDNORM_MODE_ROW_PACKED && p->row_dims <= 1 &&
+                p->n >= FN_BWD_WARP_MIN_N && p->n <= FN_BWD_WARP_MAX_N,
+            "%s: warp backward outside its rows: %s", what, s);
+      CHECK(l->block_threads == FN_BWD_WARP_THREADS && l->rows_per_cta == FN_BWD_WARP_WARPS && !l->weight_smem &&
+                l->smem_bytes == (p->has_weight ? (size_t)fn_bwd_warp_smem(p->n) : 0) &&
+                l->grid <= (p->rows + FN_BWD_WARP_WARPS - 1) / FN_BWD_WARP_WARPS &&
+                l->grid <= (int64_t)d->sm_count * FN_BWD_WARP_MIN_CTAS(l->slots_per_thread) * 2,
+            "%s: warp backward geometry: %s", what, s);
+      inst = in_set(l->slots_per_thread, kcols, (int)(sizeof kcols / sizeof kcols[0])) &&
+             l->slots_per_thread == fn_bwd_warp_cols(p->n) && 32 * (int64_t)l->slots_per_thread >= p->n;
+      break;
+    }
     default: CHECK(0, "%s: kernel %d", what, (int)l->kernel);
   }
   if (p->mode != FUSEDNORM_MODE_AUTO) CHECK(l->mode == p->mode, "%s: forced %s, plan %s", what, fusednorm_mode_name(p->mode), s);
@@ -295,7 +313,8 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
   CHECK(l->rows_per_cta == 1 || l->kernel == FUSEDNORM_KERNEL_FWD_PIPE || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE ||
             l->kernel == FUSEDNORM_KERNEL_FWD_TILE || l->kernel == FUSEDNORM_KERNEL_FWD_TINY ||
             l->kernel == FUSEDNORM_KERNEL_BWD_TINY || l->kernel == FUSEDNORM_KERNEL_FWD_LANES ||
-            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD || l->kernel == FUSEDNORM_KERNEL_FWD_WARP,
+            l->kernel == FUSEDNORM_KERNEL_FWD_THREAD || l->kernel == FUSEDNORM_KERNEL_FWD_WARP ||
+            l->kernel == FUSEDNORM_KERNEL_BWD_WARP,
         "%s: %s", what, s);
   CHECK(l->smem_bytes + FN_STATIC_SMEM_MAX <= d->smem_per_block_optin &&
             l->smem_bytes + FN_SMEM_RESERVE_PER_CTA <= d->smem_per_sm,
@@ -852,7 +871,7 @@ static const struct {
     {131072, 512, BF, 0, 1, "fwd_row/multi_wave_cached t64 r1 c1 k1 g131072 s1 ch512 sm0 st0/0 w0 dw0 P0 ws0"}, /* fused add: lean cached from 33 slots */
     {65536, 128, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s1 ch128 sm0 st0/0 w0 dw0 P0 ws0"},
     {65536, 256, F32, 0, 0, "fwd_lanes/row_packed t128 r8 c1 k1 g8192 s2 ch256 sm0 st0/0 w0 dw0 P0 ws0"},
-    {65536, 256, F32, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2112 s1 ch256 sm1024 st0/0 w1 dw1 P2112 ws2162704"},
+    {65536, 256, F32, 1, 0, "bwd_warp/row_packed t256 r8 c1 k1 g264 s8 ch256 sm16384 st0/0 w0 dw0 P264 ws270352"},
     {262144, 512, BF, 1, 0, "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw"},
     {262144, 512, BF, 1, 1, "bwd_row/persistent t64 r1 c1 k1 g2640 s1 ch512 sm2048 st0/0 w1 dw1 P2640 ws5406736 nw"},
     {4096, 1024, BF, 0, 0, "fwd_row/multi_wave_cached t64 r1 c1 k1 g4096 s2 ch1024 sm0 st0/0 w0 dw0 P0 ws0"}, /* plain fwd from 65 slots: lean cached */
@@ -1016,7 +1035,7 @@ static const char *const kNarrowPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch96 sm6144 st0/0 w0 dw0 P432 ws165904", /* A100-80GB auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g324 s1 ch256 sm16384 st0/0 w0 dw0 P324 ws331792", /* A100-80GB auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g432 s1 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
+    "bwd_warp/row_packed t256 r8 c1 k1 g432 s4 ch128 sm8192 st0/0 w0 dw0 P432 ws221200", /* A100-80GB auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g432 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* A100-80GB auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* A100-80GB auto bwd 8x128 bf16 */
@@ -1031,7 +1050,7 @@ static const char *const kNarrowPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch96 sm6144 st0/0 w0 dw0 P512 ws196624", /* RTX4090 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g384 s1 ch256 sm16384 st0/0 w0 dw0 P384 ws393232", /* RTX4090 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g512 s1 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
+    "bwd_warp/row_packed t256 r8 c1 k1 g512 s4 ch128 sm8192 st0/0 w0 dw0 P512 ws262160", /* RTX4090 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g512 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* RTX4090 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* RTX4090 auto bwd 8x128 bf16 */
@@ -1046,7 +1065,7 @@ static const char *const kNarrowPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch96 sm6144 st0/0 w0 dw0 P528 ws202768", /* H200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g396 s1 ch256 sm16384 st0/0 w0 dw0 P396 ws405520", /* H200 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g528 s1 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
+    "bwd_warp/row_packed t256 r8 c1 k1 g528 s4 ch128 sm8192 st0/0 w0 dw0 P528 ws270352", /* H200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g528 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* H200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* H200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* H200 auto bwd 8x128 bf16 */
@@ -1061,7 +1080,7 @@ static const char *const kNarrowPins[] = {
     "fwd_lanes/row_packed t128 r16 c1 k1 g6250 s1 ch96 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch96 sm6144 st0/0 w0 dw0 P592 ws227344", /* B200 auto bwd 100000x96 bf16 */
     "bwd_pipe/row_packed t256 r8 c1 k1 g444 s1 ch256 sm16384 st0/0 w0 dw0 P444 ws454672", /* B200 auto fused bwd 262144x256 bf16 */
-    "bwd_pipe/row_packed t256 r8 c1 k1 g592 s1 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
+    "bwd_warp/row_packed t256 r8 c1 k1 g592 s4 ch128 sm8192 st0/0 w0 dw0 P592 ws303120", /* B200 auto bwd misaligned 65536x128 f32 */
     "fwd_pipe/row_packed t256 r16 c1 k1 g592 s1 ch100 sm416 st0/0 w1 dw0 P0 ws0", /* B200 auto fused fwd misaligned 50000x100 f16 */
     "bwd_row/persistent t64 r1 c1 k1 g256 s1 ch128 sm512 st0/0 w1 dw1 P256 ws131088", /* B200 auto bwd 256x128 bf16 */
     "bwd_tiny/row_packed t256 r8 c1 k1 g1 s4 ch128 sm4096 st0/0 w0 dw0 P0 ws16", /* B200 auto bwd 8x128 bf16 */
@@ -1963,14 +1982,19 @@ static int auto_plan(int d, const fusednorm_layout *lay, int64_t rows, int64_t n
   return 0;
 }
 
-/* AUTO's backward of f32 rows of 33-64 slots that are not whole aligned vectors: the row-packed
- * kernel at two slots a lane from FN_AUTO_PACKED_BWD2_ROWS_PER_SM rows a SM (kernels/RESULTS.md
- * "Two slots a lane in the row-pipelined backward"); aligned whole-vector rows, fewer rows and
- * 16-bit rows keep their kernels (never two slots). */
-static void test_two_slot_bwd(void) {
-  static const int64_t kN[] = {120, 129, 136, 139, 178, 200, 255, 256, 257, 264, 423, 512, 513};
+/* AUTO's backward of narrow rows from FN_AUTO_BWD_WARP_ROWS_PER_SM (= FN_AUTO_PACKED_BWD2_ROWS_PER_SM)
+ * rows an SM (kernels/RESULTS.md "The warp backward"): rows of one stride take the warp backward
+ * (bwd_warp) where they are not whole aligned vectors (16-bit from FN_AUTO_BWD_WARP_B16_MIN_N
+ * columns) and f32 rows of whole aligned vectors from FN_AUTO_BWD_WARP_F32_ALIGNED_MIN_N columns,
+ * up to FN_BWD_WARP_MAX_N, the instance of fn_bwd_warp_cols(n) columns a lane; N-d rows (which it
+ * does not address) keep the row-packed kernel at two slots a lane for f32 rows of 33-64 slots
+ * that are not whole aligned vectors ("Two slots a lane in the row-pipelined backward"); fewer
+ * rows, and everything else, neither. */
+static void test_warp_bwd(void) {
+  static const int64_t kN[] = {32, 33, 45, 63, 64, 65, 100, 120, 128, 129, 136, 139, 178, 200, 255, 256, 257, 264, 512};
+  static const fusednorm_dtype kX[] = {FUSEDNORM_BF16, FUSEDNORM_F16, FUSEDNORM_F32};
   const fusednorm_layout *lays[] = {&kAligned, &kCongruent, &kMisaligned};
-  int d, li, ri, ni, xi, w, two = 0, other = 0;
+  int d, li, ri, ni, xi, w, f, nd, warp = 0, two = 0, other = 0;
   for (d = 0; d < NDEV; ++d) {
     const fusednorm_device_info *dev = &kDevices[d].d;
     const int64_t sm = dev->sm_count;
@@ -1978,22 +2002,41 @@ static void test_two_slot_bwd(void) {
     for (li = 0; li < 3; ++li)
       for (ri = 0; ri < 4; ++ri)
         for (ni = 0; ni < (int)(sizeof kN / sizeof kN[0]); ++ni)
-          for (xi = 0; xi < 2; ++xi)
-            for (w = 0; w < 2; ++w) {
-              const fusednorm_dtype x = xi ? FUSEDNORM_F32 : FUSEDNORM_BF16;
-              const int64_t vec = fn_vec_elems(x), slots = (kN[ni] + vec - 1) / vec;
-              const int whole = lays[li]->aligned16 && kN[ni] % vec == 0;
-              const int want = xi && !whole && slots > 32 && slots <= 64 && rows[ri] >= 96 * sm;
-              fusednorm_launch a;
-              if (!auto_plan(d, lays[li], rows[ri], kN[ni], x, 1, 0, w, &a)) continue;
-              CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_PIPE && a.slots_per_thread == 2) == want,
-                    "%s %lldx%lld %s w%d layout %d: AUTO %s s%d, want %s", kDevices[d].name, (long long)rows[ri],
-                    (long long)kN[ni], fusednorm_dtype_name(x), w, li, fusednorm_kernel_name(a.kernel),
-                    a.slots_per_thread, want ? "bwd_pipe at two slots" : "not");
-              two += want, other += !want;
-            }
+          for (xi = 0; xi < 3; ++xi)
+            for (w = 0; w < 2; ++w)
+              for (f = 0; f < 2; ++f)
+                for (nd = 0; nd < 2; ++nd) {
+                  const fusednorm_dtype x = kX[xi];
+                  const int64_t n = kN[ni], vec = fn_vec_elems(x), slots = (n + vec - 1) / vec;
+                  const int f32 = x == FUSEDNORM_F32, whole = lays[li]->aligned16 && n % vec == 0;
+                  const int many = rows[ri] >= 96 * sm, in = n >= 33 && n <= 256;
+                  const int want_warp = !nd && many && in && (whole ? f32 && n >= 129 : f32 || n >= 64);
+                  const int want_two = nd && many && f32 && !whole && slots > 32 && slots <= 64;
+                  fusednorm_problem p = fusednorm_problem_init(rows[ri], n, x, x);
+                  fusednorm_launch a;
+                  p.has_residual = f;
+                  p.has_weight = w;
+                  if (nd) { /* the same rows as two leading dims */
+                    p.row_dims = 2;
+                    p.row_shape[0] = 2;
+                    p.row_shape[1] = rows[ri] / 2;
+                    p.rows = 2 * (rows[ri] / 2);
+                  }
+                  if (fusednorm_select_launch(&p, 1, dev, lays[li], &a) != FUSEDNORM_OK) {
+                    CHECK(0, "%s %lldx%lld: no AUTO plan", kDevices[d].name, (long long)p.rows, (long long)n);
+                    continue;
+                  }
+                  CHECK((a.kernel == FUSEDNORM_KERNEL_BWD_WARP) == want_warp &&
+                            (a.kernel != FUSEDNORM_KERNEL_BWD_WARP || a.slots_per_thread == fn_bwd_warp_cols(n)) &&
+                            (a.kernel == FUSEDNORM_KERNEL_BWD_PIPE && a.slots_per_thread == 2) == want_two,
+                        "%s %lldx%lld %s w%d f%d nd%d layout %d: AUTO %s s%d, want %s", kDevices[d].name,
+                        (long long)p.rows, (long long)n, fusednorm_dtype_name(x), w, f, nd, li,
+                        fusednorm_kernel_name(a.kernel), a.slots_per_thread,
+                        want_warp ? "bwd_warp" : want_two ? "bwd_pipe at two slots" : "neither");
+                  warp += want_warp, two += want_two, other += !want_warp && !want_two;
+                }
   }
-  CHECK(two > 50 && other > 500, "%d two-slot and %d other plans checked", two, other);
+  CHECK(warp > 500 && two > 50 && other > 2000, "%d warp, %d two-slot and %d other plans checked", warp, two, other);
 }
 
 /* The lean backward's persistent grid at S <= 4 (select.c bwd_persistent, ctas_per_sm), H200:
@@ -3258,7 +3301,7 @@ int main(int argc, char **argv) {
   test_wide_fwd_wr_mid();
   test_wide_many_rows();
   test_wide_grid_picks();
-  test_two_slot_bwd();
+  test_warp_bwd();
   test_bwd_row_grid();
   test_split16_bwd();
   test_f32_split_bwd();
