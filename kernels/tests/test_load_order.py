@@ -54,6 +54,9 @@ CHECKS = [
      "every column of the lane's first row"),
     (re.compile(r"rms_norm_fwd_warp_vecI.*Li[24]ELi(\d)EE"), lambda m: 2 * int(m.group(1)),
      "every load of the lane's two rows"),
+    # The warp backward: its first row's rstd and every column's dy and s (and ds).
+    (re.compile(r"rms_norm_bwd_warpI.*Li(\d+)ELb([01])E"), lambda m: 1 + int(m.group(1)) * (2 + int(m.group(2))),
+     "the first row's rstd, dy and s (and ds) of each column"),
 ]
 
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
