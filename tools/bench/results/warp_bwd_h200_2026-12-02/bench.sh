@@ -1,11 +1,11 @@
 #!/bin/bash
 # bench.py, AUTO beside the peers (torch, torch.compile, Liger, Quack), both input modes, on the
 # backward cases the warp backward moves: the op library of a --define=cuda_archs=sm_90a build of
-# the committed tree (gpu_dev/libpack), Quack staged by tools/bench/quack_on_gpu.sh (three calls
-# before this one), Liger from .whl/ (tools/bench/README.md "Quack on the GPU machine").
+# the committed tree (gpu_dev/libpack2: libfusednorm_ops.so and libfusednorm.so), Quack staged by tools/bench/quack_on_gpu.sh (three calls
+# before this one; the third kept the op library pack in /tmp: LIBPACK=/tmp/lib.tar.xz), Liger from .whl/ (tools/bench/README.md "Quack on the GPU machine").
 set -u
 QP=$(bash tools/bench/quack_on_gpu.sh) || exit 1
-mkdir -p gpu_dev/lib && tar -C gpu_dev -xJf gpu_dev/libpack/lib.tar.xz
+mkdir -p gpu_dev/lib && tar -C gpu_dev -xJf ${LIBPACK:-gpu_dev/libpack2/lib.tar.xz}
 python3 -m pip install -q --no-index --no-deps --target /tmp/bench_site .whl/liger_kernel-*.whl
 export PYTHONPATH=$PWD/shim/python:/tmp/bench_site:$QP FUSEDNORM_LIBRARY=$PWD/gpu_dev/lib/libfusednorm_ops.so PYTHONUNBUFFERED=1
 P=fusednorm:auto,torch,compile,liger,quack
