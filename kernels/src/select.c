@@ -1926,6 +1926,7 @@ static fusednorm_status plan_backward(const ctx *c, fusednorm_launch *l) {
   /* (from FN_AUTO_BWD_WARP_ROWS_PER_SM rows an SM its grid is past with_dw_in_kernel's few CTAs) */
   if (bwd_warp_pays(c) && bwd_warp(c, l)) return FUSEDNORM_OK;
   if (c->slots <= FN_AUTO_ROW_PACKED_BWD_SLOTS && packed_bwd_pays(c) && bwd_packed(c, l)) return with_dw_in_kernel(c, l);
+  /* (rows of one stride of these widths and counts took the warp backward above: N-d rows) */
   if (c->xs == 4 && !(c->aligned && c->p->n % c->vec == 0) &&
       c->p->rows >= (int64_t)FN_AUTO_PACKED_BWD2_ROWS_PER_SM * c->d->sm_count && bwd_packed(c, l))
     return with_dw_in_kernel(c, l);
