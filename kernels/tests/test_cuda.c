@@ -1247,8 +1247,9 @@ int main(int argc, char **argv) {
      * five; 228 8-byte, two), widths at and past each instance's last column, counts where only
      * some of its rules take it, an odd count (a last warp with one row), any alignment (the apart
      * pass: every tensor at its own 2- or 4-byte offset), and widths just outside it (32, 513:
-     * other families). */
-    static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001};
+     * other families); 30001 rows (227 an SM on 132 SMs) for the dense 16-bit rule of two rows a
+     * warp at any count past the non-dense rule's 160 rows an SM. */
+    static const int64_t kWarpM[] = {1, 5, 131, 2000, 4099, 20001, 30001};
     static const int64_t kWarpN[] = {32, 33, 45, 63, 64, 65, 66, 97, 126, 129, 142, 161, 190, 223, 228, 257, 295, 298, 300, 320, 321, 350, 420, 511, 513};
     /* The lean backward at eight slots a thread (aligned rows of 2049-4096 slots: f32 8196-16384
      * columns, 16-bit 16392-32768, past 28928 on an H200 with the weight's raw 16 bits staged, or
