@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(FN_BWD_WARP_THREADS, FN_BWD_WARP_MIN_CTAS(K)) 
   const int n = p.n;
   const int64_t rows = p.rows;
   const int64_t rstep = (int64_t)gridDim.x * FN_BWD_WARP_WARPS;
-  /* A row's loads: a warp-uniform branch (the row exists or not), the loads in column order. */
+  /* A row's loads (none for a warp past the rows: the whole warp skips them), in column order. */
   auto fetch = [&](WarpBwdRow<K> &r, int64_t row) {
     if (row >= rows) return;
     r.rs = p.rstd[row];
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(FN_BWD_WARP_THREADS, FN_BWD_WARP_MIN_CTAS(K)) 
 
   WarpBwdRow<K> a, b;
   int64_t row = (int64_t)blockIdx.x * FN_BWD_WARP_WARPS + warp;
-  /* The weight after the first two rows' loads are issued: converted before them, the CTA would
+  /* The weight after the first two rows' loads are in flight: converted before them, the CTA would
    * wait for it first (two memory round trips, not one). */
   fetch(a, row);
   fetch(b, row + rstep);
@@ -101,8 +101,10 @@ __global__ void __launch_bounds__(FN_BWD_WARP_THREADS, FN_BWD_WARP_MIN_CTAS(K)) 
     fetch(b, row + 3 * rstep);
   }
   if (p.ws == nullptr) return; /* no weight: no dw (the whole CTA returns here) */
+  /* The CTA's Place for combine_team_dw, a team a warp (the warps in warp order), set field by
+   * field: make_place's general team arithmetic costs some instances 2-6 registers (ptxas). */
   Place pl;
-  pl.team = 32; /* a team a warp: the warps in warp order */
+  pl.team = 32;
   pl.lane = lane;
   pl.team_idx = warp;
   pl.teams = FN_BWD_WARP_WARPS;

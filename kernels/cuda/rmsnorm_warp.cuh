@@ -59,10 +59,10 @@ template <typename P> __device__ __forceinline__ P *lane_ptr(P *p) {
  * (guarded by the column) from one pointer, the row's plus the lane, at constant offsets of 32 k
  * elements. Clamping the column into the row instead (an unconditional load a column) costs each
  * load its own 64-bit address: the clamp, a sign extension, a 64-bit add and two LEAs, 7
- * instructions, and the kernel is bound by instruction issue (the fp16 10-column instance's SASS
- * and Nsight Compute, H200 2026-12-01; kernels/RESULTS.md). The bits are converted
- * (elem_of_bits) only after the weight's loads are issued: a value converted ahead of
- * warp_wbits's branch is waited for there (test_load_order). */
+ * instructions, and the kernel is bound by the instructions it executes (the fp16 10-column
+ * instance's SASS and Nsight Compute, H200 2026-12-01; kernels/RESULTS.md). The bits are converted
+ * (elem_of_bits) only after the weight's loads are in flight: a value converted ahead of
+ * warp_wbits's dtype test is waited for there (test_load_order). */
 template <typename T, int K>
 __device__ __forceinline__ void warp_row_bits(uint32_t (&b)[K], const T *row, int lane, int n) {
   const T *rl = lane_ptr(row + lane);
@@ -76,8 +76,9 @@ template <typename T, int K> __device__ __forceinline__ void elems_of_bits(float
 }
 
 /* A lane's weight bits for its K columns (what tiny_wbits gives, 0 past the row), loaded as
- * warp_row_bits loads a row, on the dtype's side of a uniform branch (a 4-byte and a 16-bit load
- * a column, merged, made ptxas wait for the weight before the row's loads were all issued:
+ * warp_row_bits loads a row, under a test of the dtype, uniform over the warp (a 4-byte and a
+ * 16-bit load a column, merged, made ptxas wait for the weight before the row's loads were all in
+ * flight:
  * test_load_order). Without a weight, none (tiny_weff gives 1); `any` (a row of the problem) stands
  * in for the pointer then, never read. */
 template <int K>
