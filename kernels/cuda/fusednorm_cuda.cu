@@ -565,7 +565,22 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
       }
       case FUSEDNORM_KERNEL_BWD_GENERIC: kernel = fn::bwd_kernel(p->x_dtype, plan.slots_per_thread); break;
       case FUSEDNORM_KERNEL_BWD_WARP: kernel = fn::bwd_warp_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
-      case FUSEDNORM_KERNEL_BWD_TINY: kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr); break;
+      case FUSEDNORM_KERNEL_BWD_TINY:
+        if (k.nd.dims <= 1 && plan.rows_per_cta >= p->rows &&
+            plan.block_threads <= FN_TINY_BWD_LEAN_THREADS(plan.slots_per_thread)) {
+          /* rows of one stride, one row a team (rows <= the CTA's teams, so 32-bit indices): the
+           * lean instance, its packed parameter block */
+          fn::LeanBwdParams t = {};
+          t.dy = k.dy; t.s = k.s; t.w = k.w; t.rstd = k.rstd;
+          t.dy_stride = k.dy_stride; t.s_stride = k.s_stride;
+          t.rows = (int)p->rows; t.n = k.n; t.w_dtype = k.w_dtype; t.llama = k.llama;
+          t.ds = k.ds; t.dx = k.dx; t.dw = p->has_weight ? a->dw : nullptr;
+          t.ds_stride = k.ds_stride; t.dx_stride = k.dx_stride; t.offset = k.offset;
+          return launch(fn::bwd_tiny_lean_kernel(p->x_dtype, plan.slots_per_thread, fn_tiny_lanes(p->n), ds != nullptr),
+                        plan, &t, stream, "rms_norm_bwd_tiny_lean launch");
+        }
+        kernel = fn::bwd_tiny_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr);
+        break;
       default: break; /* a forward family: a bug in select.c */
     }
     if (plan.kernel == FUSEDNORM_KERNEL_BWD_TINY) { /* one CTA writes dw itself */

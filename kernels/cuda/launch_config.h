@@ -392,6 +392,10 @@ static inline int fn_fwd_lanes_team(int64_t slots) {
 #define FN_TINY_FWD_THREADS 256
 #define FN_TINY_BWD_THREADS(cols) ((cols) <= 4 ? 1024 : 512)
 #define FN_TINY_BWD_ROWS(cols) ((cols) <= 1 ? 4 : (cols) <= 2 ? 2 : 1)
+/* The lean tiny backward (rows of one stride, one row a team: rms_norm_bwd_tiny_lean) at 8 columns a
+ * lane holds fewer rows a CTA: at the 512-thread bound (128 registers) ptxas spilled 4-36 bytes
+ * (sm_90a, nvcc 13.0), at 256 none; wider CTAs take rms_norm_bwd_tiny. */
+#define FN_TINY_BWD_LEAN_THREADS(cols) ((cols) >= 8 ? 256 : FN_TINY_BWD_THREADS(cols))
 static inline int fn_tiny_lanes(int64_t n) { return fn_warp_team(n); }
 static inline int fn_tiny_cols(int64_t n) {
   const int l = fn_tiny_lanes(n);

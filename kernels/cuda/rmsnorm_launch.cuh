@@ -63,6 +63,22 @@ struct LeanFwdParams {
   int w_dtype, llama;
 };
 
+/* The tiny backward's parameter block for rows of one stride, one row a team
+ * (rms_norm_bwd_tiny_lean, rmsnorm_tiny.cu), laid out as LeanFwdParams is and for the same
+ * reason: what its instructions read before the loads (dy, s, the weight, rstd, their strides,
+ * rows, n, the weight's dtype) in the first 64 bytes; ds, dx and dw, read later, after them. */
+struct LeanBwdParams {
+  const void *dy, *s, *w;
+  const float *rstd;
+  int64_t dy_stride, s_stride;
+  int rows, n;
+  int w_dtype, llama;
+  const void *ds;
+  void *dx, *dw; /* dw: NULL without weight */
+  int64_t ds_stride, dx_stride;
+  float offset;
+};
+
 /* Backward. `ws` is the fp32 partial-dw buffer: row u holds the sum over the rows processed by
  * unit u (a CTA, or a cluster) of dy * n, for every column. */
 struct BwdParams {
@@ -171,6 +187,10 @@ const void *fwd_tiny_kernel(fusednorm_dtype x, int cols, bool fused);
  * lanes per row, one column each, with or without the fused add; NULL otherwise. */
 const void *fwd_tiny_lean_kernel(fusednorm_dtype x, int lanes, bool fused);
 const void *bwd_tiny_kernel(fusednorm_dtype x, int cols, bool has_ds);
+/* The tiny backward for rows of one stride, one row a team, every row in one step
+ * (LeanBwdParams): `cols` columns a lane (fn_tiny_cols) and `lanes` lanes a row (fn_tiny_lanes: 32
+ * past one column a lane), with or without ds; NULL otherwise. */
+const void *bwd_tiny_lean_kernel(fusednorm_dtype x, int cols, int lanes, bool has_ds);
 /* The generic backward (rmsnorm_bwd.cu) for cache sizes FN_BWD_GENERIC_CACHES; NULL otherwise. */
 const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or

@@ -14,6 +14,9 @@
  *       butterfly over the lanes holding the same columns, the warps in warp order in shared
  *       memory) and writes it in the weight's dtype: one launch, no partial-dw workspace, no
  *       grid-wide barrier.
+ *   rms_norm_bwd_tiny_lean<T, J, LANES, HAS_DS>  the same for rows of one stride that the CTA
+ *       holds at once, one row a team, with the lanes fixed at compile time and its own packed
+ *       parameter block; a one-warp CTA writes dw from its registers.
  *
  * Why: below a few thousand elements a launch of the row-based kernels spent its time on
  * staging the weight in shared memory, barriers, the row loop's bookkeeping and (backward) a
@@ -234,6 +237,109 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
   }
 }
 
+/* dw of a lane's J columns (c = lane + j * lanes, those < n), the weight's dtype switched once. */
+template <int J>
+__device__ __forceinline__ void store_dw_cols(void *dw, int w_dtype, int lane, int lanes, int n, const float (&v)[J]) {
+  switch (w_dtype) {
+    case FUSEDNORM_F32:
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+        if (lane + j * lanes < n) static_cast<float *>(dw)[lane + j * lanes] = v[j];
+      break;
+    case FUSEDNORM_F16:
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+        if (lane + j * lanes < n) static_cast<__half *>(dw)[lane + j * lanes] = __float2half_rn(v[j]);
+      break;
+    default:
+#pragma unroll
+      for (int j = 0; j < J; ++j)
+        if (lane + j * lanes < n) static_cast<__nv_bfloat16 *>(dw)[lane + j * lanes] = __float2bfloat16_rn(v[j]);
+      break;
+  }
+}
+
+/* The tiny backward for rows of one stride whose rows the CTA holds at once, one row a team
+ * (fn_row_dims 1, rows <= the CTA's teams, at most FN_TINY_BWD_LEAN_THREADS threads: the launcher
+ * checks all three): the team's lanes a
+ * compile-time power of two, no row loop and no rows held side by side, a row's offset one
+ * multiply, 32-bit indices, the parameter block LeanBwdParams, and a one-warp CTA writing dw from
+ * its registers (no shared memory, no barrier). ncu counted 803 instructions for fp16 1 x 255 in
+ * rms_norm_bwd_tiny, a launch bound by that dependent chain (kernels/RESULTS.md "Known gaps").
+ * Results bit for bit those of rms_norm_bwd_tiny<T, J, HAS_DS> on the same problem: with one row
+ * a team its dw chain is one fmaf from +0, and the butterfly and the warps' order are the same. */
+template <typename T, int J, int LANES, bool HAS_DS>
+__global__ void __launch_bounds__(FN_TINY_BWD_LEAN_THREADS(J), 1) rms_norm_bwd_tiny_lean(const LeanBwdParams p) {
+  constexpr int LG = log2_of<LANES>();
+  extern __shared__ float dyn_smem[]; /* (blockDim.x / 32) x n: the warps' dw sums, several warps */
+  const int n = p.n, rows = p.rows;
+  const int tid = (int)threadIdx.x, lane = tid & (LANES - 1), row = tid >> LG;
+  const bool on = row < rows;
+  const int rl = on ? row : rows - 1; /* the row loaded: one that exists */
+  const T *dyr = static_cast<const T *>(p.dy) + (int64_t)rl * p.dy_stride;
+  const T *sr = static_cast<const T *>(p.s) + (int64_t)rl * p.s_stride;
+  const T *dsr = static_cast<const T *>(p.ds) + (HAS_DS ? (int64_t)rl * p.ds_stride : 0);
+  const float rs = p.rstd[rl];
+  float dy[J], s[J], ds[J];
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const int c = tiny_col(lane + j * LANES, n);
+    dy[j] = ld_elem(dyr, c);
+    s[j] = ld_elem(sr, c);
+    ds[j] = HAS_DS ? ld_elem(dsr, c) : 0.0f;
+  }
+  uint32_t wb[J];
+  float w[J];
+  tiny_wbits<J>(wb, p.w, p.w_dtype, p.dy, lane, LANES, n);
+  tiny_weff<J>(w, wb, p.w != nullptr, p.w_dtype, p.offset, lane, LANES, n);
+  float dot = 0.0f;
+#pragma unroll
+  for (int j = 0; j < J; ++j) {
+    const float d = elem_dot(dy[j], s[j], w[j], rs, dot);
+    /* past the row w is 0 and dy the row's last: dy * 0 is NaN where that dy is infinite */
+    dot = lane + j * LANES < n ? d : dot;
+  }
+#pragma unroll
+  for (int off = LANES >> 1; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
+  float dw[J];
+#pragma unroll
+  for (int j = 0; j < J; ++j) dw[j] = 0.0f;
+  if (on) {
+    const float mean_gn = dot / (float)n;
+    T *dxr = static_cast<T *>(p.dx) + (int64_t)row * p.dx_stride;
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int c = lane + j * LANES;
+      if (c < n) st_elem(dxr, c, elem_dx<T>(dy[j], s[j], ds[j], HAS_DS, w[j], rs, mean_gn, p.llama, dw[j]));
+    }
+  }
+  if (p.dw == nullptr) return; /* no weight */
+  /* The teams of a warp hold the same columns: the butterfly over them, as rms_norm_bwd_tiny. */
+#pragma unroll
+  for (int off = LANES; off < 32; off <<= 1) {
+#pragma unroll
+    for (int j = 0; j < J; ++j) dw[j] += __shfl_xor_sync(0xffffffffu, dw[j], off);
+  }
+  if (blockDim.x == 32) { /* one warp: its first team's lanes hold dw */
+    if (tid < LANES) store_dw_cols<J>(p.dw, p.w_dtype, tid, LANES, n, dw);
+    return;
+  }
+  const int warp = tid >> 5, wl = tid & 31, warps = (int)blockDim.x >> 5;
+  if (wl < LANES) {
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int c = wl + j * LANES;
+      if (c < n) dyn_smem[warp * n + c] = dw[j];
+    }
+  }
+  __syncthreads();
+  for (int c = tid; c < n; c += (int)blockDim.x) {
+    float t = dyn_smem[c];
+    for (int i = 1; i < warps; ++i) t += dyn_smem[i * n + c];
+    store_dw(p.dw, p.w_dtype, c, t);
+  }
+}
+
 #define FN_TINY_LOOKUP(name, T, flag)                                                          \
   switch (cols) {                                                                            \
     case 1: return flag ? (const void *)&name<T, 1, true> : (const void *)&name<T, 1, false>; \
@@ -259,6 +365,39 @@ template <typename T> static const void *fwd_tiny_lean_for(int lanes, bool fused
     FN_TINY_LEAN(1) FN_TINY_LEAN(2) FN_TINY_LEAN(4) FN_TINY_LEAN(8) FN_TINY_LEAN(16) FN_TINY_LEAN(32)
   }
 #undef FN_TINY_LEAN
+  return nullptr;
+}
+
+template <typename T> static const void *bwd_tiny_lean_for(int cols, int lanes, bool has_ds) {
+#define FN_TINY_BWD_LEAN(J, L) \
+  return has_ds ? (const void *)&rms_norm_bwd_tiny_lean<T, J, L, true> : (const void *)&rms_norm_bwd_tiny_lean<T, J, L, false>;
+  if (cols == 1) {
+    switch (lanes) {
+      case 1: FN_TINY_BWD_LEAN(1, 1)
+      case 2: FN_TINY_BWD_LEAN(1, 2)
+      case 4: FN_TINY_BWD_LEAN(1, 4)
+      case 8: FN_TINY_BWD_LEAN(1, 8)
+      case 16: FN_TINY_BWD_LEAN(1, 16)
+      case 32: FN_TINY_BWD_LEAN(1, 32)
+    }
+    return nullptr;
+  }
+  if (lanes != 32) return nullptr; /* (fn_tiny_lanes: 32 past one column a lane) */
+  switch (cols) {
+    case 2: FN_TINY_BWD_LEAN(2, 32)
+    case 4: FN_TINY_BWD_LEAN(4, 32)
+    case 8: FN_TINY_BWD_LEAN(8, 32)
+  }
+#undef FN_TINY_BWD_LEAN
+  return nullptr;
+}
+
+const void *bwd_tiny_lean_kernel(fusednorm_dtype x, int cols, int lanes, bool has_ds) {
+  switch (x) {
+    case FUSEDNORM_F32: return bwd_tiny_lean_for<float>(cols, lanes, has_ds);
+    case FUSEDNORM_F16: return bwd_tiny_lean_for<__half>(cols, lanes, has_ds);
+    case FUSEDNORM_BF16: return bwd_tiny_lean_for<__nv_bfloat16>(cols, lanes, has_ds);
+  }
   return nullptr;
 }
 

@@ -243,6 +243,14 @@ static const directed kDirected[] = {
     {256, FUSEDNORM_F32, FUSEDNORM_F32, 2, {2, 6000, 0, 0}, 0, FUSEDNORM_MODE_ROW_PACKED},
     {264, FUSEDNORM_F16, FUSEDNORM_F32, 4, {2, 3, 2, 1000}, 0, FUSEDNORM_MODE_AUTO},
     {128, FUSEDNORM_BF16, FUSEDNORM_BF16, 2, {3, 4000, 0, 0}, 1, FUSEDNORM_MODE_AUTO},
+    /* The CUDA tiny backward: the contiguous twin of each takes the lean instance (rows of one
+     * stride, one row a team), the N-d run rms_norm_bwd_tiny; one case per instance family (1
+     * column a lane at 1 and 4 lanes, 2, 4 and 8 columns a lane), fused and plain. */
+    {1, FUSEDNORM_BF16, FUSEDNORM_BF16, 3, {2, 3, 5, 0}, 1, FUSEDNORM_MODE_AUTO},
+    {3, FUSEDNORM_F32, FUSEDNORM_BF16, 2, {5, 6, 0, 0}, 0, FUSEDNORM_MODE_AUTO},
+    {64, FUSEDNORM_BF16, FUSEDNORM_BF16, 4, {1, 2, 3, 2}, 1, FUSEDNORM_MODE_AUTO},
+    {100, FUSEDNORM_F16, FUSEDNORM_F32, 2, {4, 7, 0, 0}, 0, FUSEDNORM_MODE_AUTO},
+    {256, FUSEDNORM_F32, FUSEDNORM_F32, 2, {2, 3, 0, 0}, 1, FUSEDNORM_MODE_AUTO},
 };
 #define N_DIRECTED (int)(sizeof kDirected / sizeof kDirected[0])
 

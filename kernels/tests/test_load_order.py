@@ -38,6 +38,12 @@ CHECKS = [
     (re.compile(r"rms_norm_bwd_tinyI.*Li([124])ELb([01])E"),
      lambda m: TINY_BWD_ROWS[int(m.group(1))] * (1 + int(m.group(1)) * (2 + int(m.group(2)))),
      "every row the team holds: rstd, dy, s (and ds) of each column"),
+    # The lean tiny backward (one row a team): rstd, and dy and s (and ds) of every column; at 8
+    # columns a lane without ds only (with it, 16-bit, ptxas waits for two of the 25 loads before
+    # issuing the last, as in rms_norm_bwd_tiny at 8 columns).
+    (re.compile(r"rms_norm_bwd_tiny_leanI.*(?:Li([124])ELi\d+ELb([01])E|Li(8)ELi\d+ELb(0)E)"),
+     lambda m: 1 + int(m.group(1) or m.group(3)) * (2 + int(m.group(2) or m.group(4))),
+     "rstd, dy and s (and ds) of each column"),
     # S = 8 loads each slot's weight in its output loop by design (registers: rmsnorm_fwd_row.cu).
     (re.compile(r"rms_norm_fwd_row_leanI.*Li[124]ELb([01])E"), lambda m: 1 + int(m.group(1)), "x (and r)"),
     (re.compile(r"rms_norm_fwd_tileI"), lambda m: 1, "the tile"),
@@ -62,6 +68,7 @@ CHECKS = [
 # (kernel name pattern, most 64-byte lines of the parameter bank read before the first wait, text)
 PARAM_LINES = [
     (re.compile(r"rms_norm_fwd_tiny_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
+    (re.compile(r"rms_norm_bwd_tiny_leanI"), 2, "LeanBwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_row_leanI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_warpI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
     (re.compile(r"rms_norm_fwd_warp_vecI"), 2, "LeanFwdParams: its first 64 bytes and the rest"),
