@@ -148,6 +148,28 @@ __global__ void __launch_bounds__(FN_TINY_FWD_THREADS) rms_norm_fwd_tiny_lean(co
   }
 }
 
+/* The tiny backward's dw after the butterfly: the first team of each warp writes its columns to
+ * the warp's row of `smem` ((blockDim.x / 32) x n floats), then each column is summed over the
+ * warps in warp order and written in the weight's dtype. */
+template <int J>
+__device__ __forceinline__ void tiny_dw_warps(float *smem, const float (&dw)[J], int lanes, int n, void *dwp,
+                                              int w_dtype) {
+  const int warp = (int)threadIdx.x >> 5, wl = (int)threadIdx.x & 31, warps = (int)blockDim.x >> 5;
+  if (wl < lanes) {
+#pragma unroll
+    for (int j = 0; j < J; ++j) {
+      const int c = wl + j * lanes;
+      if (c < n) smem[warp * n + c] = dw[j];
+    }
+  }
+  __syncthreads();
+  for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) {
+    float t = smem[c];
+    for (int i = 1; i < warps; ++i) t += smem[i * n + c];
+    store_dw(dwp, w_dtype, c, t);
+  }
+}
+
 template <typename T, int J, bool HAS_DS>
 __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(const BwdParams p) {
   constexpr int R = FN_TINY_BWD_ROWS(J);
@@ -221,20 +243,7 @@ __global__ void __launch_bounds__(FN_TINY_BWD_THREADS(J)) rms_norm_bwd_tiny(cons
 #pragma unroll
     for (int j = 0; j < J; ++j) dw[j] += __shfl_xor_sync(0xffffffffu, dw[j], off);
   }
-  const int warp = (int)threadIdx.x >> 5, wl = (int)threadIdx.x & 31, warps = (int)blockDim.x >> 5;
-  if (wl < lanes) {
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const int c = wl + j * lanes;
-      if (c < n) dyn_smem[warp * n + c] = dw[j];
-    }
-  }
-  __syncthreads();
-  for (int c = (int)threadIdx.x; c < n; c += (int)blockDim.x) {
-    float t = dyn_smem[c];
-    for (int i = 1; i < warps; ++i) t += dyn_smem[i * n + c];
-    store_dw(p.dw, p.w_dtype, c, t);
-  }
+  tiny_dw_warps<J>(dyn_smem, dw, lanes, n, p.dw, p.w_dtype);
 }
 
 /* dw of a lane's J columns (c = lane + j * lanes, those < n), the weight's dtype switched once. */
@@ -324,20 +333,7 @@ __global__ void __launch_bounds__(FN_TINY_BWD_LEAN_THREADS(J), 1) rms_norm_bwd_t
     if (tid < LANES) store_dw_cols<J>(p.dw, p.w_dtype, tid, LANES, n, dw);
     return;
   }
-  const int warp = tid >> 5, wl = tid & 31, warps = (int)blockDim.x >> 5;
-  if (wl < LANES) {
-#pragma unroll
-    for (int j = 0; j < J; ++j) {
-      const int c = wl + j * LANES;
-      if (c < n) dyn_smem[warp * n + c] = dw[j];
-    }
-  }
-  __syncthreads();
-  for (int c = tid; c < n; c += (int)blockDim.x) {
-    float t = dyn_smem[c];
-    for (int i = 1; i < warps; ++i) t += dyn_smem[i * n + c];
-    store_dw(p.dw, p.w_dtype, c, t);
-  }
+  tiny_dw_warps<J>(dyn_smem, dw, LANES, n, p.dw, p.w_dtype);
 }
 
 #define FN_TINY_LOOKUP(name, T, flag)                                                          \
