@@ -270,10 +270,11 @@ __device__ __forceinline__ void store_dw_cols(void *dw, int w_dtype, int lane, i
 
 /* The tiny backward for rows of one stride whose rows the CTA holds at once, one row a team
  * (fn_row_dims 1, rows <= the CTA's teams, at most FN_TINY_BWD_LEAN_THREADS threads: the launcher
- * checks all three): the team's lanes a
- * compile-time power of two, no row loop and no rows held side by side, a row's offset one
- * multiply, 32-bit indices, the parameter block LeanBwdParams, and a one-warp CTA writing dw from
- * its registers (no shared memory, no barrier). ncu counted 803 instructions for fp16 1 x 255 in
+ * checks all three): the team's lanes a compile-time power of two, no row loop and no rows held
+ * side by side, a row's offset one multiply, 32-bit row indices, the parameter block
+ * LeanBwdParams, and a one-warp CTA writing dw from its registers (no shared memory, no barrier;
+ * store_dw_cols switches on the weight's dtype once, where store_dw per column did not hoist it:
+ * sm_90a SASS). ncu counted 803 instructions for fp16 1 x 255 in
  * rms_norm_bwd_tiny, a launch bound by that dependent chain (kernels/RESULTS.md "Known gaps").
  * Results bit for bit those of rms_norm_bwd_tiny<T, J, HAS_DS> on the same problem: with one row
  * a team its dw chain is one fmaf from +0, and the butterfly and the warps' order are the same. */
