@@ -44,11 +44,16 @@ GPU architectures — the ONE place they are chosen: DEFAULT_CUDA_ARCHS below.
     //tools/bazel:cuda_archs writes the images of the list in effect to cuda_archs.txt, one a line
     without the `@` source (the fatbin checks read it).
 
-nvcc runs with -O3 -std=c++17 -lineinfo -Xcompiler -fPIC --compress-mode=size and gcc 12 as host
-compiler (@cuda found it; CUDA_HOST_CC overrides). Targets built here also compile on a machine
-without a GPU. Sizes (nvcc 13.0, rmsnorm_fwd_row.cu, sm_80 SASS): 1.47 MB uncompressed with
--lineinfo, 0.50 MB without; compressed (size mode) 0.17 MB with -lineinfo, 0.06 MB without. The
-line table (source view in Nsight Compute) is kept; the driver decompresses only the image it loads.
+nvcc runs with -O3 -std=c++17 -lineinfo -Xcompiler -fPIC, the fatbin compressed, and gcc 12 as
+host compiler (@cuda found it; CUDA_HOST_CC overrides). Targets built here also compile on a
+machine without a GPU. The line table (source view in Nsight Compute) is kept; the driver
+decompresses only the image it loads.
+    --define=cuda_compress=balance (default): `--compress-mode=balance -Xfatbin=-compress-all`
+        (zstd on every image, ~1 s of fatbinary a file). rmsnorm_fwd_row.cu, the default seven
+        images: 10.4 MB of fatbin (nvcc 13.0).
+    --define=cuda_compress=size: `--compress-mode=size`: the same file 7.0 MB, but fatbinary
+        takes ~70 s of it (a third of the file's nvcc time); for the smallest artifact (a GPU
+        bundle that has to fit the device tool's carry).
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -134,9 +139,15 @@ def _cuda_library_impl(ctx):
     common.add("-ccbin", HOST_CC)
     common.add_all(["-x", "cu", "-O3", "-std=c++17", "-lineinfo", "-Xcompiler", "-fPIC"])
 
-    # Fatbin compression (zstd, size mode): ~9x smaller with -lineinfo; nvcc 13's default leaves
-    # these images uncompressed, and seven architectures would then not fit the GPU bundle.
-    common.add("--compress-mode=size")
+    # Fatbin compression, every image (nvcc 13's default leaves SASS uncompressed: ~4x larger).
+    # balance: zstd at a level that takes ~1 s a file; size: ~1.5x smaller, but fatbinary then
+    # takes ~70 s a file for the default seven images, about a third of each nvcc action.
+    compress = ctx.var.get("cuda_compress", "balance")
+    if compress not in ("balance", "size"):
+        fail("--define=cuda_compress=%s: expected balance (the default) or size" % compress)
+    common.add("--compress-mode=" + compress)
+    if compress == "balance":
+        common.add("-Xfatbin=-compress-all")
     common.add_all(["--threads", "0"])
     common.add_all(cuda_gencode_flags(archs))
     if ctx.var.get("cuda_ptxas_verbose", "0") not in ("", "0"):
