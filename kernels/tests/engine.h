@@ -34,6 +34,8 @@ typedef struct {
   int big;              /* 1: also the largest M x N pairs (4096 x 65536), off in CI for memory */
   int case_index;       /* >= 0: run only this case of the matrix (with --seed: one failure alone) */
   int stop_on_fail;     /* 1: stop at the first failing case */
+  int plan_only;        /* 1: one forward and one backward call a case, no output checked: for a
+                         * backend that only records the problems it is given (test_plan_coverage) */
   int brief;            /* 1: one summary line instead of the per-dtype table */
   int legacy_rules;     /* 1: also the rules measured against the naive baseline (fusednorm_rule_*,
                            kept for callers that only have merged statistics); they assume the naive
