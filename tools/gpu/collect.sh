@@ -3,7 +3,7 @@
 # machine without Bazel can run it: `run` the device tool with carry=["gpu_bundle"] and
 # `bash tools/gpu/run_suite.sh` there.
 #
-#   bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh   (repo root)
+#   bazel build --define=cuda_archs=sm_90a,compute_80 --define=cuda_compress=size //... && bash tools/gpu/collect.sh   (repo root)
 #
 # gpu_bundle/
 #   bin/       every cc_test / cc_binary of the workspace; the kernels are not inside them: they
@@ -33,7 +33,7 @@
 # that fits only packed is also written as ${BUNDLE}_pack/bundle.tar.xz (xz), which run_suite.sh
 # unpacks where the bundle is missing (carry that folder instead). A build for
 # every architecture does not fit (libfusednorm.so ~35 MB, and the wheel holds a second copy):
-# bundle a build for the lent GPUs, `bazel build --define=cuda_archs=sm_90a,compute_80 //...`
+# bundle a build for the lent GPUs, `bazel build --define=cuda_archs=sm_90a,compute_80 --define=cuda_compress=size //...`
 # (Hopper SASS and the compute_80 PTX that the suite JIT-compiles); every architecture is built
 # and checked here (CI).
 #
@@ -225,7 +225,7 @@ if [ "$bytes" -gt "$room" ]; then
     echo "collect: $B/ ($bytes bytes, $packed packed) does not fit beside the working tree ($tree bytes) in the device tool's 64 MiB:" >&2
     du -sh "$B"/* >&2
     rm -rf "${B}_pack"
-    echo "collect: bundle a build for the lent GPUs: bazel build --define=cuda_archs=sm_90a,compute_80 //... (then collect again)" >&2
+    echo "collect: bundle a build for the lent GPUs: bazel build --define=cuda_archs=sm_90a,compute_80 --define=cuda_compress=size //... (then collect again)" >&2
     exit 1
   fi
   echo "collect: $B/ does not travel beside the working tree as it is; packed: ${B}_pack/bundle.tar.xz, $(( (packed + 1048575) / 1048576 )) MB (carry [\"$(basename "$B")_pack\"]: run_suite.sh unpacks it)"

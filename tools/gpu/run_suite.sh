@@ -1,7 +1,7 @@
 #!/bin/bash
 # tools/gpu/run_suite.sh — the whole GPU suite, on a GPU machine without Bazel.
 #
-#   here:        bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh
+#   here:        bazel build --define=cuda_archs=sm_90a,compute_80 --define=cuda_compress=size //... && bash tools/gpu/collect.sh
 #   GPU machine: bash tools/gpu/run_suite.sh [SECTION...]      (from the repo root; device tool:
 #                run(command="bash tools/gpu/run_suite.sh", carry=["gpu_bundle"]), or
 #                carry=["gpu_bundle_pack"] where collect.sh packed it: unpacked here first)
@@ -32,7 +32,7 @@ if [ ! -d "$BUNDLE/tools/gpu" ] && [ -f "${BUNDLE}_pack/bundle.tar.xz" ]; then
   fi
 fi
 if [ ! -d "$BUNDLE/tools/gpu" ]; then
-  echo "run_suite: $BUNDLE/tools/gpu not found: build and collect first (bazel build --define=cuda_archs=sm_90a,compute_80 //... && bash tools/gpu/collect.sh)" >&2
+  echo "run_suite: $BUNDLE/tools/gpu not found: build and collect first (bazel build --define=cuda_archs=sm_90a,compute_80 --define=cuda_compress=size //... && bash tools/gpu/collect.sh)" >&2
   exit 2
 fi
 export SUITE_OUT="${OUT:-$BUNDLE/out}"
