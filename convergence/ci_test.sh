@@ -9,11 +9,13 @@
 # cases against the torch stand-in instead (tests this runner without the op library).
 #
 # Cases (each must behave as stated, or the test fails):
-#   1. fusednorm vs stock RMSNorm, llama/qwen3/gemma3 x bf16/fp32, 20 steps: exit 0, JSON says
-#      passed, every check passed, the norms were really swapped, two fusednorm runs bitwise equal.
+#   1. fusednorm vs stock RMSNorm, llama/qwen3/gemma3 x bf16/fp32, 20 steps (three launches with
+#      lists of pairs): exit 0, every pair's JSON says passed, every check passed, the norms were
+#      really swapped, two fusednorm runs bitwise equal.
 #   2. one 40-step run (past the 32-step early window): the long-run path with 3 reference seeds.
 #   3. the same run through the ctypes MPI bootstrap and the multi-node address probe.
-#   4. a deliberately broken stand-in (mean of squares over N-1), fp32 and bf16: exit 1, step 1 named.
+#   4. a deliberately broken stand-in (mean of squares over N-1), fp32 and bf16 in one launch: exit 1,
+#      step 1 named for each.
 #   5. bad --data: exit 2 on every rank, no hang.
 set -uo pipefail
 
@@ -83,19 +85,32 @@ run_case() {  # NAME EXPECTED_RC ARGS... ; output in $WORK/NAME.log
   return 0
 }
 
-for model in llama qwen3 gemma3; do
-  for dtype in bf16 fp32; do
-    prefix="" boot=""
-    # One case goes through the ctypes MPI bootstrap and the multi-node address probe (case 3).
-    if [ "$model/$dtype" = gemma3/fp32 ]; then
-      prefix="FUSEDNORM_MPI_BOOTSTRAP=ctypes FUSEDNORM_RDZV_ALL_INTERFACES=1" boot=ctypes
-    fi
-    if ENV_PREFIX="$prefix" run_case "${model}_${dtype}" 0 --model "$model" --dtype "$dtype" --steps 20; then
-      check_json "$WORK/out/${model}_${dtype}.json" "$boot" || fail "${model}_${dtype}: report check"
-      [ -s "$WORK/out/${model}_${dtype}.png" ] || fail "${model}_${dtype}: no PNG"
-    fi
+# Case 1 in three launches (lists of models and dtypes: one report a pair, the imports paid once a
+# launch); gemma3 fp32 alone, through the ctypes MPI bootstrap and the multi-node probe (case 3).
+check_pairs() {  # NAME BOOT MODEL... (-- DTYPE...): every pair's report and PNG
+  local name="$1" boot="$2"; shift 2
+  local models=() dtypes=()
+  while [ "$1" != -- ]; do models+=("$1"); shift; done; shift
+  dtypes=("$@")
+  for model in "${models[@]}"; do
+    for dtype in "${dtypes[@]}"; do
+      check_json "$WORK/out/${model}_${dtype}.json" "$boot" || fail "$name ${model}_${dtype}: report check"
+      [ -s "$WORK/out/${model}_${dtype}.png" ] || fail "$name ${model}_${dtype}: no PNG"
+    done
   done
-done
+}
+if run_case pairs_bf16 0 --model llama,qwen3,gemma3 --dtype bf16 --steps 20; then
+  check_pairs pairs_bf16 "" llama qwen3 gemma3 -- bf16
+  grep -q "convergence: 3 pairs: llama bf16 passed, qwen3 bf16 passed, gemma3 bf16 passed" "$WORK/pairs_bf16.log" ||
+    fail "pairs_bf16: no summary line"
+fi
+if run_case pairs_fp32 0 --model llama,qwen3 --dtype fp32 --steps 20; then
+  check_pairs pairs_fp32 "" llama qwen3 -- fp32
+fi
+if ENV_PREFIX="FUSEDNORM_MPI_BOOTSTRAP=ctypes FUSEDNORM_RDZV_ALL_INTERFACES=1" \
+   run_case gemma3_fp32 0 --model gemma3 --dtype fp32 --steps 20; then
+  check_pairs gemma3_fp32 ctypes gemma3 -- fp32
+fi
 
 if run_case long_qwen3_bf16 0 --model qwen3 --dtype bf16 --steps 40 --eval-every 20; then
   check_json "$WORK/out/qwen3_bf16.json" || fail "long_qwen3_bf16: report check"
@@ -108,12 +123,13 @@ if run_case fsdp2_llama_fp32 0 --model llama --dtype fp32 --steps 12 --eval-ever
     "$WORK/out/llama_fp32.json" || fail "fsdp2_llama_fp32: the report does not say fsdp2"
 fi
 
-for dtype in fp32 bf16; do
-  if run_case "broken_stand_in_$dtype" 1 --model llama --dtype "$dtype" --steps 20 --impl contract-broken; then
-    grep -q "FAILED llama $dtype: first failing step 1 " "$WORK/broken_stand_in_$dtype.log" ||
-      fail "broken_stand_in_$dtype: the failure message does not name step 1"
-  fi
-done
+# Both dtypes in one launch: exit 1, and each pair's failure names step 1.
+if run_case broken_stand_in 1 --model llama --dtype fp32,bf16 --steps 20 --impl contract-broken; then
+  for dtype in fp32 bf16; do
+    grep -q "FAILED llama $dtype: first failing step 1 " "$WORK/broken_stand_in.log" ||
+      fail "broken_stand_in $dtype: the failure message does not name step 1"
+  done
+fi
 
 run_case bad_data 2 --model llama --dtype fp32 --steps 5 --data "$WORK/does-not-exist.txt" &&
   { grep -q "no such file" "$WORK/bad_data.log" || fail "bad_data: no reason given"; }

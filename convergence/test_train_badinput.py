@@ -108,6 +108,8 @@ def main():
         (["--clip", "inf"], r"argument --clip: inf must be a finite number > 0"),
         (["--steps", "x"], r"argument --steps: 'x' is not an integer"),
         (["--eval-batches", "0"], r"argument --eval-batches: 0 is outside"),
+        (["--model", "llama,bogus"], r"argument --model: 'bogus' is not one of llama, qwen3, gemma3"),
+        (["--dtype", "bf16,bf16"], r"argument --dtype: 'bf16,bf16' names one twice"),
     ]
     # Each rank parses its arguments alike, before any communication: one size above 1 shows that
     # every rank refuses them.

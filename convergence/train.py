@@ -5,6 +5,10 @@ fusednorm, same seed and data order, under mpirun, and compare the runs.
     mpirun -np N python3 convergence/train.py --model {llama,qwen3,gemma3} --dtype {bf16,fp32} \
         --steps S [--data PATH] [--out DIR]
 
+--model and --dtype also take comma-separated lists (--model llama,qwen3 --dtype bf16,fp32): every
+pair is its own comparison with its own report, one after another in one launch (the imports and
+the rendezvous paid once).
+
 Ranks come from OpenMPI's environment; the rendezvous goes through MPI (mpi_bootstrap.py); gradients
 go through torch DDP over NCCL (GPUs, one per local rank) or gloo (CPU).
 
@@ -16,7 +20,7 @@ Runs, all with the same data order (batches are a function of --data-seed and th
             the reference's own run-to-run spread, the yardstick for long runs.
 Checks and their tolerances: see TOLERANCES below and convergence/README.md.
 Output (rank 0): OUT/<model>_<dtype>.json and .png; exit 0 pass, 1 a check failed (the first
-failing step is named), 2 bad input/usage (every rank prints the reason; arguments, --data and
+failing step is named; with lists: some pair's), 2 bad input/usage (every rank prints the reason; arguments, --data and
 --out are checked before training; --dry-run stops after those checks) or no verdict (the stock
 reference itself diverged), 3 a rank failed during the run (it prints why; MPI_Abort ends all).
 """
@@ -665,13 +669,28 @@ def positive_float(text):
     return v
 
 
+def choice_list(choices):
+    """argparse type: one or more of `choices`, comma separated, each once."""
+    def conv(text):
+        items = text.split(",")
+        bad = [i for i in items if i not in choices]
+        if bad:
+            raise argparse.ArgumentTypeError(f"'{bad[0]}' is not one of {', '.join(choices)}")
+        if len(set(items)) != len(items):
+            raise argparse.ArgumentTypeError(f"'{text}' names one twice")
+        return items
+    return conv
+
+
 SEED_MAX = 2**63 - 1  # torch.manual_seed takes 64-bit seeds; seeds S .. S+K-1 must all fit
 
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", required=True, choices=["llama", "qwen3", "gemma3"])
-    p.add_argument("--dtype", required=True, choices=["bf16", "fp32"])
+    p.add_argument("--model", required=True, type=choice_list(["llama", "qwen3", "gemma3"]),
+                   help="llama, qwen3, gemma3, or several comma separated (each with each --dtype)")
+    p.add_argument("--dtype", required=True, type=choice_list(["bf16", "fp32"]),
+                   help="bf16, fp32, or both comma separated")
     p.add_argument("--steps", type=int_in(1, 10**7), required=True)
     p.add_argument("--data", help="text file (byte tokens) or .npy of token ids; default: Python stdlib sources")
     p.add_argument("--out", default="convergence/out")
@@ -716,6 +735,11 @@ def parse_args(argv):
     return a
 
 
+def pairs(args):
+    """One argparse namespace per (model, dtype) of the lists, in order: model-major."""
+    return [argparse.Namespace(**{**vars(args), "model": m, "dtype": d}) for m in args.model for d in args.dtype]
+
+
 def precheck(args, world):
     """Before torch starts: rank 0 reads --data and tries --out; the verdict goes to every rank
     through MPI (one broadcast), so a bad input ends every rank with its reason in well under a
@@ -723,7 +747,8 @@ def precheck(args, world):
     err, loaded = "", None
     if world.rank == 0:
         try:
-            check_out_dir(args.out, args.model, args.dtype)
+            for a in pairs(args):
+                check_out_dir(a.out, a.model, a.dtype)
             loaded = load_tokens(args.data, args.max_bytes)
         except UsageError as e:
             err = str(e)
@@ -795,14 +820,22 @@ def main(argv=None):
         args.global_batch = SIZES[args.size]["global_batch"]
     torch.use_deterministic_algorithms(True, warn_only=True)
 
-    try:
-        status = run(args, world, device, loaded)
-    except UsageError as e:
-        # Raised on every rank at once (agree(), or a check of values all ranks share).
-        say_error(world, e)
-        status = 2
-    except Exception as e:  # noqa: BLE001
-        fail_all(world, e)
+    statuses = []
+    for a in pairs(args):
+        try:
+            statuses.append(run(a, world, device, loaded))
+        except UsageError as e:
+            # Raised on every rank at once (agree(), or a check of values all ranks share): this
+            # pair has no verdict; the next pair still runs.
+            say_error(world, e)
+            statuses.append(2)
+        except Exception as e:  # noqa: BLE001
+            fail_all(world, e)
+    status = 2 if 2 in statuses else max(statuses)
+    if len(statuses) > 1:
+        names = [f"{a.model} {a.dtype}" for a in pairs(args)]
+        verdict = {0: "passed", 1: "FAILED", 2: "no verdict"}
+        log0(world, f"convergence: {len(statuses)} pairs: " + ", ".join(f"{n} {verdict[s]}" for n, s in zip(names, statuses)))
     dist.barrier()
     dist.destroy_process_group()
     return status
