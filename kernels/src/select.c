@@ -1991,7 +1991,19 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.xs = (int)fusednorm_dtype_size(p->x_dtype);
   c.vec = fn_vec_elems(p->x_dtype);
   c.slots = ceil_div(p->n, c.vec);
-  return c.backward ? plan_backward(&c, out) : plan_forward(&c, out);
+  if (!c.backward) return plan_forward(&c, out);
+  st = plan_backward(&c, out);
+  /* AUTO's split-row backward of one row a row group and at most FN_DW_IN_KERNEL_MAX_PARTIALS
+   * rows sums dw in the kernel: with one row each CTA's chunk of dw is its own; with more the
+   * last CTA of a chunk sums the chunk's partial rows, as dw_reduce's chain would in a second
+   * launch (the same bits). A few rows, where that launch is a large part of the time; with
+   * more rows a group, dw_reduce spreads the sum over every SM where this would leave it to the
+   * chunks' last CTAs. Forced WIDE keeps the two launches: test_cuda compares them. */
+  if (st == FUSEDNORM_OK && p->mode == FUSEDNORM_MODE_AUTO && p->has_weight &&
+      out->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->rows == out->partial_rows &&
+      out->partial_rows <= FN_DW_IN_KERNEL_MAX_PARTIALS)
+    out->dw_in_kernel = 1;
+  return st;
 }
 
 fusednorm_status fusednorm_select_workspace(const fusednorm_problem *p, const fusednorm_device_info *dev,

@@ -461,7 +461,8 @@ static int graph_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_mode mod
   } while (0)
 
 /* ---- dw summed in the backward kernel (plan dw_in_kernel: AUTO, at most
- * FN_DW_IN_KERNEL_MAX_PARTIALS CTAs, one cooperative launch) against the same family forced (the
+ * FN_DW_IN_KERNEL_MAX_PARTIALS CTAs, one cooperative launch; or the split-row backward of one row,
+ * each CTA writing its chunk of dw) against the same family forced (the
  * same kernel and grid, dw in a second launch, dw_reduce_chain): dx and dw bitwise equal. The
  * plan must really take the one-launch path on AUTO and the two-launch one forced, or the check
  * proves nothing: both are asserted. `shift`: elements the row tensors start past 16 bytes (the
@@ -1468,6 +1469,13 @@ static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, ui
   df += dw_in_kernel_check(st, 1, 6733, 0, FUSEDNORM_BF16, 1, gseed);
   df += dw_in_kernel_check(st, 3, 6735, 1, FUSEDNORM_F32, 3, gseed);
   df += dw_in_kernel_check(st, 1, 1201, 1, FUSEDNORM_BF16, 3, gseed); /* one CTA, fused, head-split */
+  /* the split-row backward of one row a row group (select.c): one row, each CTA writing its chunk
+   * of dw; several, the last CTA of a chunk summing it (16 rows: two of dw_chain's batches) */
+  df += dw_in_kernel_check(st, 1, 100000, 0, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(st, 1, 353166, 1, FUSEDNORM_BF16, 1, gseed); /* fused, head-split */
+  df += dw_in_kernel_check(st, 2, 260444, 1, FUSEDNORM_BF16, 1, gseed);
+  df += dw_in_kernel_check(st, 4, 32768, 0, FUSEDNORM_F32, 0, gseed);
+  df += dw_in_kernel_check(st, 16, 30000, 1, FUSEDNORM_BF16, 0, gseed);
   failed += df != 0;
   /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
    * f32), wide rows, one row, the fused add's third tensor */
