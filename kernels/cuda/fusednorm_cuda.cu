@@ -536,9 +536,8 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     k.dots = ws + (size_t)plan.partial_rows * (size_t)p->n;
     k.gc = plan.ctas_per_row; k.gr = (int)plan.partial_rows; k.chunk = (int)plan.chunk;
     k.stages = plan.stages; k.lookahead = plan.lookahead;
-    k.dw = plan.dw_in_kernel && p->has_weight ? a->dw : nullptr;
-    k.dw_count = reinterpret_cast<unsigned *>(k.dots + (size_t)p->rows * (size_t)plan.ctas_per_row);
-    FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)(p->rows + 1) * (size_t)plan.ctas_per_row * sizeof(float), stream));
+    k.dw = plan.dw_in_kernel && p->has_weight ? a->dw : nullptr; /* one row group (select.c) */
+    FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)plan.ctas_per_row * sizeof(float), stream));
     st = launch(fn::bwd_split_kernel(p->x_dtype, plan.slots_per_thread, plan.unaligned != 0, plan.ds_direct != 0),
                 plan, &k, stream,
                 "rms_norm_bwd_split launch");

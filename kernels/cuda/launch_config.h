@@ -686,11 +686,9 @@ static inline int fn_split_bwd(int64_t rows, int64_t n, fusednorm_dtype x, int h
   return ok;
 }
 
-/* Workspace bytes of the split-row backward beyond the partial dw: the partial dots, then a
- * counter per chunk (the plan's dw_in_kernel with several row groups: the last CTA of a chunk to
- * finish sums its dw). */
+/* Workspace bytes of the split-row backward beyond the partial dw: the partial dots. */
 static inline int64_t fn_split_extra_bytes(int64_t rows, const fn_split_geom *g) {
-  return (rows + 1) * (int64_t)g->gc * 4;
+  return rows * (int64_t)g->gc * 4;
 }
 
 #ifdef __cplusplus

@@ -101,7 +101,6 @@ __device__ __forceinline__ void store_dw(void *dw, int w_dtype, int64_t col, flo
  * dependent steps per level of its tree, which a grid of a few CTAs pays column block after
  * column block; this chain costs P.
  * Used by dw_reduce_chain and by dw_reduce_in_kernel alike, so both give the same bits. */
-template <bool L2 = false> /* L2: loads that bypass L1 (rows other CTAs wrote during this launch) */
 __device__ __forceinline__ float dw_chain(const float *ws, int P, int n, int col) {
   constexpr int kBatch = 8; /* loads in flight, then their adds in order */
   Kahan k;
@@ -109,8 +108,7 @@ __device__ __forceinline__ float dw_chain(const float *ws, int P, int n, int col
   for (int u = 0; u < P; u += kBatch) {
     float v[kBatch];
 #pragma unroll
-    for (int i = 0; i < kBatch; ++i)
-      v[i] = u + i < P ? (L2 ? __ldcg(src + (int64_t)(u + i) * n) : src[(int64_t)(u + i) * n]) : 0.0f;
+    for (int i = 0; i < kBatch; ++i) v[i] = u + i < P ? src[(int64_t)(u + i) * n] : 0.0f;
 #pragma unroll
     for (int i = 0; i < kBatch; ++i)
       if (u + i < P) k.add(v[i]);

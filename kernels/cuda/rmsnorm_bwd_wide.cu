@@ -423,12 +423,12 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   }
   asm volatile("cp.async.wait_all;\n" ::: "memory");
 
-  /* This CTA's partial dw: row g of the workspace, its chunk's columns. With dw summed here (p.dw
-   * given: select.c dw_in_kernel) and one row group, the CTA's chunk of dw is its own: written as
-   * dw in the weight's dtype, with no second launch. The same bits as dw_reduce_chain's sum of
-   * the one partial row: a Kahan sum from +0 adds it exactly, and a partial is never -0 (its
-   * chain starts at +0). */
-  if (p.dw != nullptr && p.gr == 1) {
+  /* This CTA's partial dw: row g of the workspace, its chunk's columns. With one row group (p.dw
+   * given: select.c dw_in_kernel, gr == 1) the CTA's chunk of dw is its own: written as dw in the
+   * weight's dtype, with no second launch. The same bits as dw_reduce_chain's sum of the one
+   * partial row: a Kahan sum from +0 adds it exactly, and a partial is never -0 (its chain starts
+   * at +0). */
+  if (p.dw != nullptr) {
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int col = c0 + (tid + k * nthr) * N;
@@ -446,20 +446,6 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     for (int e = 0; e < N; ++e)
       if (col + e < c1) wsrow[col + e] = dw[k][e];
   }
-  if (p.dw == nullptr) return;
-  /* Several row groups: the chunk's CTA that finishes last sums the chunk's gr partial rows in
-   * row order, as dw_reduce_chain would in a second launch (dw_chain: the same bits; select.c
-   * takes this only for gr <= FN_DW_IN_KERNEL_MAX_PARTIALS, where that launch is the chain). The
-   * counter starts at all bits set: the gr-th arrival reads gr - 2. Each CTA's partial row is
-   * fenced before it counts, and the last one fences again before it reads them (from L2). */
-  __shared__ int last_of_chunk;
-  __threadfence();
-  __syncthreads();
-  if (tid == 0) last_of_chunk = atomicAdd(p.dw_count + c, 1u) == (unsigned)(p.gr - 2);
-  __syncthreads();
-  if (!last_of_chunk) return;
-  __threadfence();
-  for (int col = c0 + tid; col < c1; col += nthr) store_dw(p.dw, p.w_dtype, col, dw_chain<true>(p.ws, p.gr, p.n, col));
 }
 
 template <typename T, int SPT, bool HS, bool DD>

@@ -119,11 +119,8 @@ struct SplitParams {
   int gc, gr, chunk, stages, lookahead, aligned, llama;
   fn_row_dims nd;              /* as in FwdParams */
   int64_t dy_outer[3], s_outer[3], ds_outer[3], dx_outer[3];
-  void *dw;                    /* non-NULL: dw summed in the kernel (select.c dw_in_kernel): with
-                                  gr == 1 each CTA writes its chunk of dw instead of a partial row;
-                                  else the last of a chunk's gr CTAs sums the chunk's partial rows */
-  unsigned *dw_count;          /* per chunk: its CTAs done (reset to all bits set before each
-                                  launch, with the dots) */
+  void *dw;                    /* non-NULL (select.c dw_in_kernel: gr == 1): each CTA writes its
+                                  chunk of dw instead of a partial row */
 };
 
 /* Wide forward (rmsnorm_fwd_wide.cu): a row over a thread-block cluster of `cluster` CTAs, CTA

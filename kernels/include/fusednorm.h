@@ -326,10 +326,8 @@ typedef struct {
                                 partial rows into dw itself after a grid-wide barrier (a
                                 cooperative launch, so the grid must be co-resident; a grid of
                                 one CTA writes its row as dw, not cooperative) instead of a
-                                second launch; the same sum, bit for bit. BWD_SPLIT (AUTO, one row a
-                                row group, at most 32 rows): with one row each CTA writes its
-                                chunk of dw; else the last CTA of a chunk sums its partial rows.
-                                Else 0 */
+                                second launch; the same sum, bit for bit. BWD_SPLIT (AUTO, one row
+                                group: partial_rows 1): each CTA writes its chunk of dw. Else 0 */
   int load_elems;            /* FWD_WARP: elements a load (1, or 2 / 4: the sub-vector instance,
                                 rows and weight on that boundary); else 0 */
   int ds_direct;             /* BWD_SPLIT with the fused add: 1 = ds is not staged in the ring (the

@@ -1993,15 +1993,16 @@ fusednorm_status fusednorm_select_launch(const fusednorm_problem *p, int backwar
   c.slots = ceil_div(p->n, c.vec);
   if (!c.backward) return plan_forward(&c, out);
   st = plan_backward(&c, out);
-  /* AUTO's split-row backward of one row a row group and at most FN_DW_IN_KERNEL_MAX_PARTIALS
-   * rows sums dw in the kernel: with one row each CTA's chunk of dw is its own; with more the
-   * last CTA of a chunk sums the chunk's partial rows, as dw_reduce's chain would in a second
-   * launch (the same bits). A few rows, where that launch is a large part of the time; with
-   * more rows a group, dw_reduce spreads the sum over every SM where this would leave it to the
-   * chunks' last CTAs. Forced WIDE keeps the two launches: test_cuda compares them. */
+  /* AUTO's split-row backward of one row group (partial_rows 1: one row, or rows each CTA walks
+   * over its own chunk): each CTA's chunk of dw is its own, written by the kernel in the weight's
+   * dtype, not as a partial row that dw_reduce copies in a second launch
+   * (the same bits): H200, bench_modes, cold, bf16 1 x 353166 16.4 us against 21.1, 1 x 1000000
+   * 23.1 against 31.6 (kernels/RESULTS.md). With more row groups a chunk has several partial
+   * rows; their sum by the chunk's last CTA to finish measured 0.64-0.88x of dw_reduce's
+   * second launch (2 x 260444, 16 x 30000: dw_reduce spreads it over every SM), so not that.
+   * Forced WIDE keeps the two launches: test_cuda compares them. */
   if (st == FUSEDNORM_OK && p->mode == FUSEDNORM_MODE_AUTO && p->has_weight &&
-      out->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->rows == out->partial_rows &&
-      out->partial_rows <= FN_DW_IN_KERNEL_MAX_PARTIALS)
+      out->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && out->partial_rows == 1)
     out->dw_in_kernel = 1;
   return st;
 }

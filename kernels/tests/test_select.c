@@ -449,13 +449,12 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
    * CTA or at most 8 columns per thread (FN_DW_IN_KERNEL_MAX_COLS_PER_THREAD); where dw_reduce is
    * a dependent launch (cc >= 9.0), only one CTA of at most 8 columns per thread */
   const int dep = d->cc_major >= 9;
-  /* ... and for the split-row backward of one row a row group, at most FN_DW_IN_KERNEL_MAX_PARTIALS */
+  /* ... and for the split-row backward of one row group (one row) */
   CHECK(l->dw_in_kernel == (p->mode == FUSEDNORM_MODE_AUTO && p->has_weight &&
                             (((l->kernel == FUSEDNORM_KERNEL_BWD_ROW || l->kernel == FUSEDNORM_KERNEL_BWD_PIPE) &&
                               l->grid <= (dep ? 1 : 32) &&
                               ((!dep && l->grid == 1) || p->n <= 8 * l->grid * l->block_threads)) ||
-                             (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && p->rows == l->partial_rows &&
-                              l->partial_rows <= FN_DW_IN_KERNEL_MAX_PARTIALS))),
+                             (l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT && l->partial_rows == 1))),
         "%s: dw in the kernel: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_FWD_ROW) CHECK(l->smem_bytes == 0, "%s: %s", what, s);
   if (l->kernel == FUSEDNORM_KERNEL_BWD_ROW) CHECK(p->has_weight && l->weight_smem, "%s: %s", what, s);
@@ -505,8 +504,7 @@ static void check_plan(const fusednorm_problem *p, int bwd, const fusednorm_layo
     const int64_t units = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? l->grid / l->ctas_per_row
                           : l->kernel == FUSEDNORM_KERNEL_BWD_TINY ? 0 /* dw written by the kernel */
                                                                    : l->grid / l->cluster;
-    /* the split-row kernel's partial dots and its chunks' counters */
-    const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)(p->rows + 1) * (size_t)l->ctas_per_row * 4 : 0;
+    const size_t extra = l->kernel == FUSEDNORM_KERNEL_BWD_SPLIT ? (size_t)p->rows * (size_t)l->ctas_per_row * 4 : 0;
     CHECK(l->partial_rows == units && l->workspace_bytes == (size_t)units * (size_t)p->n * 4 + extra + 16,
           "%s: workspace: %s", what, s);
   } else {
@@ -569,7 +567,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch32768 sm98304 st0/0 w0 dw1 P108 ws14155792", /* A100-80GB auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g104 s2 ch8192 sm163840 st5/2 w0 dw0 P13 ws3440688 dd", /* A100-80GB auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g104 s2 ch8192 sm163840 st5/2 w0 dw0 P13 ws3440656 dd", /* A100-80GB auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A100-80GB auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g108 s1 ch1048576 sm0 st0/0 w0 dw0 P108 ws452984848", /* A100-80GB auto bwd 256x1048576 bf16 */
@@ -606,7 +604,7 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g72 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch32768 sm98304 st0/0 w0 dw1 P72 ws9437200", /* A10 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st6/3 w0 dw0 P4 ws1114192 dd", /* A10 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g64 s1 ch4096 sm98304 st6/3 w0 dw0 P4 ws1114128 dd", /* A10 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* A10 auto fwd 256x1048576 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g72 s1 ch1048576 sm0 st0/0 w0 dw0 P72 ws301989904", /* A10 auto bwd 256x1048576 bf16 */
@@ -643,10 +641,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch32768 sm98304 st0/0 w0 dw1 P142 ws18612240", /* L40S auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162768 dd", /* L40S auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162704 dd", /* L40S auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g142 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/2 w0 dw0 P1 ws4340296", /* L40S auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t480 r1 c142 k1 g142 s2 ch7392 sm88704 st3/2 w0 dw0 P1 ws4339728 dk", /* L40S auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k1 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* L40S auto fwd 64x131072 bf16 */
@@ -680,10 +678,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 2048x32768 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch32768 sm98304 st0/0 w0 dw1 P128 ws16777232", /* RTX4090 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162768 dd", /* RTX4090 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g128 s1 ch4096 sm98304 st6/3 w0 dw0 P8 ws2162704 dd", /* RTX4090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s1 ch65536 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g128 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/2 w0 dw0 P1 ws4325904", /* RTX4090 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c128 k1 g128 s2 ch8192 sm98304 st3/2 w0 dw0 P1 ws4325392 dk", /* RTX4090 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t128 r1 c64 k1 g64 s4 ch4096 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c7 k1 g119 s4 ch37456 sm49152 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 17x262144 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g64 s2 ch131072 sm0 st0/0 w0 dw0 P0 ws0", /* RTX4090 auto fwd 64x131072 bf16 */
@@ -717,10 +715,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H100-SXM auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227120 dd", /* H100-SXM auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd", /* H100-SXM auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g132 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4330016", /* H100-SXM auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488 dk", /* H100-SXM auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H100-SXM auto fwd 64x131072 bf16 */
@@ -754,10 +752,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520", /* H200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227120 dd", /* H200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd", /* H200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g120 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4330016", /* H200 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488 dk", /* H200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g512 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* H200 auto fwd 64x131072 bf16 */
@@ -791,10 +789,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 2048x32768 bf16 */
     "bwd_row/persistent t512 r1 c1 k1 g148 s8 ch32768 sm196608 st0/0 w2 dw1 P148 ws19398672", /* B200 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm229376 st7/3 w0 dw0 P18 ws4751408 dd", /* B200 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c8 k1 g144 s2 ch8192 sm229376 st7/3 w0 dw0 P18 ws4751376 dd", /* B200 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g148 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto bwd noweight 1024x65536 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g4096 s4 ch65536 sm98304 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4346464", /* B200 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t448 r1 c148 k1 g148 s2 ch7088 sm226816 st8/4 w0 dw0 P1 ws4345872 dk", /* B200 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g16 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c16 k16 g272 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t512 r1 c4 k4 g256 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* B200 auto fwd 64x131072 bf16 */
@@ -828,10 +826,10 @@ static const char *const kPins[] = {
     "fwd_generic/multi_wave_reload t512 r1 c1 k1 g4096 s0 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fused fwd misaligned 4096x16384 bf16 */
     "fwd_row/multi_wave_cached t512 r1 c1 k1 g2048 s8 ch32768 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 2048x32768 bf16 */
     "bwd_generic/wide t512 r1 c2 k2 g170 s4 ch16384 sm65536 st0/0 w1 dw1 P85 ws11141136", /* RTX5090 auto bwd 2048x32768 bf16 */
-    "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st6/3 w0 dw0 P10 ws2687056 dd", /* RTX5090 auto fused bwd 1024x65536 bf16 */
+    "bwd_split/wide t512 r1 c16 k1 g160 s1 ch4096 sm98304 st6/3 w0 dw0 P10 ws2686992 dd", /* RTX5090 auto fused bwd 1024x65536 bf16 */
     "bwd_generic/wide t512 r1 c4 k4 g168 s4 ch16384 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto bwd noweight 1024x65536 bf16 */
     "fwd_generic/multi_wave_reload t1024 r1 c1 k1 g170 s2 ch1048576 sm0 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 256x1048576 bf16 */
-    "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/2 w0 dw0 P1 ws4369080", /* RTX5090 auto bwd 256x1048576 bf16 */
+    "bwd_split/wide t416 r1 c170 k1 g170 s2 ch6176 sm74112 st3/2 w0 dw0 P1 ws4368400 dk", /* RTX5090 auto bwd 256x1048576 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g8 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 1x262144 bf16 */
     "fwd_wide/wide t512 r1 c8 k8 g136 s4 ch32768 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 17x262144 bf16 */
     "fwd_wide/wide t256 r1 c8 k8 g512 s0 ch16384 sm32768 st0/0 w0 dw0 P0 ws0", /* RTX5090 auto fwd 64x131072 bf16 */
@@ -943,29 +941,29 @@ static const struct {
      * an SM, take the lean kernel at 8 slots a thread first (at 4096 slots with the weight's raw 16
      * bits staged: w2). */
     {2048, 32768, BF, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch32768 sm196608 st0/0 w2 dw1 P132 ws17301520"},
-    {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227120"}, /* 8192 slots: split */
-    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227120 dd"},
-    {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228272"},
+    {1024, 65536, BF, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088"}, /* 8192 slots: split */
+    {1024, 65536, BF, 1, 1, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P16 ws4227088 dd"},
+    {4096, 32768, F32, 1, 0, "bwd_split/wide t512 r1 c8 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P16 ws2228240"},
     /* plain aligned rows of 2049-4096 slots: the lean kernel at 8 slots a thread, one CTA an SM
      * (FN_AUTO_BWD_ROW8_*: f32 from a row an SM, 16-bit up to 3072 slots from one, past it from
      * two); the f32 fused add's many rows take the split-row kernel (FN_AUTO_BWD_F32_SPLIT_*) */
     {4096, 16384, F32, 1, 0, "bwd_row/persistent t512 r1 c1 k1 g132 s8 ch16384 sm65536 st0/0 w1 dw1 P132 ws8650768"},
     {132, 8200, F32, 1, 0, "bwd_row/persistent t288 r1 c1 k1 g132 s8 ch8200 sm32800 st0/0 w1 dw1 P132 ws4329616"},
     {1000, 24576, BF, 1, 0, "bwd_row/persistent t384 r1 c1 k1 g132 s8 ch24576 sm196608 st0/0 w1 dw1 P132 ws12976144"},
-    {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227152"},
-    {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259984"}, /* 32768 slots: split */
-    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259984 dd"},
-    {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4330016"}, /* 993 slots per CTA: 512 x 2 */
-    {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4330016 dd"},
-    {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4330016"}, /* 1986 slots per CTA: 512 x 4; a ring of 3, lookahead 2 (FN_SPLIT_LOOKAHEAD_OF_3) */
+    {512, 131072, BF, 1, 0, "bwd_split/wide t512 r1 c16 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P8 ws4227088"},
+    {512, 262144, BF, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856"}, /* 32768 slots: split */
+    {512, 262144, BF, 1, 1, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch8192 sm229376 st7/3 w0 dw0 P4 ws4259856 dd"},
+    {256, 1048576, BF, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488 dk"}, /* 993 slots per CTA: 512 x 2 */
+    {256, 1048576, BF, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s2 ch7944 sm222432 st7/3 w0 dw0 P1 ws4329488 dk dd"},
+    {256, 1048576, F32, 1, 0, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488 dk"}, /* 1986 slots per CTA: 512 x 4; a ring of 3, lookahead 2 (FN_SPLIT_LOOKAHEAD_OF_3) */
     /* the f32 fused add's ring of dy, s and ds would hold 2 rows: ds left out, 3 (FN_SPLIT_DS_DIRECT_BELOW) */
-    {256, 1048576, F32, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4330016 dd"},
-    {512, 900000, F32, 1, 1, "bwd_split/wide t448 r1 c132 k1 g132 s4 ch6820 sm218240 st4/2 w0 dw0 P1 ws3870880 dd"},
+    {256, 1048576, F32, 1, 1, "bwd_split/wide t512 r1 c132 k1 g132 s4 ch7944 sm190656 st3/2 w0 dw0 P1 ws4329488 dk dd"},
+    {512, 900000, F32, 1, 1, "bwd_split/wide t448 r1 c132 k1 g132 s4 ch6820 sm218240 st4/2 w0 dw0 P1 ws3870352 dk dd"},
     /* ... and from FN_SPLIT_DS_DIRECT_MIN_THREADS threads a CTA or at FN_SPLIT_DS_DIRECT_MAX_SPT slots
      * a thread; with fewer threads at more slots, ds stays in a ring of 3 or more */
-    {1024, 600000, F32, 1, 1, "bwd_split/wide t288 r1 c132 k1 g132 s4 ch4548 sm218304 st4/2 w0 dw0 P1 ws2941216"},
-    {9384, 11020, F32, 1, 1, "bwd_split/wide t480 r1 c3 k1 g132 s2 ch3676 sm205856 st7/3 w0 dw0 P44 ws2052156 dd"}, /* 2755 slots, many rows: split-row (FN_AUTO_BWD_F32_SPLIT_*) */
-    {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162832"}, /* f32: 32768 slots, split */
+    {1024, 600000, F32, 1, 1, "bwd_split/wide t288 r1 c132 k1 g132 s4 ch4548 sm218304 st4/2 w0 dw0 P1 ws2940688 dk"},
+    {9384, 11020, F32, 1, 1, "bwd_split/wide t480 r1 c3 k1 g132 s2 ch3676 sm205856 st7/3 w0 dw0 P44 ws2052144 dd"}, /* 2755 slots, many rows: split-row (FN_AUTO_BWD_F32_SPLIT_*) */
+    {512, 131072, F32, 1, 0, "bwd_split/wide t512 r1 c32 k1 g128 s2 ch4096 sm229376 st7/3 w0 dw0 P4 ws2162704"}, /* f32: 32768 slots, split */
 };
 
 static void test_h200(int print) {
