@@ -158,6 +158,12 @@ def run_matrix(dname, m):
     dtype = DTYPES[dname]
     k = list(DTYPES).index(dname) + MS.index(m)  # rotate the variants across dtypes and sizes
     for ni, n in enumerate(NS):
+        # On the CPU, M = 4096 stops at N = 4096: 4096 x 8192 was half of this test's CI time
+        # (the float64 reference and its statistics, serial C), and the CPU backend's numerics
+        # at that size are kernels/tests/test_cpu's; the bindings' strides and shapes are the
+        # same at N = 8192 with M = 1 and 7. The GPU runs every N (other kernel families).
+        if DEVICE == "cpu" and m * n > 4096 * 4096:
+            continue
         for strided in (False, True):
             casting, offset, wd, eps = VARIANTS[(k + 2 * ni + strided) % len(VARIANTS)]
             w = make_weight(n, wd, dtype, offset)
