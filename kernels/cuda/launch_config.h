@@ -46,7 +46,7 @@ static inline int fn_max_threads(int backward, int cache) { return FN_MAX_THREAD
 static inline int fn_regs_estimate(int backward, int cache, int x_size) {
   /* index: cache 0, 1, 2, 4 */
   static const int regs[2][2][4] = {
-      {{45, 64, 62, 94}, {35, 50, 63, 64}},                          /* forward: 16-bit x, f32 x */
+      {{45, 64, 64, 94}, {35, 50, 63, 64}},                          /* forward: 16-bit x, f32 x */
       {{63, 64, FN_BWD_C2_REGS, 128}, {54, 62, FN_BWD_C2_REGS, 128}}, /* backward */
   };
   const int i = cache <= 2 ? cache : 3;

@@ -63,6 +63,11 @@ __device__ __forceinline__ void fwd_weight(float (&wv)[N], const FwdParams &p, i
   else load_weight<N>(wv, p.w, p.w_dtype, p.offset, col, c1, alw);
 }
 
+/* Slots a thread loads together in the generic forward's streamed sum (pass 1), and with their
+ * weight before writing their y (pass 2). */
+#define FN_FWD_STREAM_BATCH 4
+#define FN_FWD_STREAM_BATCH_Y 2
+
 template <typename T, int CACHE>
 __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
     rms_norm_fwd(const FwdParams p) {
@@ -75,6 +80,11 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
   const bool al = p.aligned != 0 || hs;    /* the row tensors' slots (head-split: the interior's) */
   const bool alw = p.aligned != 0;         /* the weight's */
   const int step = pl.team * N;            /* columns between one thread's consecutive slots */
+  /* Streamed slots loaded together (below): the CACHE 2 instance only, AUTO's generic forward.
+   * At CACHE 0 the batches took the registers from 35-41 to 56-62 (fewer CTAs an SM for narrow
+   * launches), and the 16-bit CACHE 4 instance spilled (ptxas, nvcc 13.0, sm_90a). */
+  constexpr int SB = CACHE == 2 ? FN_FWD_STREAM_BATCH : 1;
+  constexpr int SBY = CACHE == 2 ? FN_FWD_STREAM_BATCH_Y : 1;
 
   int parity = 0;
   for (int64_t base = pl.unit * pl.teams; base < p.rows; base += pl.units * pl.teams, parity ^= 1) {
@@ -107,7 +117,19 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
       for (int k = 0; k < CACHE; ++k) {
         if (col0 + k * step < c1) ss = add_squares(cache[k], ss); /* columns past the end were loaded as 0 */
       }
-      for (int col = col0 + CACHE * step; col < c1; col += step) {
+      /* The streamed slots FN_FWD_STREAM_BATCH at a time: their loads issued together, then summed
+       * in slot order (the same bits as one at a time, which left one 16-byte load a thread in
+       * flight: rows past the cache ran at ~72% of the DRAM's peak, ncu, H200). Not on head-split
+       * rows: there the batches measured 2-5% slower (kernels/RESULTS.md). */
+      int col = col0 + CACHE * step;
+      for (; !hs && col + (SB - 1) * step < c1; col += SB * step) {
+        V sv[SB];
+#pragma unroll
+        for (int u = 0; u < SB; ++u) load_s(sv[u], p, xr, rr, ror, col + u * step, c1, al);
+#pragma unroll
+        for (int u = 0; u < SB; ++u) ss = add_squares(sv[u], ss);
+      }
+      for (; col < c1; col += step) {
         V sv;
         load_s(sv, p, xr, rr, ror, col, c1, al);
         ss = add_squares(sv, ss);
@@ -137,8 +159,25 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(0, CACHE))
           store_slot(yr, yv, col, c1, al);
         }
       }
-      /* ... and from the streamed ones, re-read (fused add: the s this thread just stored). */
-      for (int col = col0 + CACHE * step; col < c1; col += step) {
+      /* ... and from the streamed ones, re-read (fused add: the s this thread just stored), two
+       * slots' x and weight loaded before either is written (more would pass the 64 registers of
+       * the 1024-thread instance). */
+      int col = col0 + CACHE * step;
+      for (; !hs && col + (SBY - 1) * step < c1; col += SBY * step) {
+        V sv[SBY];
+        float wv[SBY][N];
+#pragma unroll
+        for (int u = 0; u < SBY; ++u) load_slot(sv[u], sr, col + u * step, c1, al);
+#pragma unroll
+        for (int u = 0; u < SBY; ++u) fwd_weight<CACHE>(wv[u], p, col + u * step, c1, alw, hs);
+#pragma unroll
+        for (int u = 0; u < SBY; ++u) {
+          V yv;
+          normalize_slot<T, L>(yv, sv[u], wv[u], rstd);
+          store_slot(yr, yv, col + u * step, c1, al);
+        }
+      }
+      for (; col < c1; col += step) {
         V sv, yv;
         float wv[N];
         load_slot(sv, sr, col, c1, al);
