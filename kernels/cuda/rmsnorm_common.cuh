@@ -253,8 +253,58 @@ template <typename T> __device__ __forceinline__ float add_squares(const Vec<T> 
 /* rstd of a row from its sum of squares (kernels/README.md): 1/sqrt(ss/n + eps) with a true division and
  * sqrtf, both correctly rounded (rsqrtf is ~2 ulp). Where n is a power of two, ss/n is the
  * product with 2^-k, exactly representable: the same correctly rounded value (both round the
- * same real number once, subnormals included) for a multiply instead of a division's ~15
- * instructions, which is much of a narrow row's work. n is uniform: the branch does not diverge. */
+ * same real number once, subnormals included) for a multiply instead of a division. n is uniform:
+ * that branch does not diverge. rstd_of (below) computes one row's as nvcc compiles the
+ * expressions; rstd_of_rows the same bits for the several rows a thread owns.
+ *
+ * rstd_of_rows writes out nvcc's own correctly rounded sequences (the fast paths it emits for `/`,
+ * sqrtf and 1.0f / s, the same on sm_80 to sm_120) under one range check for all of a thread's
+ * rows: nvcc guards each operation with its own branch and reconvergence region, so a thread's
+ * rows ran their ~25-instruction chains one after another instead of interleaved (the thread
+ * forward holds 2-8 rows a thread). The fast paths hold where ss (divided) is +0 or lies in
+ * [2^-101, 2^128) with n <= FN_RSTD_FAST_DIV_MAX_N, and v = q + eps in [2^-101, 2^128): the
+ * square root's there (nvcc's own bound), the reciprocal's for every square root of such v, and
+ * the division's as the exhaustive check found it (every such ss against every n <=
+ * FN_RSTD_FAST_DIV_MAX_N that is not a power of two, bit for bit: kernels/tests/rstd_check.cu,
+ * run by test_rstd on a GPU). A row outside them (zeros with eps 0, subnormals, infinities, NaN,
+ * negative eps) sends the thread's rows through rstd_of's expressions. */
+#define FN_RSTD_FAST_DIV_MAX_N 1024
+__device__ __forceinline__ bool fn_rstd_fast_range(float v) {
+  return __float_as_uint(v) - 0x0d000000u <= 0x727fffffu; /* [2^-101, 2^128): finite, normal */
+}
+__device__ __forceinline__ float fn_rcp_approx(float v) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+__device__ __forceinline__ float fn_rsqrt_approx(float v) {
+  float r;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+  return r;
+}
+/* RN(1 / d) for d whose exponent field is not 0 or 253-255 (every d below). */
+__device__ __forceinline__ float fn_rcp_rn_fast(float d) {
+  const float r0 = fn_rcp_approx(d);
+  return __fmaf_rn(r0, -__fmaf_rn(r0, d, -1.0f), r0);
+}
+/* RN(1 / RN(sqrt(v))) for v in fn_rstd_fast_range (the caller checks). */
+__device__ __forceinline__ float fn_rstd_fast(float v) {
+  const float y = fn_rsqrt_approx(v);
+  const float s0 = __fmul_rn(v, y), h = __fmul_rn(y, 0.5f);
+  return fn_rcp_rn_fast(__fmaf_rn(__fmaf_rn(-s0, s0, v), h, s0)); /* 1 / RN(sqrt(v)) */
+}
+/* RN(a / n) where fn_div_fast_ok(a, n), from y = fn_rcp_rn_fast(n). */
+__device__ __forceinline__ bool fn_div_fast_ok(float a, int n) {
+  return n <= FN_RSTD_FAST_DIV_MAX_N && (fn_rstd_fast_range(a) || __float_as_uint(a) == 0u); /* +0, not -0 */
+}
+__device__ __forceinline__ float fn_div_fast(float a, float fn, float y) {
+  const float q0 = __fmul_rn(a, y);
+  return __fmaf_rn(__fmaf_rn(-fn, q0, a), y, q0);
+}
+
+/* One row's. Its fast paths written out as in rstd_of_rows measured no faster for one row a
+ * thread (Nsight Compute, H200, 2026-12-03: the tile forward 0.98-1.00x, the warp forward
+ * 1.00-1.02x) and raised the row-pipelined forward's registers (f32 41 -> 50: a CTA an SM fewer). */
 __device__ __forceinline__ float rstd_of(float ss, int n, float eps) {
   float q;
   if ((n & (n - 1)) == 0) q = __fmul_rn(ss, __int_as_float((127 - (31 - __clz(n))) << 23)); /* no fma with eps */
@@ -262,6 +312,34 @@ __device__ __forceinline__ float rstd_of(float ss, int n, float eps) {
   return 1.0f / sqrtf(__fadd_rn(q, eps));
 }
 
+/* rstd of R rows (a thread's rows of one width; r may be ss_in). */
+template <int R>
+__device__ __forceinline__ void rstd_of_rows(const float (&ss_in)[R], int n, float eps, float (&r)[R]) {
+  float ss[R]; /* r may be ss_in: the slow path needs the sums after r is written */
+#pragma unroll
+  for (int i = 0; i < R; ++i) ss[i] = ss_in[i];
+  const bool pow2 = (n & (n - 1)) == 0;
+  const float fn = (float)n;
+  const float p2 = __int_as_float((127 - (31 - __clz(n))) << 23); /* 2^-k where n = 2^k */
+  const float y = pow2 ? 0.0f : fn_rcp_rn_fast(fn);
+  bool ok = true;
+#pragma unroll
+  for (int i = 0; i < R; ++i) {
+    float q;
+    if (pow2) q = __fmul_rn(ss[i], p2); /* no fma with eps */
+    else {
+      q = fn_div_fast(ss[i], fn, y);
+      ok = ok && fn_div_fast_ok(ss[i], n);
+    }
+    const float v = __fadd_rn(q, eps);
+    r[i] = fn_rstd_fast(v);
+    ok = ok && fn_rstd_fast_range(v);
+  }
+  if (!ok) {
+#pragma unroll
+    for (int i = 0; i < R; ++i) r[i] = rstd_of(ss[i], n, eps);
+  }
+}
 /* y of one slot from s, the fp32 effective weight and rstd (the forward's normalize pass):
  * RN(s*rstd*w), or LLAMA RN(RN_T(s*rstd)*w). */
 template <typename T, bool LLAMA>

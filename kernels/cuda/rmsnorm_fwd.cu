@@ -490,13 +490,15 @@ __global__ void __launch_bounds__(FN_FWD_LANES_THREADS, FN_FWD_LANES_MIN_CTAS(ND
         if (off < lanes) ss[r] += o;
       }
     }
+    float rs[R];
+    rstd_of_rows<R>(ss, p.n, p.eps, rs);
     with_llama(p.llama, [&](auto llama_c) {
       constexpr bool L = decltype(llama_c)::value;
 #pragma unroll
       for (int r = 0; r < R; ++r) {
         const int64_t row = base + (int64_t)r * teams + team;
         if (row >= p.rows) continue;
-        const float rstd = rstd_of(ss[r], p.n, p.eps);
+        const float rstd = rs[r];
         if (p.rstd != nullptr && lane == 0) p.rstd[row] = rstd;
 #pragma unroll
         for (int k = 0; k < K; ++k) {

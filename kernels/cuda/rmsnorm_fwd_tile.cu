@@ -157,11 +157,14 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
 #pragma unroll
           for (int u = 0; u < kRowIlp; ++u) ss[u] += __shfl_xor_sync(0xffffffffu, ss[u], off);
         }
+        float rs[kRowIlp];
+        if constexpr (kRowIlp > 1) rstd_of_rows<kRowIlp>(ss, n, p.eps, rs);
+        else rs[0] = rstd_of(ss[0], n, p.eps);
 #pragma unroll
         for (int u = 0; u < kRowIlp; ++u) {
           const int i = i0 + u * teams + team;
           if (i < rows) {
-            const float rstd = rstd_of(ss[u], n, p.eps);
+            const float rstd = rs[u];
             if (p.rstd != nullptr && lane == 0) p.rstd[r0 + i] = rstd;
             T *const row = tsq + i * n;
 #pragma unroll
@@ -346,7 +349,11 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
         const float f = elem_f(sv[(i * NC + c) / VN], (i * NC + c) % VN);
         ss = fmaf(f, f, ss);
       }
-      rstd[i] = rstd_of(ss, NC, p.eps);
+      rstd[i] = ss;
+    }
+    rstd_of_rows<G>(rstd, NC, p.eps, rstd);
+#pragma unroll
+    for (int i = 0; i < G; ++i) {
 #pragma unroll
       for (int c = 0; c < NC; ++c) {
         const float nrm = elem_f(sv[(i * NC + c) / VN], (i * NC + c) % VN) * rstd[i];

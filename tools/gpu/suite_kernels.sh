@@ -4,6 +4,9 @@
 #                      run-to-run determinism (kernels/tests/test_cuda.c)
 #   test_cuda --wide-fwd  few wide rows: the wide forward (forced wide, aligned and misaligned,
 #                      and AUTO) over 1..200 rows of 32K..1M columns vs the float64 reference
+#   test_rstd          the forward's exact rstd bit for bit over its fast range: every float for
+#                      the square root and reciprocal, every (ss, n <= 1024) for the division, and
+#                      random rows through the slow path (kernels/tests/rstd_check.cu)
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
 #   memcheck           compute-sanitizer memcheck over test_cuda --quick and --bitwise
 #                      (out-of-bounds and misaligned accesses, leaks, API errors; --bitwise's
@@ -12,10 +15,11 @@
 #                      grid-wide barrier and the split-row head-split ring, whose vectors two
 #                      threads read (shared-memory hazards, barriers)
 . "$(dirname "$0")/common.sh"
-suite_require "$BUNDLE/bin/test_cuda" "$BUNDLE/bin/test_cpu" || exit 0
+suite_require "$BUNDLE/bin/test_cuda" "$BUNDLE/bin/test_cpu" "$BUNDLE/bin/test_rstd" || exit 0
 
 suite_check "test_cuda" --timeout 420 -- "$BUNDLE/bin/test_cuda"
 suite_check "test_cuda --wide-fwd" --timeout 420 -- "$BUNDLE/bin/test_cuda" --wide-fwd
+suite_check "test_rstd" --timeout 240 --detail 'mismatch|OK|FAILED' -- "$BUNDLE/bin/test_rstd"
 suite_check "test_cpu --quick" --timeout 240 -- "$BUNDLE/bin/test_cpu" --quick
 
 san="$(command -v compute-sanitizer || true)"
