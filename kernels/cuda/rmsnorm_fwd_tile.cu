@@ -157,14 +157,13 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
 #pragma unroll
           for (int u = 0; u < kRowIlp; ++u) ss[u] += __shfl_xor_sync(0xffffffffu, ss[u], off);
         }
-        float rs[kRowIlp];
+        float rs[kRowIlp]; /* two rows a team: under one range check (rstd_of_rows) */
         if constexpr (kRowIlp > 1) rstd_of_rows<kRowIlp>(ss, n, p.eps, rs);
-        else rs[0] = rstd_of(ss[0], n, p.eps);
 #pragma unroll
         for (int u = 0; u < kRowIlp; ++u) {
           const int i = i0 + u * teams + team;
           if (i < rows) {
-            const float rstd = rs[u];
+            const float rstd = kRowIlp > 1 ? rs[u] : rstd_of(ss[u], n, p.eps);
             if (p.rstd != nullptr && lane == 0) p.rstd[r0 + i] = rstd;
             T *const row = tsq + i * n;
 #pragma unroll

@@ -3,7 +3,7 @@
 # row a thread keeps nvcc's code, after run4): test_rstd from sm_90a and from compute_80 PTX, the
 # mutants of mutants.sh (--quick), test_cuda --quick, then run4's Nsight Compute table (kernel
 # duration with clocks locked and caches flushed, instructions, registers: three launches a shape
-# and build, the median) over more shapes. BUILDS=new: the shipped build alone (its thread and lanes
+# and build, the median), thread, tile and lanes forwards. BUILDS=new: the shipped build alone (its thread and lanes
 # forwards are run4's new build's code, its one-row forwards the base's: their instruction counts
 # compared with run4's columns).
 set -u
@@ -33,20 +33,11 @@ bf16_209133x1 --dtype=bf16 --shapes=209133x1
 f16_100000x3 --dtype=f16 --shapes=100000x3
 f32_1000000x3 --dtype=f32 --shapes=1000000x3
 f16f_539974x12 --dtype=f16 --fused --shapes=539974x12
-bf16_366740x15 --dtype=bf16 --shapes=366740x15
-f32_274156x39 --dtype=f32 --shapes=274156x39
 bf16_65536x128 --dtype=bf16 --shapes=65536x128
 f16f_65536x128 --dtype=f16 --fused --shapes=65536x128
-f16_5601x92 --dtype=f16 --shapes=5601x92
-bf16_58551x295 --dtype=bf16 --shapes=58551x295
-f32_157281x190 --dtype=f32 --shapes=157281x190
 bf16_200000x2 --dtype=bf16 --shapes=200000x2
-f16f_300000x4 --dtype=f16 --fused --shapes=300000x4
-f32_500000x2 --dtype=f32 --shapes=500000x2
 f16_400000x6 --dtype=f16 --shapes=400000x6
 f32f_1000000x1 --dtype=f32 --fused --shapes=1000000x1
-bf16_1048576x128 --dtype=bf16 --shapes=1048576x128
-f32_65536x128 --dtype=f32 --shapes=65536x128
 LIST
 date -u +%T
 python3 - "$L" <<'PY' | tee $L/ncu_table.md
