@@ -259,9 +259,9 @@ template <typename T> __device__ __forceinline__ float add_squares(const Vec<T> 
  *
  * rstd_of_rows writes out nvcc's own correctly rounded sequences (the fast paths it emits for `/`,
  * sqrtf and 1.0f / s, the same on sm_80 to sm_120) under one range check for all of a thread's
- * rows: nvcc guards each operation with its own branch and reconvergence region, so a thread's
- * rows ran their ~25-instruction chains one after another instead of interleaved (the thread
- * forward holds 2-8 rows a thread). The fast paths hold where ss (divided) is +0 or lies in
+ * rows: nvcc guards each operation with its own branch and reconvergence region, which keeps a
+ * thread's rows' ~25-instruction chains from interleaving (the thread forward holds 2-8 rows a
+ * thread). The fast paths hold where ss (divided) is +0 or lies in
  * [2^-101, 2^128) with n <= FN_RSTD_FAST_DIV_MAX_N, and v = q + eps in [2^-101, 2^128): the
  * square root's there (nvcc's own bound), the reciprocal's for every square root of such v, and
  * the division's as the exhaustive check found it (every such ss against every n <=
@@ -302,9 +302,9 @@ __device__ __forceinline__ float fn_div_fast(float a, float fn, float y) {
   return __fmaf_rn(__fmaf_rn(-fn, q0, a), y, q0);
 }
 
-/* One row's. Its fast paths written out as in rstd_of_rows measured no faster for one row a
- * thread (Nsight Compute, H200, 2026-12-03: the tile forward 0.98-1.00x, the warp forward
- * 1.00-1.02x) and raised the row-pipelined forward's registers (f32 41 -> 50: a CTA an SM fewer). */
+/* One row's. With one row a thread there are no chains to interleave, and the written-out fast
+ * paths cost registers (the row-pipelined forward's f32 instance a CTA an SM; kernels/RESULTS.md
+ * "The thread forward's rstd under one range check"). */
 __device__ __forceinline__ float rstd_of(float ss, int n, float eps) {
   float q;
   if ((n & (n - 1)) == 0) q = __fmul_rn(ss, __int_as_float((127 - (31 - __clz(n))) << 23)); /* no fma with eps */

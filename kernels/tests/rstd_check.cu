@@ -1,18 +1,18 @@
 /* The forward's exact rstd (kernels/cuda/rmsnorm_common.cuh rstd_of, rstd_of_rows) against the
  * expressions whose bits it claims: 1.0f / sqrtf(RN(RN(ss / n) + eps)), each operation correctly
- * rounded as nvcc compiles `/` and sqrtf. rstd_of takes nvcc's fast paths of the division, the
- * square root and the reciprocal behind one range check of its own; these checks prove that range
- * on the GPU the kernels run on:
+ * rounded as nvcc compiles `/` and sqrtf. rstd_of_rows takes nvcc's fast paths of the division,
+ * the square root and the reciprocal behind one range check of its own; these checks prove that
+ * range on the GPU the kernels run on:
  *   1. fn_rstd_fast(v) for every float v that fn_rstd_fast_range admits (the 1.93e9 finite normal
  *      floats from 2^-101): the bits of 1.0f / sqrtf(v);
  *   2. fn_div_fast for every n in [3, FN_RSTD_FAST_DIV_MAX_N] that is not a power of two and every
  *      a that fn_div_fast_ok admits (+0 and that range): the bits of a / (float)n (1.95e12
  *      quotients), and fn_rcp_rn_fast(n) the bits of 1.0f / n;
- *   3. rstd_of_rows<4> (into another array and in place) and rstd_of against the expressions on random rows (the seed printed),
- *      special values mixed in (zeros, subnormals, infinities, NaN, huge sums, eps of 0, negative
- *      and subnormal eps, n up to 2^20) so that the slow path runs too, alone and beside rows that
- *      would take the fast one.
- * Called by kernels/tests/test_rstd.c (a GPU test). Mismatches are counted and the first few
+ *   3. rstd_of_rows<4> (into another array and in place) and rstd_of against the expressions on
+ *      random rows (the seed printed), special values mixed in (zeros, subnormals, infinities, NaN,
+ *      huge sums, eps of 0, negative and subnormal eps, n up to 2^20) so that the slow path runs
+ *      too, alone and beside rows that would take the fast one.
+ * Called by kernels/tests/test_rstd.c (a GPU test). Mismatches are counted and one of them is
  * printed; the return value is their count (or -1 if CUDA failed). */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -127,7 +127,6 @@ __global__ void check_rows(unsigned long long seed, unsigned long long iters, Mi
       const unsigned h = mix(key + 3 + i);
       /* mostly ordinary sums; one kind of special value in about one row of three */
       ss[i] = (hk >> (i * 4)) % 3u == 0 ? pick(h, h >> 28) : __uint_as_float(0x30000000u + h % 0x1e000000u);
-      if ((hk >> 20) % 4u == 0) ss[i] = fabsf(ss[i]); /* sums of squares are never negative */
     }
     float got[4], in[4];
 #pragma unroll
