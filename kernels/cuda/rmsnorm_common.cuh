@@ -152,6 +152,17 @@ __device__ __forceinline__ void ld16(uint32_t (&w)[4], const void *p) {
 __device__ __forceinline__ void st16(void *p, const uint32_t (&w)[4]) {
   *reinterpret_cast<uint4 *>(p) = make_uint4(w[0], w[1], w[2], w[3]);
 }
+/* The same store to global memory, as one 16-byte instruction whatever the compiler makes of the
+ * registers' other uses: where they also went to shared memory or came from it (the flat tiles'
+ * and the thread forward's staging), nvcc 13.0 wrote st16's store as four 4-byte stores (PTX
+ * st.global.u32 at +0, +4, +8, +12): four store instructions a vector, each a quarter of its
+ * sectors. */
+__device__ __forceinline__ void stg16(void *p, const uint32_t (&w)[4]) {
+  asm volatile(
+      "{\n\t.reg .u64 g;\n\tcvta.to.global.u64 g, %0;\n\tst.global.v4.b32 [g], {%1, %2, %3, %4};\n\t}\n" ::"l"(p),
+      "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+      : "memory");
+}
 
 template <typename T>
 __device__ __forceinline__ void store_slot(T *row, const Vec<T> &in, int col, int lim, bool aligned) {

@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
         if (k < nv) {
           if (FUSED) {
             add_residual(sv[j], rv[j]);
-            st16(ro + f0 + a0 + (int64_t)k * N, sv[j].w);
+            stg16(ro + f0 + a0 + (int64_t)k * N, sv[j].w);
           }
           st16(tsq + a0 + k * N, sv[j].w);
         }
@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(FN_FWD_TILE_THREADS, FN_FWD_TILE_MIN_CTAS) rms
       if (k < nv) {
         uint32_t w[4];
         ld16(w, tsq + a0 + k * N);
-        st16(y + f0 + a0 + (int64_t)k * N, w);
+        stg16(y + f0 + a0 + (int64_t)k * N, w);
       }
     }
     if (tid < edges) y[f0 + eq] = tsq[eq];
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
       if (ok[j]) {
         if (FUSED) {
           add_residual(xv[j], rv[j]);
-          st16(ro + run0 + (int64_t)q * VN, xv[j].w);
+          stg16(ro + run0 + (int64_t)q * VN, xv[j].w);
         }
         st16(wsm + q * 4, xv[j].w);
       }
@@ -304,7 +304,7 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
 #pragma unroll
         for (int j = 0; j < NV; ++j) {
           add_residual(sv[j], rv[j]);
-          st16(ro + e0 + j * VN, sv[j].w);
+          stg16(ro + e0 + j * VN, sv[j].w);
         }
       }
     }
@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
 #pragma unroll
     for (int j = 0; j < NV; ++j) {
       if constexpr (NV > 1) st16(wsm + (lane * NV + j) * 4, sv[j].w);
-      else st16(y + e0 + j * VN, sv[j].w);
+      else stg16(y + e0 + j * VN, sv[j].w);
     }
   } else {
 #pragma unroll
@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(FN_FWD_THREAD_THREADS) rms_norm_fwd_thread(con
       if (full_at(g0 + q / NV)) {
         uint32_t w[4];
         ld16(w, wsm + q * 4);
-        st16(y + run0 + (int64_t)q * VN, w);
+        stg16(y + run0 + (int64_t)q * VN, w);
       }
     }
     if (rs >= rows) return;
