@@ -149,6 +149,8 @@
  * rows a tile must have (but for 16-bit rows narrower than two vectors). */
 #define FN_FWD_TILE_CTAS_PER_SM 4
 #define FN_FWD_TILE_MIN_ROWS 10
+/* The smallest CTA of the plain forward's full waves of tiles (fwd_tile). */
+#define FN_FWD_TILE_WAVE_THREADS 128
 /* Tiny problems (rmsnorm_tiny.cu). Forward: rows of at most FN_TINY_FWD_MAX_N columns, at most
  * FN_TINY_FWD_MAX_ELEMS elements in all. Backward: rows of at most FN_TINY_MAX_N columns, as many
  * as one CTA holds (fn_tiny_bwd_threads / lanes teams x fn_tiny_bwd_rows rows), twice over
@@ -1117,11 +1119,26 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
   rows = min64(cap / n, (int64_t)FN_FWD_TILE_THREADS * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
   if (ceil_div(c->p->rows, rows) <= (int64_t)c->d->sm_count * FN_FWD_TILE_CTAS_PER_SM) {
     rows = min64(rows, max64(1, ceil_div(c->p->rows, (int64_t)c->d->sm_count * FN_FWD_TILE_CTAS_PER_SM)));
-  } else { /* whole waves of resident CTAs (full-size CTAs: the launch bound's residency): a last
-              wave of a few tiles costs a whole tile's time */
-    const int64_t resident = (int64_t)c->d->sm_count * FN_FWD_TILE_MIN_CTAS;
-    rows = ceil_div(c->p->rows, ceil_div(ceil_div(c->p->rows, rows), resident) * resident);
-    full = 1;
+  } else {
+    /* Whole waves of resident CTAs (a last wave of a few tiles costs a whole tile's time). The
+     * plain forward's CTAs are the smallest, from FN_FWD_TILE_WAVE_THREADS, that keep as many
+     * threads resident as full-size CTAs do with tiles of at least FN_FWD_TILE_MIN_ROWS rows:
+     * every barrier of a tile waits for its slowest warp (the loads' latency, then the longest
+     * row chain), and in smaller CTAs fewer warps wait on fewer others (H200, 2026-12-03, 128
+     * threads against 256 on 21 plain shapes: 1.038x geomean, 0.97-1.14x). The fused add keeps
+     * full-size CTAs: 128 measured 0.91-1.14x there, 1.004x geomean over 17. 64-thread CTAs
+     * measured below 128 (1.015x against 1.029x over 28 shapes, 0.92x at worst;
+     * tools/bench/results/tile_cta_h200_2026-12-03/). The launch bound's registers set the
+     * residency. */
+    const int regs = (int)(65536 / (FN_FWD_TILE_THREADS * FN_FWD_TILE_MIN_CTAS)) / 8 * 8;
+    const int64_t full_threads = (int64_t)FN_FWD_TILE_THREADS * ctas_per_sm(c->d, FN_FWD_TILE_THREADS, regs, 0);
+    for (full = c->fused ? FN_FWD_TILE_THREADS : FN_FWD_TILE_WAVE_THREADS;; full *= 2) {
+      const int64_t r = min64((int64_t)full * FN_FWD_TILE_SLOTS * c->vec / n, (int64_t)full * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
+      const int per_sm = ctas_per_sm(c->d, full, regs, fn_fwd_tile_smem(n, r, c->xs));
+      const int64_t resident = (int64_t)c->d->sm_count * per_sm;
+      rows = ceil_div(c->p->rows, ceil_div(ceil_div(c->p->rows, r), resident) * resident);
+      if (full >= FN_FWD_TILE_THREADS || (rows >= FN_FWD_TILE_MIN_ROWS && (int64_t)full * per_sm >= full_threads)) break;
+    }
   }
   /* Where it pays: tiles of at least FN_FWD_TILE_MIN_ROWS rows (the barriers and the shared-memory
    * round trip are paid per tile; with fewer rows the row-pipelined kernel's teams, loading whole
@@ -1137,7 +1154,7 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
    * rows a team, the other resident CTAs covering the chains. */
   threads = max64(ceil_div(ceil_div(rows * n, c->vec), FN_FWD_TILE_SLOTS),
                   full ? ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD) : rows * lanes);
-  threads = full ? FN_FWD_TILE_THREADS : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
+  threads = full ? full : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
   smem = fn_fwd_tile_smem(n, rows, c->xs);
   if (!smem_ok(c, smem)) return 0;
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_TILE, (int)threads);

@@ -1220,6 +1220,11 @@ int main(int argc, char **argv) {
     static const int64_t kTileN[] = {1, 2, 3, 7, 13, 15, 92, 142, 255};
     static const int64_t kTileMq[] = {1, 199, 100003};
     static const int64_t kTileNq[] = {1, 3, 13, 142};
+    /* Many narrow rows: full waves of tiles, the plain forward's in 128-thread CTAs, the fused
+     * add's in 256-thread ones; every tile the same rows but the grid's last. */
+    const int64_t kTileWavesM[] = {4400 * (int64_t)info.sm_count + 7};
+    static const int64_t kTileWavesN[] = {7, 13, 26, 39, 92};
+    static const int64_t kTileWavesNq[] = {13, 39};
     /* Rows narrower than a vector, dense (rms_norm_fwd_thread): every instance (16-bit 1, 2, 3,
      * 4, 6 columns, f32 1..3; the others take the tiles), row counts just past the tiny forward's and
      * not multiples of a thread's rows, so partial groups at both ends; any first boundary (the
@@ -1317,6 +1322,8 @@ int main(int argc, char **argv) {
          o.quick ? NEL(kTileMq) : NEL(kTileM), o.quick ? NEL(kTileNq) : NEL(kTileN), kTile},
         {"cuda/auto/tile/congruent", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kTileMq, kTileN, NEL(kTileMq), NEL(kTileN),
          kTile},
+        {"cuda/auto/tile/waves", FUSEDNORM_MODE_AUTO, OFFS_CONGRUENT, kTileWavesM, o.quick ? kTileWavesNq : kTileWavesN,
+         NEL(kTileWavesM), o.quick ? NEL(kTileWavesNq) : NEL(kTileWavesN), kTile},
         {"cuda/row_packed/tile/congruent", FUSEDNORM_MODE_ROW_PACKED, OFFS_CONGRUENT, kTileMq, kTileNq, NEL(kTileMq),
          NEL(kTileNq), kTile},
         {"cuda/auto/thread", FUSEDNORM_MODE_AUTO, OFFS_NONE, o.quick ? kThreadMq : kThreadM,

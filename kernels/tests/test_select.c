@@ -1612,8 +1612,10 @@ static void test_fwd_row8(void) {
 
 /* Dense rows narrower than a vector take the thread forward (select.c fwd_thread) where its rule
  * says; other narrow dense rows that are not whole aligned vectors take flat tiles (select.c fwd_tile), full
- * tiles of FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS vectors when there are enough rows, smaller
- * tiles on smaller CTAs when the full ones would leave SMs with fewer than
+ * tiles in whole waves when there are enough rows (the plain forward's on CTAs of
+ * FN_FWD_TILE_WAVE_THREADS where as many threads stay resident and tiles keep FN_FWD_TILE_MIN_ROWS
+ * rows, else larger; the fused add's on full-size CTAs), smaller
+ * tiles on smaller CTAs when full-size ones would leave SMs with fewer than
  * FN_FWD_TILE_CTAS_PER_SM; the same rows not dense, or whole aligned vectors, or not congruent,
  * keep the row-pipelined kernel; the backward is unchanged by density. */
 static void test_tile_forward(void) {
@@ -1625,7 +1627,7 @@ static void test_tile_forward(void) {
     fusednorm_kernel kernel;
     int threads, tile_rows;
   } k[] = {
-      {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 186}, /* 3 waves */
+      {366740, 15, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 128, 93}, /* 3 waves of 128-thread CTAs */
       {1025612, 1, FUSEDNORM_F16, 1, &kDenseMisaligned, FUSEDNORM_KERNEL_FWD_PIPE, 256, 256},
       /* rows narrower than a vector: a thread's rows where they are one vector (n divides it), at
        * any count past the tiny forward's; where they are three, with 1.5 CTAs on every SM
@@ -1638,8 +1640,8 @@ static void test_tile_forward(void) {
       {486416, 3, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
       {405489, 3, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 2048},
       {405488, 3, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 768},
-      {1048576, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 530}, /* 7 vectors */
-      {1048576, 5, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 795},
+      {1048576, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 128, 265}, /* 7 vectors */
+      {1048576, 5, FUSEDNORM_BF16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 256, 795}, /* fused: 256 */
       {202745, 6, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 256, 1024}, /* 4 rows */
       {12785, 7, FUSEDNORM_F16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 32, 25},
       {65536, 6, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 128, 125},
@@ -1649,7 +1651,7 @@ static void test_tile_forward(void) {
       {5601, 92, FUSEDNORM_F16, 1, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_TILE, 192, 11}, /* (plain: warp) */
       {209133, 1, FUSEDNORM_BF16, 0, &kDenseCongruent, FUSEDNORM_KERNEL_FWD_THREAD, 192, 1536},
       {1, 2, FUSEDNORM_F16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TINY, 32, 16}, /* tiny problems: */
-      {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 256, 52},
+      {274156, 39, FUSEDNORM_F32, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_TILE, 128, 26},
       {274156, 39, FUSEDNORM_F32, 0, &kCongruent, FUSEDNORM_KERNEL_FWD_PIPE, 256, 16},
       {1048576, 128, FUSEDNORM_BF16, 0, &kDenseAligned, FUSEDNORM_KERNEL_FWD_LANES, 128, 16},
       /* tiles of fewer than FN_FWD_TILE_MIN_ROWS rows: only 16-bit rows narrower than two vectors
