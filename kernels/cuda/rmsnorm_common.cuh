@@ -241,14 +241,29 @@ template <typename F> __device__ __forceinline__ void with_llama(bool llama, F &
   else f(std::false_type{});
 }
 
-/* The fused add of one slot in place: x becomes s = RN(x + r) (fp32 addition then rounding to T
- * is the correctly rounded sum: 24 >= 2p + 2 bits for bf16/f16, so the double rounding is
- * innocuous). */
+/* RN(x + r) of two pairs of fp16 values packed in a word, in one instruction. It is the correctly
+ * rounded sum, as the fp32 sum rounded to fp16 is (24 >= 2p + 2 bits: the double rounding is
+ * innocuous), so the two give the same bits; kernels/tests/rstd_check.cu (test_rstd) compares them
+ * for every pair of operands on the GPU. bf16 keeps the fp32 sum: its packed add (HADD2.BF16_V2)
+ * made the fused forwards 0-11% slower on the H200 (tools/bench/results/add16_h200_2026-12-03/),
+ * where fp16's took 3% off the flat-tile forward's time. */
+__device__ __forceinline__ uint32_t add2_rn_f16(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+
+/* The fused add of one slot in place: x becomes s = RN(x + r). */
 template <typename T> __device__ __forceinline__ void add_residual(Vec<T> &xv, const Vec<T> &rv) {
-  float f[Vec<T>::N];
+  if constexpr (std::is_same<T, __half>::value) {
 #pragma unroll
-  for (int e = 0; e < Vec<T>::N; ++e) f[e] = elem_f(xv, e) + elem_f(rv, e);
-  from_floats(xv, f);
+    for (int i = 0; i < 4; ++i) xv.w[i] = add2_rn_f16(xv.w[i], rv.w[i]);
+  } else {
+    float f[Vec<T>::N];
+#pragma unroll
+    for (int e = 0; e < Vec<T>::N; ++e) f[e] = elem_f(xv, e) + elem_f(rv, e);
+    from_floats(xv, f);
+  }
 }
 
 /* ss plus the squares of a slot's elements, in element order (the forward's reduction). */

@@ -11,7 +11,10 @@
  *   3. rstd_of_rows<4> (into another array and in place) and rstd_of against the expressions on
  *      random rows (the seed printed), special values mixed in (zeros, subnormals, infinities, NaN,
  *      huge sums, eps of 0, negative and subnormal eps, n up to 2^20) so that the slow path runs
- *      too, alone and beside rows that would take the fast one.
+ *      too, alone and beside rows that would take the fast one;
+ *   4. the fp16 fused add's packed sums (add2_rn_f16: add.rn.f16x2) for all 2^32 pairs of fp16
+ *      operands: the bits of the fp32 sum rounded to fp16 (NaN for NaN), the kernels' contract
+ *      s = RN(x + r).
  * Called by kernels/tests/test_rstd.c (a GPU test). Mismatches are counted and one of them is
  * printed; the return value is their count (or -1 if CUDA failed). */
 #include <cuda_runtime.h>
@@ -67,6 +70,27 @@ __global__ void check_div(const int *ns, Miss *m) {
     const float got = fn::fn_div_fast(a, fn, y), want = a / fn;
     ++checked;
     if (!same_bits(got, want)) note_miss(m, (unsigned)i, (unsigned)n, got, want);
+  }
+  atomicAdd(&m->checked, checked);
+}
+
+/* 4: the fp16 fused add's packed sums (add2_rn_f16, as add_residual uses them) for every pair of
+ * operands: the bits of the fp32 sum rounded to fp16, NaN for NaN. Both halves of a word: (a, b)
+ * in the low one, (b, a) in the high one. */
+__global__ void check_add_f16(Miss *m) {
+  unsigned long long checked = 0;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < (1ull << 32);
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned short a = (unsigned short)(i & 0xffffu), b = (unsigned short)(i >> 16);
+    const uint32_t got = fn::add2_rn_f16((uint32_t)a | (uint32_t)b << 16, (uint32_t)b | (uint32_t)a << 16);
+    const unsigned short want =
+        __half_as_ushort(__float2half_rn(__half2float(__ushort_as_half(a)) + __half2float(__ushort_as_half(b))));
+    for (int h = 0; h < 2; ++h) {
+      const unsigned short g = (unsigned short)(got >> (16 * h));
+      ++checked;
+      if (g != want && !((g & 0x7fffu) > 0x7c00u && (want & 0x7fffu) > 0x7c00u)) /* NaN for NaN */
+        note_miss(m, (unsigned)a, (unsigned)b, __uint_as_float(g), __uint_as_float(want));
+    }
   }
   atomicAdd(&m->checked, checked);
 }
@@ -158,6 +182,9 @@ int finish(const char *what, Miss *dm) {
   return h.count > 0x7fffffffull ? 0x7fffffff : (int)h.count;
 }
 
+/* Mismatch counts summed without overflowing (a broken check can miss billions). */
+int add_count(int bad, int r) { return r > 0x7fffffff - bad ? 0x7fffffff : bad + r; }
+
 }  // namespace
 
 /* quick: check 2 over a sample of n (every 16th, and the bound's neighbours) instead of all. */
@@ -190,21 +217,26 @@ extern "C" int fn_rstd_check(unsigned long long seed, int quick) {
   cudaMemset(dm, 0, sizeof(Miss));
   check_rsqrt<<<4096, 256>>>(dm);
   if ((r = finish("fast rstd over every v it admits", dm)) < 0) return -1;
-  bad += r;
+  bad = add_count(bad, r);
 
   cudaMemset(dm, 0, sizeof(Miss));
   check_div<<<dim3(1024, count), 256>>>(dns, dm);
   char what[160];
   snprintf(what, sizeof what, "fast division over every ss it admits, %d n in [3, %d]", count, max_n);
   if ((r = finish(what, dm)) < 0) return -1;
-  bad += r;
+  bad = add_count(bad, r);
+
+  cudaMemset(dm, 0, sizeof(Miss));
+  check_add_f16<<<4096, 256>>>(dm);
+  if ((r = finish("fp16 fused add (add.rn.f16x2) over every pair of operands", dm)) < 0) return -1;
+  bad = add_count(bad, r);
 
   cudaMemset(dm, 0, sizeof(Miss));
   const unsigned long long iters = 64;
   check_rows<<<1024, 256>>>(seed, iters, dm);
   snprintf(what, sizeof what, "rstd_of_rows<4> and rstd_of on random rows, seed %llu", seed);
   if ((r = finish(what, dm)) < 0) return -1;
-  bad += r;
+  bad = add_count(bad, r);
 
   cudaFree(dm);
   cudaFree(dns);

@@ -1,5 +1,6 @@
-/* test_rstd: the forward's exact rstd on the GPU, proven over its fast range (kernels/tests/
- * rstd_check.cu says what is checked). A GPU test: tools/gpu/suite_kernels.sh runs it.
+/* test_rstd: the forward's exact rstd on the GPU, proven over its fast range, and the fp16
+ * fused add's packed sums over every pair of operands (kernels/tests/rstd_check.cu says what is
+ * checked). A GPU test: tools/gpu/suite_kernels.sh runs it.
  *
  * usage: test_rstd [--quick] [--seed=N]
  *   --quick  the division checked for every 16th n only (the rest as in the full run)

@@ -6,7 +6,8 @@
 #                      and AUTO) over 1..200 rows of 32K..1M columns vs the float64 reference
 #   test_rstd          the forward's exact rstd bit for bit over its fast range: every float for
 #                      the square root and reciprocal, every (ss, n <= 1024) for the division, and
-#                      random rows through the slow path (kernels/tests/rstd_check.cu)
+#                      random rows through the slow path; the fp16 fused add's packed sums for
+#                      every pair of operands (kernels/tests/rstd_check.cu)
 #   test_cpu --quick   the CPU backend on this machine's CPU (another compiler/CPU than CI's)
 #   memcheck           compute-sanitizer memcheck over test_cuda --quick and --bitwise
 #                      (out-of-bounds and misaligned accesses, leaks, API errors; --bitwise's
