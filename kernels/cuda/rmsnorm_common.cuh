@@ -245,8 +245,9 @@ template <typename F> __device__ __forceinline__ void with_llama(bool llama, F &
  * rounded sum, as the fp32 sum rounded to fp16 is (24 >= 2p + 2 bits: the double rounding is
  * innocuous), so the two give the same bits; kernels/tests/rstd_check.cu (test_rstd) compares them
  * for every pair of operands on the GPU. bf16 keeps the fp32 sum: its packed add (HADD2.BF16_V2)
- * made the fused forwards 0-11% slower on the H200 (tools/bench/results/add16_h200_2026-12-03/),
- * where fp16's took 3% off the flat-tile forward's time. */
+ * made some fused forwards slower on the H200 (the thread forward of bf16 209133 x 1 0.89-0.93x,
+ * tools/bench/results/add16_h200_2026-12-03/); fp16's measured within the runs' noise
+ * (0.98-1.04x on the flat-tile forward), for 4 instructions a vector instead of 28. */
 __device__ __forceinline__ uint32_t add2_rn_f16(uint32_t a, uint32_t b) {
   uint32_t d;
   asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
