@@ -17,6 +17,9 @@
  *                  [--wide-fwd | --unaligned | --bitwise | --plan-sections]
  *   default: AUTO over the requested matrix, then each named mode and misaligned pointers over
  *   two slices of the quick matrix (see main); --mode=NAME: only that mode, requested matrix.
+ *   --filter=TEXT: only the cases whose name contains TEXT, in every section (a case's name is
+ *   "M=.. N=.. x=DTYPE w=.. cast=.. off=.. eps=..[ +res][ strided]...", e.g. --filter="N=13 x=f16";
+ *   not a section name: every section still prints its header, with 0 cases where none matched).
  *   --wide-fwd: only the few-wide-rows section (wide_fwd_section): forced WIDE (aligned and
  *   misaligned pointers) and AUTO over rows 1..200 of 32K..1M columns, odd widths included, and
  *   the plan check that the forced forward is the cluster kernel where the device has clusters.
