@@ -1110,7 +1110,7 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
   const int64_t cap = (int64_t)FN_FWD_TILE_THREADS * FN_FWD_TILE_SLOTS * c->vec;
   const int lanes = fn_fwd_tile_lanes(n);
   int64_t rows, threads, smem;
-  int full = 0;
+  int wave_threads = 0; /* the CTA size of full waves of tiles; 0 where the tiles shrink */
   /* Rows that are whole aligned vectors keep the row-pipelined kernel: tiles were 0.68-1.02x its
    * speed there (H100, 2026-11-27, bf16 65536 x 128 fwd 1565 vs 1799 GB/s, fp32 65536 x 32 1129
    * vs 1544, fp16 65536 x 64 1092 vs 1391; kernels/RESULTS.md). */
@@ -1132,12 +1132,12 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
      * residency. */
     const int regs = (int)(65536 / (FN_FWD_TILE_THREADS * FN_FWD_TILE_MIN_CTAS)) / 8 * 8;
     const int64_t full_threads = (int64_t)FN_FWD_TILE_THREADS * ctas_per_sm(c->d, FN_FWD_TILE_THREADS, regs, 0);
-    for (full = c->fused ? FN_FWD_TILE_THREADS : FN_FWD_TILE_WAVE_THREADS;; full *= 2) {
-      const int64_t r = min64((int64_t)full * FN_FWD_TILE_SLOTS * c->vec / n, (int64_t)full * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
-      const int per_sm = ctas_per_sm(c->d, full, regs, fn_fwd_tile_smem(n, r, c->xs));
+    for (wave_threads = c->fused ? FN_FWD_TILE_THREADS : FN_FWD_TILE_WAVE_THREADS;; wave_threads *= 2) {
+      const int64_t r = min64((int64_t)wave_threads * FN_FWD_TILE_SLOTS * c->vec / n, (int64_t)wave_threads * FN_FWD_TILE_ROWS_PER_THREAD / lanes);
+      const int per_sm = ctas_per_sm(c->d, wave_threads, regs, fn_fwd_tile_smem(n, r, c->xs));
       const int64_t resident = (int64_t)c->d->sm_count * per_sm;
       rows = ceil_div(c->p->rows, ceil_div(ceil_div(c->p->rows, r), resident) * resident);
-      if (full >= FN_FWD_TILE_THREADS || (rows >= FN_FWD_TILE_MIN_ROWS && (int64_t)full * per_sm >= full_threads)) break;
+      if (wave_threads >= FN_FWD_TILE_THREADS || (rows >= FN_FWD_TILE_MIN_ROWS && (int64_t)wave_threads * per_sm >= full_threads)) break;
     }
   }
   /* Where it pays: tiles of at least FN_FWD_TILE_MIN_ROWS rows (the barriers and the shared-memory
@@ -1153,8 +1153,8 @@ static int fwd_tile(const ctx *c, fusednorm_launch *l) {
    * a team per row, as far as the CTA holds them. Full waves keep FN_FWD_TILE_ROWS_PER_THREAD
    * rows a team, the other resident CTAs covering the chains. */
   threads = max64(ceil_div(ceil_div(rows * n, c->vec), FN_FWD_TILE_SLOTS),
-                  full ? ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD) : rows * lanes);
-  threads = full ? full : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
+                  wave_threads ? ceil_div(rows * lanes, FN_FWD_TILE_ROWS_PER_THREAD) : rows * lanes);
+  threads = wave_threads ? wave_threads : min64(FN_FWD_TILE_THREADS, max64(32, round_up(threads, 32)));
   smem = fn_fwd_tile_smem(n, rows, c->xs);
   if (!smem_ok(c, smem)) return 0;
   plan_init(c, l, FUSEDNORM_MODE_ROW_PACKED, FUSEDNORM_KERNEL_FWD_TILE, (int)threads);
