@@ -438,13 +438,27 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     }
     return;
   }
+  /* The partial row: a slot's N floats as N / 4 16-byte stores where the row is 16-byte aligned
+   * (the workspace's start and g * n floats; a slot's first column is a multiple of N), else (and
+   * for the chunk's partial last slot) one float at a time. Stored one float at a time, a 16-bit
+   * slot was eight 4-byte stores, each a quarter of every sector it touched. */
   float *const wsrow = p.ws + (int64_t)g * p.n;
+  const bool wvec = ((uintptr_t)wsrow & 15u) == 0;
 #pragma unroll
   for (int k = 0; k < SPT; ++k) {
     const int col = c0 + (tid + k * nthr) * N;
+    if (wvec && col + N <= c1) {
 #pragma unroll
-    for (int e = 0; e < N; ++e)
-      if (col + e < c1) wsrow[col + e] = dw[k][e];
+      for (int q = 0; q < N / 4; ++q) {
+        const uint32_t w[4] = {__float_as_uint(dw[k][4 * q]), __float_as_uint(dw[k][4 * q + 1]),
+                               __float_as_uint(dw[k][4 * q + 2]), __float_as_uint(dw[k][4 * q + 3])};
+        stg16(wsrow + col + 4 * q, w);
+      }
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e)
+        if (col + e < c1) wsrow[col + e] = dw[k][e];
+    }
   }
 }
 
