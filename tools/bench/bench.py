@@ -145,11 +145,18 @@ NARROW_SHAPES = [(65536, 128), (1048576, 128)]
 # Named shape lists for --shapes: q/k-norm head dims 64/128/256 over 10^4-10^6 rows and
 # ~10^5 rows under 128 columns (the row-packed kernels); a few rows of 128 ... 12288 columns:
 # latency cases, where launch count and one wave's latency decide.
+# Unaligned rows beside their nearest aligned width (#14: "within 10% of the aligned speed of the
+# nearest aligned width"; unaligned_targets): each aligned width 8k with 8k - 1, whose nearest
+# multiple of 4 and of 8 elements (a 16-byte vector of every dtype) is 8k, over the regimes the
+# kernels split by width and rows: q/k-norm rows, hidden sizes, one CTA's row, a cluster's, a grid's.
+UNALIGNED_PAIRS = [(65536, 128), (65536, 1024), (4000, 2880), (32768, 4096), (16384, 7168), (2174, 22912),
+                   (201, 34304), (1024, 65536), (16, 215344), (20, 262144)]
 SHAPE_PRESETS = {
     "narrow": [(4096, 128), (16384, 64), (65536, 64), (65536, 128), (65536, 256), (100000, 96),
                (131072, 64), (1048576, 64), (1048576, 128), (262144, 256), (1000000, 256)],
     "few-rows": [(4, 128), (8, 128), (32, 128), (256, 128), (4, 4096), (8, 4096), (4, 12288),
                  (8, 12288), (32, 12288), (16, 5120)],
+    "unaligned": [(m, n + d) for m, n in UNALIGNED_PAIRS for d in (-1, 0)],
 }
 
 
@@ -916,6 +923,40 @@ def peer_targets(results):
     return out
 
 
+UNALIGNED_WITHIN = 1.10
+
+
+def aligned_neighbour(n, esize):
+    """The width nearest n whose rows are whole 16-byte vectors (ties go up; never 0)."""
+    v = max(1, 16 // esize)
+    lo = n // v * v
+    return lo if lo > 0 and n - lo < lo + v - n else lo + v
+
+
+def unaligned_targets(results):
+    """Markdown rows (peer_targets' columns) for the rows of one input mode: AUTO on every width
+    whose rows are not whole 16-byte vectors against AUTO on the nearest aligned width measured in
+    the same run (same dtype, rows and op), time per element, odd / aligned; none without a pair."""
+    g = group_results(results)
+    pairs = []
+    for (dt, m, n, op), rows in g.items():
+        es = DTYPES[dt].itemsize
+        if n * es % 16 == 0:
+            continue
+        na = aligned_neighbour(n, es)
+        odd, al = rows.get("fusednorm:auto"), g.get((dt, m, na, op), {}).get("fusednorm:auto")
+        if usable(odd) and usable(al):
+            pairs.append(((odd["median_us"] / n) / (al["median_us"] / na), dt, m, n, na, op))
+    if not pairs:
+        return []
+    far = sorted((p for p in pairs if p[0] > UNALIGNED_WITHIN), reverse=True)
+    worst = "; ".join(f"{dt} {fmt_shape(m, n)} {op} {x:.2f}x {fmt_shape(m, na)}" for x, dt, m, n, na, op in far[:8])
+    worst += f"; ... {len(far) - 8} more" if len(far) > 8 else ""
+    return [f"| unaligned rows within {round(100 * (UNALIGNED_WITHIN - 1))}% of the nearest aligned width "
+            f"(AUTO's time per element, odd / aligned) | every pair | {len(pairs) - len(far)} of {len(pairs)} "
+            f"within, worst {max(pairs)[0]:.2f}x | {'met' if not far else 'MISSED'} | {worst} |"]
+
+
 def sweep_table(results, cases):
     """One line per sweep case of one input mode, sorted by AUTO / best peer descending: the worst
     last. Cases without a ratio (AUTO or every peer declined, failed or missing) come first; their
@@ -1289,7 +1330,7 @@ def report(results, copy_list, meta, prov_names, out_dir):
     for mode in modes:
         rows = [r for r in results if inputs_of(r) == mode]
         copies = {(c["dtype"], c["M"], c["N"]): c for c in copy_list if inputs_of(c) == mode}
-        peer = peer_targets(rows)
+        peer = peer_targets(rows) + unaligned_targets(rows)
         if sweep:
             hdr, units, lines = sweep_table(rows, sweep["cases"])
             sections.append(f"## {mode} inputs: every sweep case, AUTO vs the best peer (worst last)\n\n"

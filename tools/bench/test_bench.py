@@ -146,6 +146,34 @@ class BenchHarness(unittest.TestCase):
         h100 = "\n".join(bench.target_report(res, {"device": "NVIDIA H100 80GB HBM3"}))
         self.assertIn(">= 3001 GB/s", h100)  # 4300 * 3.35 / 4.8
 
+    def test_unaligned_targets(self):
+        # AUTO at a width that is not whole 16-byte vectors against AUTO at the nearest aligned width
+        # of the same run, per element: 2879 / 2880 f32 (v = 4), 127 / 128 bf16 (v = 8); 1000 bf16
+        # is aligned (not a pair), 1001 bf16 has no 1000 fwd row of AUTO that passed (not a pair)
+        def row(dt, m, n, op, prov, us, ok=True):
+            return {"dtype": dt, "M": m, "N": n, "op": op, "provider": prov, "status": "ok",
+                    "check_ok": ok, "median_us": us, "gbps": 1.0, "bytes": 1 << 20}
+        res = [row("fp32", 4000, 2879, "fwd", "fusednorm:auto", 10.5), row("fp32", 4000, 2880, "fwd", "fusednorm:auto", 10.0),
+               row("bf16", 64, 127, "bwd", "fusednorm:auto", 13.0), row("bf16", 64, 128, "bwd", "fusednorm:auto", 10.0),
+               row("bf16", 64, 127, "fwd", "fusednorm:auto", 5.0), row("bf16", 64, 128, "fwd", "torch", 4.0),
+               row("bf16", 8, 1001, "fwd", "fusednorm:auto", 5.0), row("bf16", 8, 1000, "fwd", "fusednorm:auto", 4.0, ok=False)]
+        self.assertEqual(bench.aligned_neighbour(2879, 4), 2880)
+        self.assertEqual(bench.aligned_neighbour(6, 4), 8)     # a tie goes up
+        self.assertEqual(bench.aligned_neighbour(3, 2), 8)     # never 0
+        self.assertEqual(bench.aligned_neighbour(131, 2), 128)
+        (line,) = bench.unaligned_targets(res)
+        x = (13.0 / 127) / (10.0 / 128)
+        self.assertRegex(line, r"\| every pair \| 1 of 2 within, worst %.2fx \| MISSED \| bf16 64x127 bwd %.2fx 64x128 \|$" % (x, x))
+        # fp32 rows of 12 columns are 48 bytes: whole vectors, not a pair (not paired with themselves)
+        (ok,) = bench.unaligned_targets(res[:2] + [row("fp32", 4000, 12, "fwd", "fusednorm:auto", 3.0)])
+        self.assertRegex(ok, r"1 of 1 within, worst 1.05x \| met \|")
+        self.assertEqual(bench.unaligned_targets(res[4:]), [])
+        self.assertIn((16, 215343), bench.parse_shapes("unaligned"))
+        for m, n in bench.parse_shapes("unaligned"):  # every odd width's neighbour is in the preset
+            if n % 8:
+                self.assertIn((m, bench.aligned_neighbour(n, 2)), bench.SHAPE_PRESETS["unaligned"])
+                self.assertEqual(bench.aligned_neighbour(n, 4), bench.aligned_neighbour(n, 2))
+
     # ---- hot inputs ----------------------------------------------------------------------------
     def test_hot_inputs_are_rewritten_before_each_timed_call(self):
         seen = []
