@@ -243,6 +243,33 @@ def test_probe_by_meaning():
                 2 ** -6 * ref.float().abs().max(), name
 
 
+def test_weightless_torch_rmsnorm_of_its_own_width():
+    """A weightless torch.nn.RMSNorm accepts rows of its normalized_shape only (DiffLlama's
+    groupnorm: 2 * head_dim): the probe runs it at that width and patches it; once patched it
+    refuses other widths as the stock module does. One over two dimensions stays as it is."""
+    model = torch.nn.Module()
+    model.own = torch.nn.RMSNorm(32, eps=1e-5, elementwise_affine=False)
+    model.two_dims = torch.nn.RMSNorm((4, 8), eps=1e-5, elementwise_affine=False)
+    stock = copy.deepcopy(model)
+    report = fusednorm.patch_hf(model, warn_unknown=False)
+    c = report.config.get("own")
+    assert c is not None and (c.casting, c.weight, c.eps) == ("fp32", False, 1e-5), (c, report.unknown)
+    assert "two_dims" in report.unknown and "forward failed on the probe" in report.unknown["two_dims"]
+    assert isinstance(model.own, fusednorm.RMSNorm) and model.own.normalized_shape == (32,)
+    for dt in (torch.float32, torch.bfloat16):  # the same formula; the sum's order may differ
+        x = (3 * torch.randn(5, 7, 32)).to(dt)
+        got, ref = model.own(x), stock.own(x)
+        u = torch.finfo(dt).eps
+        assert got.dtype == ref.dtype and (got.float() - ref.float()).abs().max() <= 2 * u * ref.float().abs().max(), dt
+    for bad in (torch.randn(5, 33), torch.randn(5, 64)):
+        for m in (stock.own, model.own):
+            try:
+                m(bad)
+            except RuntimeError:
+                continue
+            raise AssertionError(f"{type(m).__name__} accepted rows of {bad.shape[-1]}")
+
+
 def test_patch_hf_classes_before_the_model_exists():
     """patch_hf_classes(): models built inside the block, by a constructor or by from_pretrained
     (save_pretrained to a temp dir, loaded back), come out patched with the saved weights; models

@@ -376,6 +376,34 @@ def test_qk_norm_option_checked():
     assert all(isinstance(m.get_submodule(p), fusednorm.RMSNorm) for p in paths)
 
 
+def test_weightless_qk_norms_under_compile():
+    """Weightless q/k norms (an L2Norm-style module, whose width the patch does not know, and a
+    weightless torch.nn.RMSNorm of its own width) take the stock formula while torch.compile
+    traces: fullgraph, no error, the eager values."""
+    class QKL2Norm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.eps = 1e-6
+
+        def forward(self, x):
+            return (x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)).type_as(x)
+
+    m = torch.nn.Module()
+    m.q_norm, m.k_norm = QKL2Norm(), torch.nn.RMSNorm(16, eps=1e-6, elementwise_affine=False)
+    report = fusednorm.patch_hf(m, warn_unknown=False)
+    assert set(report.config) == {"q_norm", "k_norm"}, (report.config, report.unknown)
+    assert m.q_norm.normalized_shape is None and m.k_norm.normalized_shape == (16,)
+    x = torch.randn(3, 5, 16, device=DEVICE)
+    f = lambda t: m.q_norm(t) + 2 * m.k_norm(t)  # noqa: E731
+    want = f(x)
+    torch._dynamo.reset()
+    counters.clear()
+    got = torch.compile(f, backend="eager", fullgraph=True)(x)
+    assert not counters["graph_break"], dict(counters["graph_break"])
+    e, l2 = errors(got, want)
+    assert e < 1e-5 and l2 < 1e-6, (e, l2)
+
+
 def test_cuda_graph_capture_replay():
     """Forward + backward of the fused model captured in a CUDA graph and replayed (CUDA only)."""
     if not DEVICE.startswith("cuda"):

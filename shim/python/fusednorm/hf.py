@@ -121,6 +121,10 @@ class PatchedRMSNorm(RMSNorm):
     def forward(self, x, residual=None):
         eps = self.eps if self.eps is not None else default_eps(x.dtype)
         w = self.weight if self.fusednorm_config.weight else None
+        if w is None and self.normalized_shape is not None and x.shape[-1:] != self.normalized_shape:
+            # the stock module (a weightless torch.nn.RMSNorm) normalizes rows of its own length only
+            raise RuntimeError(f"fusednorm: {type(self).__name__} normalizes rows of {self.normalized_shape[0]} "
+                               f"elements, got input of shape {list(x.shape)}")
         if residual is not None:
             if w is None or not self.promote or w.dtype == x.dtype:
                 return fused_add_rms_norm(x, residual, w, eps, offset=self.offset,
@@ -168,7 +172,8 @@ def _apply(module, cfg, mode):
     module.__class__ = _patched_class(stock)
     w = getattr(module, "weight", None)
     module.fusednorm_config = cfg
-    module.normalized_shape = tuple(w.shape) if isinstance(w, torch.Tensor) else None
+    own = _own_width(module)
+    module.normalized_shape = tuple(w.shape) if isinstance(w, torch.Tensor) else ((own,) if own else None)
     module.eps = cfg.eps
     module.elementwise_affine = cfg.weight
     module.offset = float(cfg.offset)
@@ -233,7 +238,18 @@ _EXPONENTS = {
     torch.bfloat16: (-60, -40, -20, -12, -6, -3, -1, 0, 1, 4, 10, 20, 40, 60),
     torch.float16: (-10, -7, -4, -2, -1, 0, 1, 3, 6, 9, 11),
 }
-_PROBE_N = 64  # row length for modules without a weight
+_PROBE_N = 64  # row length for modules without a weight or a normalized_shape of their own
+
+
+def _own_width(module):
+    """A module's row length when it names one of one dimension (torch.nn.RMSNorm(n,
+    elementwise_affine=False): it accepts no other), else None."""
+    ns = getattr(module, "normalized_shape", None)
+    if isinstance(ns, int) and not isinstance(ns, bool):
+        ns = (ns,)
+    if isinstance(ns, (tuple, list)) and len(ns) == 1 and isinstance(ns[0], int) and ns[0] > 0:
+        return int(ns[0])
+    return None
 
 
 def _probe_inputs(n, gen):
@@ -298,7 +314,7 @@ def _probe(module, gen):
 
 def _probe_on_cpu(module, gen):
     w0 = getattr(module, "weight", None)
-    n = w0.shape[0] if w0 is not None else _PROBE_N
+    n = w0.shape[0] if w0 is not None else (_own_width(module) or _PROBE_N)
     xs = _probe_inputs(n, gen)
     ws = _probe_weights(n, gen) if w0 is not None else {None: None}
     cases = []

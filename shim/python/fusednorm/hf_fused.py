@@ -412,9 +412,11 @@ def _stock_rms_norm(x, weight, eps, offset, casting):
 
 
 def _qk_forward(self, x, residual=None):
-    if residual is None and len(self.normalized_shape) == 1 and torch.compiler.is_compiling():
+    if residual is None and (self.normalized_shape is None or len(self.normalized_shape) == 1) \
+            and torch.compiler.is_compiling():
         eps = self.eps if self.eps is not None else torch.finfo(x.dtype).eps
-        return _stock_rms_norm(x, self.weight, eps, self.offset, self.casting)
+        w = self.weight if self.fusednorm_config.weight else None  # a weightless stock class may have none
+        return _stock_rms_norm(x, w, eps, self.offset, self.casting)
     return super(type(self), self).forward(x, residual)
 
 
