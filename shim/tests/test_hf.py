@@ -270,6 +270,39 @@ def test_weightless_torch_rmsnorm_of_its_own_width():
             raise AssertionError(f"{type(m).__name__} accepted rows of {bad.shape[-1]}")
 
 
+def test_weight_buffers():
+    """A weight held as a buffer is probed as a weight: patched with it where the formula uses it
+    (and it stays a buffer: no gradient), without it where the formula ignores it (Falcon-Mamba's
+    weightless norms); any other buffer leaves the module alone."""
+    class BufRMSNorm(torch.nn.Module):
+        def __init__(self, use, extra=None):
+            super().__init__()
+            self.use, self.eps = use, 1e-6
+            self.register_buffer("weight", 1 + 0.1 * torch.randn(40), persistent=False)
+            if extra:
+                self.register_buffer(extra, torch.zeros(40))
+
+        def forward(self, x):
+            y = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + self.eps)
+            return ((self.weight * y) if self.use else y).type_as(x)
+    model = torch.nn.Module()
+    model.used, model.unused = BufRMSNorm(True), BufRMSNorm(False)
+    model.stats = BufRMSNorm(True, extra="running")
+    stock = copy.deepcopy(model)
+    report = fusednorm.patch_hf(model, warn_unknown=False)
+    assert (report.config["used"].weight, report.config["unused"].weight) == (True, False), report.config
+    assert report.unknown.get("stats", "").endswith(": has buffers"), report.unknown
+    assert "weight" in dict(model.used.named_buffers()) and not list(model.used.parameters())
+    x = (3 * torch.randn(6, 40)).requires_grad_()
+    for name in ("used", "unused"):
+        got, ref = getattr(model, name)(x), getattr(stock, name)(x)
+        assert (got - ref).abs().max() <= 2 * torch.finfo(torch.float32).eps * ref.abs().max(), name
+    x24 = torch.randn(6, 24)  # the ignored weight sets no width: the stock module takes any
+    assert (model.unused(x24) - stock.unused(x24)).abs().max() <= 1e-6 * stock.unused(x24).abs().max()
+    model.used(x).sum().backward()  # a buffer weight takes no gradient; x does
+    assert x.grad is not None and model.used.weight.grad is None
+
+
 def test_patch_hf_classes_before_the_model_exists():
     """patch_hf_classes(): models built inside the block, by a constructor or by from_pretrained
     (save_pretrained to a temp dir, loaded back), come out patched with the saved weights; models

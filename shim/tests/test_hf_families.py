@@ -80,6 +80,11 @@ FAMILIES = {
     "arcee": ("ArceeConfig", "ArceeForCausalLM", {}, 2 * L + 1, LLAMA, 1e-5, 0),
     "seed_oss": ("SeedOssConfig", "SeedOssForCausalLM", dict(head_dim=16), 2 * L + 1, LLAMA, 1e-6,
                  0),
+    # The mixers' weightless norms keep an unused weight buffer (probed, patched without it); one
+    # eps for both kinds of norm, as the table has one.
+    "falcon_mamba": ("FalconMambaConfig", "FalconMambaForCausalLM",
+                     dict(state_size=8, expand=2, conv_kernel=4, time_step_rank=8, layer_norm_epsilon=1e-6,
+                          mixer_rms_eps=1e-6), 4 * L + 1, LLAMA, 1e-6, 0),
     # Mamba2 mixers' gated norms (forward(hidden_states, gate)) are left alone, by reason.
     "nemotron_h": ("NemotronHConfig", "NemotronHForCausalLM", {}, None, FP32, 1e-5, "gated"),
     # T5's LayerNorm is an RMSNorm returning the weight's dtype: no fusednorm configuration.
@@ -169,7 +174,9 @@ def check_family(family):
                 assert len(report) == count, f"{family}: patched {len(report)}, expected {count}"
             assert len(report) > 0
             for name, c in report.config.items():
-                has_w = getattr(patched.get_submodule(name), "weight", None) is not None
+                # a weight Parameter: the family's formula; none, or a buffer the formula ignores
+                # (Falcon-Mamba): the weightless one
+                has_w = isinstance(getattr(patched.get_submodule(name), "weight", None), torch.nn.Parameter)
                 want = (*cfg_expect, eps) if has_w else ("fp32", 0.0, eps)  # weightless L2Norm
                 assert (c.casting, c.offset, c.eps) == want and c.weight == has_w, \
                     f"{family} {name}: {c}"

@@ -172,8 +172,10 @@ def _apply(module, cfg, mode):
     module.__class__ = _patched_class(stock)
     w = getattr(module, "weight", None)
     module.fusednorm_config = cfg
+    # The rows' length where the stock module has one: its weight's, if the formula uses it (the
+    # op checks it), else a weightless torch.nn.RMSNorm's own (forward checks it).
     own = _own_width(module)
-    module.normalized_shape = tuple(w.shape) if isinstance(w, torch.Tensor) else ((own,) if own else None)
+    module.normalized_shape = tuple(w.shape) if isinstance(w, torch.Tensor) and cfg.weight else ((own,) if own else None)
     module.eps = cfg.eps
     module.elementwise_affine = cfg.weight
     module.offset = float(cfg.offset)
@@ -211,12 +213,15 @@ def _why_not_rmsnorm(module):
     params = [n for n, _ in module.named_parameters(recurse=False)]
     if set(params) - {"weight"}:
         return f"has parameters other than weight: {', '.join(p for p in params if p != 'weight')}"
-    if next(module.named_buffers(recurse=False), None) is not None:
+    buffers = [n for n, _ in module.named_buffers(recurse=False)]
+    # A weight held as a buffer is probed like a parameter (Falcon-Mamba's weightless norms keep
+    # an unused one); any other buffer is state fusednorm does not keep.
+    if buffers and (buffers != ["weight"] or params):
         return "has buffers"
     w = getattr(module, "weight", None)
     if w is not None and not (isinstance(w, torch.Tensor) and w.dim() == 1 and w.numel() > 0):
         return f"weight is not a 1-D tensor ({tuple(w.shape) if isinstance(w, torch.Tensor) else type(w).__name__})"
-    if w is not None and "weight" not in params:
+    if w is not None and "weight" not in params + buffers:
         return "weight is not a Parameter"
     if not _eps_values(module):
         return "no numeric eps attribute"
