@@ -2,7 +2,9 @@
 
     python3 shim/tests/test_ops.py [--device cpu|cuda] [-k SUB[,SUB]|^SUB[,SUB]] [--seed N]
 
-Prints one line per test (PASS/FAIL/time) and a footer; exit 0 all passed, 1 a test failed.
+Prints one line per test (PASS/FAIL/SKIP, time) and a footer; exit 0 all passed (or skipped), 1 a
+test failed. A test that cannot run on this device calls skip(reason): SKIP with the reason, named
+in the footer, never PASS.
 Honours Bazel sharding (TEST_TOTAL_SHARDS / TEST_SHARD_INDEX): tests are dealt round-robin.
 The seed is printed; every test reseeds from it (plus a per-test offset), so a failure replays
 with --seed and -k.
@@ -27,6 +29,14 @@ def _parse():
     p.add_argument("-k", default="")
     p.add_argument("--seed", type=int, default=None)
     return p.parse_args()
+
+
+class Skipped(Exception):
+    """Raised by skip(): the test did not run here (the reason says where it does)."""
+
+
+def skip(reason):
+    raise Skipped(reason)
 
 
 def seed_for(name):
@@ -55,21 +65,26 @@ def main(module_globals):
     tests = tests[index::shards]
     print(f"seed {SEED} device {DEVICE} torch {torch.__version__} shard {index}/{shards}: "
           f"{len(tests)} tests", flush=True)
-    failed = []
+    failed, skipped = [], []
     for name, fn in tests:
         torch.manual_seed(seed_for(name))
         t0 = time.time()
         try:
             fn()
             print(f"PASS {name} ({time.time() - t0:.1f}s)", flush=True)
+        except Skipped as e:
+            print(f"SKIP {name}: {e}", flush=True)
+            skipped.append(name)
         except Exception:  # noqa: BLE001 - report every failure, keep going
             print(f"FAIL {name} ({time.time() - t0:.1f}s)\n{traceback.format_exc()}", flush=True)
             failed.append(name)
     if not tests and shards == 1:
         print("FAIL: no tests selected")
         return 1
+    ran = len(tests) - len(skipped)
     print(("OK" if not failed else "FAILED: " + ", ".join(failed)) +
-          f" ({len(tests) - len(failed)}/{len(tests)} passed, seed {SEED})", flush=True)
+          f" ({ran - len(failed)}/{ran} passed" + (f", skipped here: {', '.join(skipped)}" if skipped else "") +
+          f", seed {SEED})", flush=True)
     return 1 if failed else 0
 
 
