@@ -7,7 +7,8 @@ A program, not a test: each family of the installed transformers whose modeling 
 class named *RMSNorm and that is not in test_hf_families.FAMILIES is built as a causal LM from its
 default config shrunk (SMALL below; random init, no download), its norm weights randomized, run
 before and after fusednorm.patch_hf on one batch, and one line printed: the modules patched, those
-left alone (with the probe's reasons) and the logits' relative L2 difference (fp32). Each family runs
+left alone (with the probe's reasons), the decoder layers whose residual add was fused, the logits' relative L2 difference
+and the worst parameter gradient's (fp32, the causal-LM loss). Each family runs
 in a child process of at most 12 GB and 120 s: a default config that will not shrink is named, not
 fatal. Families that are not causal LMs, or whose shrunk config does not run stock, are named too.
 """
@@ -82,7 +83,24 @@ def one(name):
     except Exception as e:  # noqa: BLE001
         return f"patched {len(report)}: PATCHED FORWARD FAILED ({type(e).__name__}: {str(e)[:100]})"
     err = ((got - ref).norm() / ref.norm()).item()
-    return f"patched {len(report):3d}, left alone {len(report.unknown):2d}, logits rel L2 {err:.2e} {why}"
+    # every parameter's gradient of the same loss (the fused residual adds' backward included)
+    grads = []
+    for m in (model, patched):
+        m.zero_grad(set_to_none=True)
+        m(input_ids=ids, labels=ids).loss.backward()
+        grads.append({n: p.grad for n, p in m.named_parameters() if p.grad is not None})
+    # relative to the gradient's own norm, floored at 1e-6 of the whole gradient's: a router's
+    # gradient can be zero but for rounding (DeepSeek-V4's gate: 3.5e-11 where the others are 1e-2)
+    floor = 1e-6 * torch.sqrt(sum(a.double().square().sum() for a in grads[0].values())).item() if grads[0] else 0.0
+    gerr, gname = 0.0, "-"
+    for n, a in grads[0].items():
+        b = grads[1].get(n)
+        e = float("inf") if b is None else ((b - a).norm() / a.norm().clamp_min(max(floor, 1e-30))).item()
+        if e > gerr:
+            gerr, gname = e, n
+    fused = len(report.fused.fused) if report.fused is not None and hasattr(report.fused, "fused") else "-"
+    return (f"patched {len(report):3d}, left alone {len(report.unknown):2d}, layers with the residual add fused {fused}, "
+            f"logits rel L2 {err:.2e}, worst grad rel L2 {gerr:.2e} ({gname}) {why}")
 
 
 def main(argv):
