@@ -11,6 +11,7 @@ left alone (with the probe's reasons), the decoder layers whose residual add was
 and the worst parameter gradient's (fp32, the causal-LM loss). Each family runs
 in a child process of at most 12 GB and 120 s: a default config that will not shrink is named, not
 fatal. Families that are not causal LMs, or whose shrunk config does not run stock, are named too.
+Exit: 0 (the lines say what ran), 2 bad usage.
 """
 import copy
 import os
@@ -104,9 +105,12 @@ def one(name):
 
 
 def main(argv):
-    if argv[:1] == ["--one"]:
+    if argv[:1] == ["--one"] and len(argv) == 2:
         print(f"{argv[1]:28s} {one(argv[1])}", flush=True)
         return 0
+    if any(a.startswith("-") for a in argv):
+        print("usage: hf_survey.py [FAMILY ...]   (transformers model types, e.g. glm4_moe)", file=sys.stderr)
+        return 2
     for name in argv or list(families()):
         def limit():
             resource.setrlimit(resource.RLIMIT_AS, (12 << 30, 12 << 30))

@@ -145,8 +145,8 @@ NARROW_SHAPES = [(65536, 128), (1048576, 128)]
 # Named shape lists for --shapes: q/k-norm head dims 64/128/256 over 10^4-10^6 rows and
 # ~10^5 rows under 128 columns (the row-packed kernels); a few rows of 128 ... 12288 columns:
 # latency cases, where launch count and one wave's latency decide.
-# Unaligned rows beside their nearest aligned width (#14: "within 10% of the aligned speed of the
-# nearest aligned width"; unaligned_targets): each aligned width 8k with 8k - 1, whose nearest
+# Unaligned rows beside their nearest aligned width (the target: within 10% of its speed per
+# element; unaligned_targets): each aligned width 8k with 8k - 1, whose nearest
 # multiple of 4 and of 8 elements (a 16-byte vector of every dtype) is 8k, over the regimes the
 # kernels split by width and rows: q/k-norm rows, hidden sizes, one CTA's row, a cluster's, a grid's.
 UNALIGNED_PAIRS = [(65536, 128), (65536, 1024), (4000, 2880), (32768, 4096), (16384, 7168), (2174, 22912),
