@@ -1,5 +1,5 @@
 #!/bin/bash
-# NOT RUN YET (prepared 2026-12-03 for the next device session; README.md "What would settle it"):
+# Run on the H200 2026-12-03 18:26 UTC (README.md "run2"):
 # run1.sh's grid through bench.py, the harness AUTO's rules are set with (GPU time only: the GPU is
 # parked on a spin while the CPU enqueues), cold and hot, AUTO beside both forced modes.
 #   LIBPACK=/tmp/lib.tar.xz bash run2.sh      (an op library packed as in tools/bench/README.md)
