@@ -16,6 +16,8 @@ for c in "$@"; do
     --section Occupancy --section LaunchStats ${KERNEL:+--kernel-name regex:$KERNEL} \
     --launch-skip "${SKIP:-3}" --launch-count 1 "${src[@]}" \
     $B ${DIR:---fwd-only} --iters=2 $flags > "$O/ncu_$label.txt" 2>&1 || echo "$label rc=$?"
+  # (with --export ncu prints no sections: they come from the report)
+  [ "${SOURCE:-0}" = 1 ] && ncu --import "$O/rep_$label.ncu-rep" >> "$O/ncu_$label.txt" 2>&1
   echo "== $label ($flags)"
   grep -E "Executed Instructions|Issue Slots Busy|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|Warp Cycles Per Issued|L2 Hit|L1/TEX Hit|Issued Warp|Block Limit" "$O/ncu_$label.txt" | sed 's/  */ /g' | head -40
   if [ "${SOURCE:-0}" = 1 ]; then
