@@ -27,7 +27,8 @@ tar -C "$tmp" -cf - . | xz -T0 -6 > "$P.part" && mv "$P.part" "$P"
 bytes=$(stat -c %s "$P")
 limit=$((64 * 1024 * 1024))
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+  # allocated blocks, as tools/gpu/collect.sh counts them (bytes under-count what the tool refuses)
+  tree=$(git ls-files -z | xargs -0 du -cB1 2>/dev/null | tail -1 | cut -f1)
   echo "pack.sh: $P $bytes bytes ($*); tracked tree $tree; carry limit $limit"
   if [ $((bytes + tree)) -gt $limit ]; then
     echo "pack.sh: $P and the tracked tree exceed the carry limit: pack fewer builds" >&2
