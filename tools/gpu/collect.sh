@@ -206,8 +206,8 @@ if ! git ls-files -z -c -o --exclude-standard > "$listed"; then
   echo "collect: git ls-files failed: the room beside the working tree is measured from git" >&2
   exit 1
 fi
-# Counted as allocated blocks, not bytes: on 2026-12-03 a carry of 66.6 MB in bytes (under 64 MiB)
-# was refused, which the tree's 4 KB blocks (+4.5 MB over 2000 files) account for.
+# Counted as allocated blocks, not bytes: the device tool refused a carry that was under 64 MiB in
+# bytes, and the files' 4 KB blocks (about 4.5 MB more over this tree's 2000 files) put it over.
 tree=$( (xargs -0 -r stat -c '%b %B' < "$listed" 2>/dev/null || true) | awk '{s += $1 * $2} END {print s + 0}')
 rm -f "$listed"
 room=$((CARRY_BYTES - tree))

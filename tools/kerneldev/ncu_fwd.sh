@@ -5,8 +5,9 @@
 # lines on stdout.
 #   DIR=--bwd       the backward instead (the kernel profiled: the first launch matching KERNEL,
 #                   default every launch, after SKIP (default 3) of them)
-#   SOURCE=1        also the SourceCounters section and $OUT/sass_<label>.csv (per-instruction
-#                   stall samples, for ncu_sass_stalls.py)
+#   SOURCE=1        also the SourceCounters and InstructionStats sections, and
+#                   $OUT/sass_<label>.csv.gz (per-instruction stall samples; ncu_sass_stalls.py's
+#                   top 12 printed)
 cd "$(dirname "$0")/../.."
 O="${OUT:-/tmp}"; B="gpu_dev/${BUILD:-new}/bench_modes"
 for c in "$@"; do
