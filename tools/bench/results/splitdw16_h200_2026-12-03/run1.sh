@@ -1,5 +1,5 @@
 #!/bin/bash
-# The split-row backward's fp32 partial-dw rows as 16-byte stores (branch splitdw16), one device call:
+# The split-row backward's fp32 partial-dw rows as 16-byte stores (merged as b9247ef), one device call:
 # gpu_dev_pack/sd/builds.tar.xz = bench_modes of `hf` (main fe56678's kernels, sm_90a) and `sd` (main +
 # the change), sd's test_cuda, and `p80`'s test_cuda (main + the change built for compute_80 only: PTX
 # that the driver JIT-compiles on the H200, the plan at cc 8.0). test_cuda --quick of sd and of p80,
