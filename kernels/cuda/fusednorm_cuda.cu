@@ -538,7 +538,11 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
     k.stages = plan.stages; k.lookahead = plan.lookahead;
     k.dw = plan.dw_in_kernel && p->has_weight ? a->dw : nullptr; /* one row group (select.c) */
     FN_CUDA_TRY(cudaMemsetAsync(k.dots, 0xff, (size_t)p->rows * (size_t)plan.ctas_per_row * sizeof(float), stream));
-    st = launch(fn::bwd_split_kernel(p->x_dtype, plan.slots_per_thread, plan.unaligned != 0, plan.ds_direct != 0),
+    const bool by_residue = plan.unaligned && k.nd.dims <= 1 &&
+                            fn_bwd_row_by_residue(plan.partial_rows, p->rows, k.dy_stride,
+                                                  (int64_t)fusednorm_dtype_size(p->x_dtype));
+    st = launch(fn::bwd_split_kernel(p->x_dtype, plan.slots_per_thread, plan.unaligned != 0, plan.ds_direct != 0,
+                                     by_residue),
                 plan, &k, stream,
                 "rms_norm_bwd_split launch");
   } else {
@@ -559,8 +563,9 @@ fusednorm_status fusednorm_backward_cuda(const fusednorm_problem *p, const fused
         const int64_t xs = (int64_t)fusednorm_dtype_size(p->x_dtype);
         const bool one_row = plan.unaligned && plan.slots_per_thread == 1 && plan.grid >= p->rows &&
                              (p->n * xs + 15) / 16 <= FN_BWD_ROW_U1_MAX_SLOTS(xs);
+        const bool by_residue = k.nd.dims <= 1 && fn_bwd_row_by_residue(plan.grid, p->rows, k.dy_stride, xs);
         kernel = fn::bwd_row_kernel(p->x_dtype, plan.slots_per_thread, ds != nullptr, plan.unaligned != 0, one_row,
-                                    plan.weight_smem == 2, plan.narrow != 0);
+                                    plan.weight_smem == 2, plan.narrow != 0, by_residue);
         if (one_row) plan.smem_bytes = 0;
         break;
       }

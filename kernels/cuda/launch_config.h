@@ -180,6 +180,16 @@ static inline int fn_regs_estimate_bwd_row16(int cache, int fused) {
   static const int regs[2][3] = {{64, 74, 102}, {64, 80, 128}};
   return regs[fused ? 1 : 0][cache <= 1 ? 0 : cache == 2 ? 1 : 2];
 }
+/* Registers of the head-split lean backward's 16-bit instances (rms_norm_bwd_row_hs and
+ * rms_norm_bwd_row_u; ptxas, nvcc 13.0, sm_90a; the largest of the four at each S), index as
+ * fn_regs_estimate_bwd_row16: their grid, as the aligned kernel's, by their own registers (S = 2
+ * plain: 12 CTAs of 64 threads an SM where the generic estimate gives 10: bf16 65536 x 1023
+ * 126 -> 119 us, H200 2026-12-03, kernels/RESULTS.md). f32 rows keep the
+ * generic estimate, as the aligned kernel's do. */
+static inline int fn_regs_estimate_bwd_row_u16(int cache, int fused) {
+  static const int regs[2][3] = {{64, 80, 128}, {64, 96, 128}};
+  return regs[fused ? 1 : 0][cache <= 1 ? 0 : cache == 2 ? 1 : 2];
+}
 /* The lean backward's one-slot 16-bit instance for CTAs of 64 threads (the plan's `narrow`: rows
  * of 33-64 slots, many of them), bounded to FN_BWD_ROW_NARROW_MIN_CTAS CTAs an SM (48 registers;
  * the general one-slot instance, bounded at 1024 threads, takes 64 and fits 16): H200,
@@ -190,6 +200,23 @@ static inline int fn_regs_estimate_bwd_row16(int cache, int fused) {
 #define FN_BWD_ROW_NARROW_MIN_CTAS 20
 #define FN_BWD_ROW_NARROW_REGS (65536 / (FN_BWD_ROW_NARROW_MIN_CTAS * 64) / 8 * 8)
 #define FN_BWD_ROW_THREADS(s) ((s) == 8 ? FN_BWD_ROW8_MAX_THREADS : FN_MAX_THREADS(1, s))
+
+/* Whether the head-split backward of rows of one stride can give each CTA (the lean kernel,
+ * rms_norm_bwd_row_hs; `grid` its CTAs) or each row group (the split-row kernel's RES instance;
+ * `grid` its row groups) rows of one head: the rows' addresses modulo 16 bytes repeat every
+ * `period` rows (16 / gcd(16, the stride in bytes)), and the CTAs or groups of each residue class
+ * take that class's rows, so every class needs one: at least `period` of them, or as many as the
+ * rows (one row each, its own head). */
+static inline int fn_bwd_row_period(int64_t stride, int64_t x_size) {
+  const unsigned b = (unsigned)(((uint64_t)stride * (uint64_t)x_size) & 15u);
+  int period = 16;
+  if (b == 0) return 1;
+  for (unsigned v = b; (v & 1u) == 0; v >>= 1) period >>= 1;
+  return period;
+}
+static inline int fn_bwd_row_by_residue(int64_t grid, int64_t rows, int64_t stride, int64_t x_size) {
+  return grid >= rows || grid >= fn_bwd_row_period(stride, x_size);
+}
 
 /* The head-split row backward without staging (rms_norm_bwd_row_u1: every CTA at most one row, one
  * slot per thread), up to this many slots a row: each thread loads its own columns' weight element

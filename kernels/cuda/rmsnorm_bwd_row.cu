@@ -27,13 +27,15 @@
 
 namespace fn {
 
-template <typename T, int S, bool HAS_DS, bool W16 = false, bool NARROW64 = false>
-__global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW64 ? FN_BWD_ROW_NARROW_MIN_CTAS : 0)
-    rms_norm_bwd_row(const BwdParams p) {
+/* The body of rms_norm_bwd_row (U false) and of rms_norm_bwd_row_hs (U true: rows of one stride,
+ * congruent, not aligned; see there). */
+template <typename T, int S, bool HAS_DS, bool W16, bool NARROW64, bool U>
+__device__ __forceinline__ void bwd_row_body(const BwdParams &p) {
   using V = Vec<T>;
   constexpr int N = V::N;
   static_assert(!W16 || (S == 8 && N == 8), "the raw 16-bit stage is the 8-slot 16-bit instance's");
   static_assert(!NARROW64 || (S == 1 && N == 8 && !W16), "the 64-thread instance is the one-slot 16-bit one's");
+  static_assert(!U || (S <= 4 && !W16 && !NARROW64), "the head-split body is the S <= 4 instances'");
   /* The row's weight: its fp32 effective values (n floats), or with W16 its raw 16 bits (n
    * halves); then with kDwSmem the CTA's dw (n floats): fn_bwd_row8_smem. */
   constexpr bool kDwSmem = S == 8 && FN_BWD_ROW8_DW_SMEM((int)sizeof(T), HAS_DS);
@@ -63,32 +65,78 @@ __global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW6
   red.zero();
   V cdy[S], cs[S], cds[S];
   float rs = 0.0f;
+  /* U: the CTA's rows all start `h` elements before a 16-byte boundary (the row order below), so
+   * slot k of a thread covers columns h + col0 + k*step + [0, N) on every row, and its weight and
+   * dw stay where the aligned kernel keeps them (the stage at col0 + k*step, dw in registers). The
+   * row's head and tail (`ecol`: this thread's element of them, if any) go element by element. */
+  int h = 0, ecol = -1;
+  T edy{}, es{}, eds{};
+  float ew = 0.0f, edw = 0.0f;
+  /* Rows in grid-stride order; U: the rows congruent to this CTA's first (blockIdx.x) modulo the
+   * period P of the row addresses modulo 16 bytes, in order: the CTAs of class c = blockIdx.x % P
+   * (Gc of them) take rows c + P * (blockIdx.x / P + Gc * i). Every row is taken once where the
+   * grid has at least P CTAs or covers the rows (the launcher's rule). */
+  int64_t rstep = gridDim.x;
+  auto row_ptr = [&](const void *base, int64_t row, int64_t stride, const int64_t(&outer)[3]) {
+    return static_cast<const T *>(base) + (U ? row * stride : row_offset(p.nd, row, stride, outer));
+  };
+  if constexpr (U) {
+    const unsigned sb = (unsigned)((uint64_t)p.dy_stride * sizeof(T)) & 15u;
+    const int period = sb == 0u ? 1 : 16 >> (__ffs((int)sb) - 1);
+    const int cls = (int)blockIdx.x % period;
+    rstep = (int64_t)period * (((int)gridDim.x - cls + period - 1) / period);
+    const RowSplit sp = row_split<T>(row_ptr(p.dy, blockIdx.x, p.dy_stride, p.dy_outer), p.n);
+    h = sp.h;
+    ecol = sp.ecol;
+  }
   auto fetch = [&](int64_t row) {
-    const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
-    const T *sr = static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer);
-    const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
-    rs = p.rstd[row];
+    const T *dyr = row_ptr(p.dy, row, p.dy_stride, p.dy_outer);
+    const T *sr = row_ptr(p.s, row, p.s_stride, p.s_outer);
+    const T *dsr = row_ptr(p.ds, row, p.ds_stride, p.ds_outer);
+    if (!U) rs = p.rstd[row];
 #pragma unroll
     for (int k = 0; k < S; ++k) {
-      const int col = col0 + k * step;
-      if (col < p.n) {
+      const int col = h + col0 + k * step;
+      if (U ? col + N <= p.n : col < p.n) {
         ld16(cdy[k].w, dyr + col);
         ld16(cs[k].w, sr + col);
         if (HAS_DS) ld16(cds[k].w, dsr + col);
       }
     }
+    if constexpr (U) {
+      /* loaded whether or not the thread has an edge element (column 0 then, unused), and
+       * converted where used: a branch around these loads would wait for the row's */
+      const int ec = ecol >= 0 ? ecol : 0;
+      edy = dyr[ec];
+      es = sr[ec];
+      if (HAS_DS) eds = dsr[ec];
+    }
   };
   /* The first row's loads go out before the weight is staged, so that a CTA with one or two rows
    * (small problems, where the kernel's latency is its time) waits for one memory round trip, not
-   * two; later rows are loaded right after the previous row's stores. */
+   * two; later rows are loaded right after the previous row's stores. U loads rstd after the
+   * staging (rms_norm_bwd_row_u's reason). */
   int64_t row = blockIdx.x;
   if (row < p.rows) fetch(row);
+  if constexpr (U) {
+    /* the edge element's effective weight (its raw bits, as stage_weight_elems converts them) */
+    if (ecol >= 0) {
+      const bool w32 = p.w_dtype == FUSEDNORM_F32;
+      const uint32_t b = w32 ? ld_wbits<true>(p.w, ecol) : ld_wbits<false>(p.w, ecol);
+      ew = w32 ? wbits_eff<true>(b, true, false, p.offset)
+               : wbits_eff<false>(b, true, p.w_dtype == FUSEDNORM_BF16, p.offset);
+    }
+  }
   /* Each thread stages and later reads only its own columns of the weight. */
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col < p.n) {
-      if constexpr (W16)
+    if (U ? h + col + N <= p.n : col < p.n) {
+      if constexpr (U) {
+        float wv[N];
+        load_weight_u<N>(wv, p.w, p.w_dtype, p.offset, h + col, p.n);
+        store_floats<N>(wsm + col, wv);
+      } else if constexpr (W16)
         *reinterpret_cast<uint4 *>(wsm16 + col) = __ldg(reinterpret_cast<const uint4 *>(static_cast<const uint16_t *>(p.w) + col));
       else
         stage_weight<N>(wsm + col, p.w, p.w_dtype, p.offset, col, p.n, true);
@@ -100,6 +148,7 @@ __global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW6
       }
     }
   }
+  if (U && row < p.rows) rs = p.rstd[row];
   __syncthreads();
 
   float dwc[kDwSmem ? 1 : S][N]; /* (unused with kDwSmem; indexed [kDwSmem ? 0 : k] below, so the
@@ -110,22 +159,23 @@ __global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW6
     for (int e = 0; e < N; ++e) dwc[k][e] = 0.0f;
 
   for (int parity = 0; row < p.rows; parity ^= 1) {
-    T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+    T *dxr = const_cast<T *>(row_ptr(p.dx, row, p.dx_stride, p.dx_outer));
     float dot = 0.0f;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;
-      if (col < p.n) {
+      if (U ? h + col + N <= p.n : col < p.n) {
         float wv[N];
         weight_of(wv, col);
         dot = slot_dot(cdy[k], cs[k], wv, rs, p.llama, dot);
       }
     }
+    if (U && ecol >= 0) dot = elem_dot(to_f(edy), to_f(es), ew, rs, dot);
     const float mean_gn = red.sum(dot, parity) / (float)p.n;
 #pragma unroll
     for (int k = 0; k < S; ++k) {
       const int col = col0 + k * step;
-      if (col < p.n) {
+      if (U ? h + col + N <= p.n : col < p.n) {
         float wv[N];
         weight_of(wv, col);
         V dxv;
@@ -137,20 +187,32 @@ __global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW6
         } else {
           slot_dx(dxv, cdy[k], cs[k], cds[k], HAS_DS, wv, rs, mean_gn, p.llama, dwc[kDwSmem ? 0 : k]);
         }
-        st16(dxr + col, dxv.w);
+        st16(dxr + h + col, dxv.w);
       }
     }
-    row += gridDim.x;
-    if (row < p.rows) fetch(row);
+    if (U && ecol >= 0)
+      st_elem(dxr, ecol,
+              elem_dx<T>(to_f(edy), to_f(es), HAS_DS ? to_f(eds) : 0.0f, HAS_DS, ew, rs, mean_gn, p.llama, edw));
+    row += rstep;
+    if (row < p.rows) {
+      fetch(row);
+      if (U) rs = p.rstd[row];
+    }
   }
   /* This CTA's partial dw row (16-byte aligned: the workspace is, and n % N == 0); a grid of
-   * this one CTA summing dw in the kernel writes dw itself (partial_out). */
+   * this one CTA summing dw in the kernel writes dw itself (partial_out). U: its columns h + col
+   * are not 16-byte aligned, and a thread's scattered 4-byte stores (lanes 32 bytes apart, one
+   * sector each) cost a CTA of a few rows more than its rows; the row goes through shared memory
+   * (the second array of fn_u_bwd_smem, padded as in rms_norm_bwd_row_u: column c at c + c/N, so
+   * that lanes N columns apart fall on distinct banks) and out in column order. */
+  float *const dwu = dyn_smem + (p.n + N - 1) / N * (N + 1);
+  auto u_at = [](int c) { return c + c / N; };
   float *const wsrow = p.ws + (int64_t)blockIdx.x * p.n;
   const bool direct = p.dw != nullptr && gridDim.x == 1;
 #pragma unroll
   for (int k = 0; k < S; ++k) {
     const int col = col0 + k * step;
-    if (col >= p.n) continue;
+    if (U ? h + col + N > p.n : col >= p.n) continue;
     float dv[N];
     if (kDwSmem) {
       load_floats<N>(dv, dwsm + col); /* (this thread's own columns: no barrier) */
@@ -158,14 +220,46 @@ __global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW6
 #pragma unroll
       for (int e = 0; e < N; ++e) dv[e] = dwc[kDwSmem ? 0 : k][e];
     }
-    if (direct) {
+    if constexpr (U) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) dwu[u_at(h + col + e)] = dv[e];
+    } else if (direct) {
 #pragma unroll
       for (int e = 0; e < N; ++e) partial_out(wsrow, p.dw, p.w_dtype, col + e, dv[e]);
     } else {
       store_floats<N>(wsrow + col, dv);
     }
   }
+  if constexpr (U) {
+    if (ecol >= 0) dwu[u_at(ecol)] = edw;
+    __syncthreads();
+    for (int c = threadIdx.x; c < p.n; c += blockDim.x) partial_out(wsrow, p.dw, p.w_dtype, c, dwu[u_at(c)]);
+  }
   if (p.dw != nullptr) dw_reduce_in_kernel(p.ws, (int)gridDim.x, p.n, p.dw, p.w_dtype);
+}
+
+template <typename T, int S, bool HAS_DS, bool W16 = false, bool NARROW64 = false>
+__global__ void __launch_bounds__(NARROW64 ? 64 : FN_BWD_ROW_THREADS(S), NARROW64 ? FN_BWD_ROW_NARROW_MIN_CTAS : 0)
+    rms_norm_bwd_row(const BwdParams p) {
+  bwd_row_body<T, S, HAS_DS, W16, NARROW64, false>(p);
+}
+
+/* The head-split instance for rows of one stride (nd.dims 1; rmsnorm_unaligned.cuh): congruent
+ * rows that are not 16-byte aligned, or n not a multiple of the vector. A row's head h (its
+ * elements before the first 16-byte boundary) is fixed by its address modulo 16, which repeats
+ * every P rows (P = 16 / gcd(16, the row stride in bytes): 8 for 16-bit rows of an odd stride).
+ * Each CTA takes rows of one residue (bwd_row_body's row order), so its slots sit at one offset h
+ * on every row: the aligned kernel's arithmetic on whole vectors of the interior, the weight
+ * staged once per CTA at the slots' columns and dw in registers, plus one edge element a thread
+ * at most (its weight and dw in registers too). The other head-split instance,
+ * rms_norm_bwd_row_u, moves a thread's columns with every row's head and so keeps the weight and
+ * dw in shared memory, read and written element by element (N-d rows, or grids of fewer CTAs than
+ * P that do not cover the rows). dx is that kernel's bit for bit (the same formulas, the slots'
+ * dot then the edge's); the partial dw rows hold other sets of rows unless P divides the grid,
+ * still summed in their fixed order. */
+template <typename T, int S, bool HAS_DS>
+__global__ void __launch_bounds__(FN_BWD_ROW_THREADS(S)) rms_norm_bwd_row_hs(const BwdParams p) {
+  bwd_row_body<T, S, HAS_DS, false, false, true>(p);
 }
 
 /* The head-split instance (rmsnorm_unaligned.cuh): congruent rows that are not 16-byte aligned,
@@ -379,6 +473,7 @@ __global__ void __launch_bounds__(FN_MAX_THREADS(1, 1)) rms_norm_bwd_row_u1(cons
   }
 FN_BWD_ROW_INSTANCE(rms_norm_bwd_row)
 FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_u)
+FN_BWD_ROW_INSTANCE(rms_norm_bwd_row_hs)
 #undef FN_BWD_ROW_INSTANCE
 
 /* S = 8: aligned rows only (select.c bwd_row8); w16 (the plan's weight_smem 2): 16-bit rows only. */
@@ -396,7 +491,8 @@ template <typename T> static const void *rms_norm_bwd_row8_for(bool has_ds, bool
 }
 
 template <typename T>
-static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row, bool w16, bool narrow64) {
+static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bool one_row, bool w16, bool narrow64,
+                                      bool by_residue) {
   if (cache == 8) return rms_norm_bwd_row8_for<T>(has_ds, unaligned, w16);
   if constexpr (sizeof(T) == 2) { /* (the plan's `narrow`: 16-bit rows only) */
     if (narrow64)
@@ -411,15 +507,17 @@ static const void *bwd_row_kernel_for(int cache, bool has_ds, bool unaligned, bo
   if (unaligned && one_row && cache == 1)
     return has_ds ? reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, true>)
                   : reinterpret_cast<const void *>(&rms_norm_bwd_row_u1<T, false>);
-  return unaligned ? rms_norm_bwd_row_u_for<T>(cache, has_ds) : rms_norm_bwd_row_for<T>(cache, has_ds);
+  if (!unaligned) return rms_norm_bwd_row_for<T>(cache, has_ds);
+  return by_residue ? rms_norm_bwd_row_hs_for<T>(cache, has_ds) : rms_norm_bwd_row_u_for<T>(cache, has_ds);
 }
 
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16,
-                           bool narrow64) {
+                           bool narrow64, bool by_residue) {
   switch (x) {
-    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row, w16, narrow64);
-    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row, w16, narrow64);
-    case FUSEDNORM_BF16: return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row, w16, narrow64);
+    case FUSEDNORM_F32: return bwd_row_kernel_for<float>(cache, has_ds, unaligned, one_row, w16, narrow64, by_residue);
+    case FUSEDNORM_F16: return bwd_row_kernel_for<__half>(cache, has_ds, unaligned, one_row, w16, narrow64, by_residue);
+    case FUSEDNORM_BF16:
+      return bwd_row_kernel_for<__nv_bfloat16>(cache, has_ds, unaligned, one_row, w16, narrow64, by_residue);
   }
   return nullptr;
 }

@@ -49,6 +49,7 @@
 #include "kernels/cuda/rmsnorm_bwd_slot.cuh"
 #include "kernels/cuda/rmsnorm_common.cuh"
 #include "kernels/cuda/rmsnorm_launch.cuh"
+#include "kernels/cuda/rmsnorm_unaligned.cuh"
 
 namespace fn {
 
@@ -152,9 +153,10 @@ __device__ __forceinline__ void store_slot_hs(T *row, const Vec<T> &v, int col, 
  * (fn_split_bwd caps gc at FN_SPLIT_MAX_CTAS_PER_ROW). */
 constexpr int kMaxPartialsPerLane = FN_SPLIT_MAX_CTAS_PER_ROW / 32;
 
-template <typename T, int SPT, bool HS, bool DD>
+template <typename T, int SPT, bool HS, bool DD, bool RES>
 __device__ __forceinline__ void split_body(const SplitParams &p) {
-  static_assert(!(HS && DD), "head-split rows stage ds in the ring");
+  static_assert(!((HS || RES) && DD), "head-split rows stage ds in the ring");
+  static_assert(!(HS && RES), "one head-split arrangement");
   using V = Vec<T>;
   constexpr int N = V::N;
   constexpr int PL = kMaxPartialsPerLane;
@@ -190,7 +192,17 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * wholly outside the row as zeros. A ring vector is read by two threads, so a barrier
    * separates its copy from its reads and its reads from the next copy into it. */
   constexpr bool hs = HS; /* a template flag: as a run-time one it cost the aligned rows 4-14% */
-  const int rslots = cslots + (hs ? 1 : 0); /* ring vectors per tensor and stage */
+  /* RES (rows of one stride, the launcher's fn_bwd_row_by_residue): every row group takes rows of
+   * one residue class modulo the period P of the row addresses modulo 16 bytes (the CTAs of
+   * groups g with g % P = cls take rows cls + P * (g / P + Gc * i), Gc of them), so the group's
+   * rows share one head `hres`. The chunks then sit on the rows' own vectors: thread slot sl
+   * holds columns hres + c0 + sl*N .. + N, ring vector sl + 1 (copied as the HS ring copies it,
+   * the row's tail vector included), read by the thread that copied it: no barrier and no shifted
+   * read. The weight is loaded once at those columns and dw stays in registers over them; chunk
+   * 0's thread 0 also takes the row's head (ring vector 0, the elements before the row zeroed),
+   * its weight and dw in shared memory. The last chunk's columns reach past the row (zeros). */
+  constexpr bool res = RES;
+  const int rslots = cslots + (hs || res ? 1 : 0); /* ring vectors per tensor and stage */
   auto head_of = [&](int64_t row) {
     const T *dyr = static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer);
     return (int)(((16u - ((unsigned)(uintptr_t)dyr & 15u)) & 15u) / sizeof(T));
@@ -199,7 +211,21 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     const uint4 *q = ring + (st * tensors + t) * rslots + sl;
     return hs ? ring_get_shifted<T>(q, boff) : smem_get<T>(q);
   };
-  const int64_t mg = (p.rows - g + p.gr - 1) / p.gr; /* g < gr <= rows: at least one */
+  int64_t rstep = p.gr; /* local row j is row g + j * rstep */
+  int hres = 0;
+  if constexpr (RES) {
+    const unsigned sb = (unsigned)((uint64_t)p.dy_stride * sizeof(T)) & 15u;
+    const int period = sb == 0u ? 1 : 16 >> (__ffs((int)sb) - 1);
+    const int cls = g % period;
+    rstep = (int64_t)period * ((p.gr - cls + period - 1) / period);
+    hres = head_of(g);
+  }
+  /* ring vector 0's element e is column e - (N - hres): the head's, those of them inside the row
+   * (a row may end inside its head) */
+  auto head_col = [&](int e) { return e - (N - hres) >= 0 && e - (N - hres) < p.n; };
+  __shared__ float head_w[N], head_dw[N]; /* RES: the row's head (chunk 0, thread 0) */
+  const bool head_mine = res && c == 0 && tid == 0;
+  const int64_t mg = (p.rows - g + rstep - 1) / rstep; /* g < gr <= rows: at least one */
   const int D = p.stages, L = p.lookahead;
 
   /* The effective weight of this thread's columns, fp32, for every row; dw accumulators. */
@@ -207,7 +233,11 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
 #pragma unroll
   for (int k = 0; k < SPT; ++k) {
     const int col = c0 + (tid + k * nthr) * N;
-    if (col < c1) {
+    const int rcol = hres + col; /* RES: the slot's columns */
+    if (res && tid + k * nthr < cslots && rcol < p.n) {
+      if (rcol + N <= p.n) load_weight_u<N>(wv[k], p.w, p.w_dtype, p.offset, rcol, p.n);
+      else load_weight<N>(wv[k], p.w, p.w_dtype, p.offset, rcol, p.n, false); /* (0 past the row) */
+    } else if (!res && col < c1) {
       load_weight<N>(wv[k], p.w, p.w_dtype, p.offset, col, c1, al);
     } else {
 #pragma unroll
@@ -215,6 +245,16 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     }
 #pragma unroll
     for (int e = 0; e < N; ++e) dw[k][e] = 0.0f;
+  }
+  if (head_mine) {
+    float hw[N];
+    load_weight<N>(hw, p.w, p.w_dtype, p.offset, 0, min(hres, p.n), false); /* the head's columns */
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+      const int i = e - (N - hres); /* ring vector 0's element e is column i */
+      head_w[e] = head_col(e) ? hw[i < 0 ? 0 : i] : 0.0f;
+      head_dw[e] = 0.0f;
+    }
   }
 
   /* Stage the chunk of local row j (every thread copies exactly the slots it later reads, so
@@ -224,23 +264,26 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   uint32_t *pend_dst[3] = {nullptr, nullptr, nullptr};
   bool pend = false;
   auto issue = [&](int64_t j, int st) {
-    if (hs && pend) {
+    if ((hs || res) && pend) {
 #pragma unroll
       for (int t = 0; t < 3; ++t)
         if (t < tensors) *pend_dst[t] = pend_val[t];
       pend = false;
     }
-    if (j < mg && hs) {
-      const int64_t row = g + j * p.gr;
-      const int h = head_of(row);
-      for (int v = tid; v <= cslots; v += nthr) {
+    if (j < mg && (hs || res)) {
+      const int64_t row = g + j * rstep;
+      const int h = res ? hres : head_of(row);
+      /* the row's three bases once a row (not once a vector and tensor) */
+      const T *const bases[3] = {
+          static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer),
+          static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer),
+          has_ds ? static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer) : nullptr};
+      auto copy_vec = [&](int v) {
         const int gs = c0 - N + h + v * N;
 #pragma unroll
         for (int t = 0; t < 3; ++t) {
           if (t >= tensors) break;
-          const T *base = t == 0   ? static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer)
-                          : t == 1 ? static_cast<const T *>(p.s) + row_offset(p.nd, row, p.s_stride, p.s_outer)
-                                   : static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
+          const T *base = bases[t];
           uint4 *dst = ring + (st * tensors + t) * rslots + v;
           if (gs + N <= 0 || gs >= p.n) {
             *dst = make_uint4(0u, 0u, 0u, 0u);
@@ -264,9 +307,17 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
             }
           }
         }
+      };
+      if (res) { /* the vectors this thread reads: its slots' (and chunk 0's thread 0 the head's) */
+#pragma unroll
+        for (int k = 0; k < SPT; ++k)
+          if (tid + k * nthr < cslots) copy_vec(tid + k * nthr + 1);
+        if (head_mine) copy_vec(0);
+      } else {
+        for (int v = tid; v <= cslots; v += nthr) copy_vec(v);
       }
     } else if (j < mg) {
-      const int64_t row = g + j * p.gr;
+      const int64_t row = g + j * rstep;
       /* the row's three bases once a row (not once a slot and tensor) */
       const T *const bases[3] = {
           static_cast<const T *>(p.dy) + row_offset(p.nd, row, p.dy_stride, p.dy_outer),
@@ -300,8 +351,10 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * warp_part[j & 1]: rewritten for row j + 2 only after a later barrier, which thread 0 reaches
    * after reading it for row j. rs_ring[j % D]: read in finish(j) after its barrier, rewritten by
    * dot_publish(j + D), which comes after the barrier of finish(j + 1). */
+  /* RES: ring vector v of tensor t as loaded (the slot's own vector is v = sl + 1) */
+  auto rown = [&](int st, int t, int v) { return smem_get<T>(ring + (st * tensors + t) * rslots + v); };
   auto dot_publish = [&](int64_t j, int st, float rs) {
-    const int64_t row = g + j * p.gr;
+    const int64_t row = g + j * rstep;
     int boff = 0;
     if (hs) {
       __syncthreads(); /* every thread's copies of the row landed (each waited for its own) */
@@ -311,11 +364,17 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
       const int sl = tid + k * nthr, col = c0 + sl * N;
-      if (col < c1) {
-        const V dv = rget(st, 0, sl, boff);
-        const V sv = rget(st, 1, sl, boff);
+      if (res ? sl < cslots : col < c1) {
+        const V dv = res ? rown(st, 0, sl + 1) : rget(st, 0, sl, boff);
+        const V sv = res ? rown(st, 1, sl + 1) : rget(st, 1, sl, boff);
         dot = slot_dot(dv, sv, wv[k], rs, p.llama, dot);
       }
+    }
+    if (head_mine) { /* ring vector 0's elements from N - hres: the row's columns 0 .. hres - 1 */
+      const V dv = rown(st, 0, 0), sv = rown(st, 1, 0);
+#pragma unroll
+      for (int e = 0; e < N; ++e)
+        if (head_col(e)) dot = elem_dot(elem_f(dv, e), elem_f(sv, e), head_w[e], rs, dot);
     }
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, off);
@@ -334,7 +393,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * was summed, while the CTA works on dx): when the row is finished they are usually there. */
   unsigned part[PL];
   auto poll = [&](int64_t j) {
-    const float *d = p.dots + (g + j * p.gr) * p.gc;
+    const float *d = p.dots + (g + j * rstep) * p.gc;
 #pragma unroll
     for (int q = 0; q < PL; ++q) {
       const int i = lane + 32 * q;
@@ -345,7 +404,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   /* Row j's total, then dx of this thread's slots and dw. row_mean[j & 1]: rewritten for row
    * j + 2 only after the barrier of row j + 1, which every reader of row j reaches after reading. */
   auto finish = [&](int64_t j, int st) {
-    const int64_t row = g + j * p.gr;
+    const int64_t row = g + j * rstep;
     V dsd[SPT];
     if (ds_direct && has_ds) {
       const T *dsr = static_cast<const T *>(p.ds) + row_offset(p.nd, row, p.ds_stride, p.ds_outer);
@@ -382,27 +441,56 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
     const float rs = rs_ring[st];
     const int h = hs ? head_of(row) : 0, boff = hs ? 16 - h * (int)sizeof(T) : 0;
     T *dxr = static_cast<T *>(p.dx) + row_offset(p.nd, row, p.dx_stride, p.dx_outer);
+    if constexpr (RES) {
 #pragma unroll
-    for (int k = 0; k < SPT; ++k) {
-      const int sl = tid + k * nthr, col = c0 + sl * N;
-      V dxv = {{0u, 0u, 0u, 0u}};
-      if (col < c1) {
-        const V dv = rget(st, 0, sl, boff);
-        const V sv = rget(st, 1, sl, boff);
-        V dsv;
-        if (ds_direct && has_ds) dsv = dsd[k];
-        else if (has_ds) dsv = rget(st, 2, sl, boff);
-        slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
-        if (!hs) store_slot(dxr, dxv, col, c1, al);
+      for (int k = 0; k < SPT; ++k) {
+        const int sl = tid + k * nthr, rcol = hres + c0 + sl * N;
+        if (sl < cslots && rcol < p.n) {
+          V dxv, dsv;
+          const V dv = rown(st, 0, sl + 1), sv = rown(st, 1, sl + 1);
+          if (has_ds) dsv = rown(st, 2, sl + 1);
+          slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
+          if (rcol + N <= p.n) stg16(dxr + rcol, dxv.w);
+          else store_slot(dxr, dxv, rcol, p.n, false);
+        }
       }
-      if (hs) store_slot_hs(dxr, dxv, col, c1, h, p.n >= h ? h + (p.n - h) / N * N : 0, lane);
+      if (head_mine) { /* element by element (slot_dx's formulas: elem_dx), few registers */
+        const V dv = rown(st, 0, 0), sv = rown(st, 1, 0);
+        V dsv = dv;
+        if (has_ds) dsv = rown(st, 2, 0);
+#pragma unroll
+        for (int e = 0; e < N; ++e) {
+          if (!head_col(e)) continue;
+          float hd = head_dw[e];
+          const float d = elem_dx<T>(elem_f(dv, e), elem_f(sv, e), has_ds ? elem_f(dsv, e) : 0.0f, has_ds, head_w[e],
+                                     rs, mean_gn, p.llama, hd);
+          head_dw[e] = hd;
+          st_elem(dxr, e - (N - hres), d);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < SPT; ++k) {
+        const int sl = tid + k * nthr, col = c0 + sl * N;
+        V dxv = {{0u, 0u, 0u, 0u}};
+        if (col < c1) {
+          const V dv = rget(st, 0, sl, boff);
+          const V sv = rget(st, 1, sl, boff);
+          V dsv;
+          if (ds_direct && has_ds) dsv = dsd[k];
+          else if (has_ds) dsv = rget(st, 2, sl, boff);
+          slot_dx(dxv, dv, sv, dsv, has_ds, wv[k], rs, mean_gn, p.llama, dw[k]);
+          if (!hs) store_slot(dxr, dxv, col, c1, al);
+        }
+        if (hs) store_slot_hs(dxr, dxv, col, c1, h, p.n >= h ? h + (p.n - h) / N * N : 0, lane);
+      }
     }
   };
 
   /* Ring stages by counters (j % D of a 64-bit j is a division a call, three times a row). */
   for (int q = 0; q < D; ++q) issue(q, q); /* groups 0 .. D-1 */
   for (int64_t q = 0; q < L && q < mg; ++q) {
-    const float rs = p.rstd[g + q * p.gr];
+    const float rs = p.rstd[g + q * rstep];
     cp_async_wait_pending(D - 1 - (int)q); /* group q landed */
     dot_publish(q, (int)q, rs);
   }
@@ -410,9 +498,9 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   int st_j = 0, st_l = L; /* j % D and (j + L) % D (L < D) */
   for (int64_t j = 0; j < mg; ++j) {
     /* rstd of the row whose dot comes at the end of this iteration: loaded now, used later. */
-    const float rs_next = j + L < mg ? p.rstd[g + (j + L) * p.gr] : 0.0f;
+    const float rs_next = j + L < mg ? p.rstd[g + (j + L) * rstep] : 0.0f;
     finish(j, st_j);
-    if (hs) __syncthreads(); /* row j's ring vectors read by both of their readers */
+    if (hs) __syncthreads(); /* row j's ring vectors read by both of their readers (not RES: one) */
     issue(j + D, st_j); /* into the buffer row j just left (this thread's own slots, already read) */
     if (j + L < mg) {
       cp_async_wait_pending(D - L); /* D + j + 1 groups committed; group j + L landed */
@@ -428,6 +516,25 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * weight's dtype, with no second launch. The same bits as dw_reduce_chain's sum of the one
    * partial row: a Kahan sum from +0 adds it exactly, and a partial is never -0 (its chain starts
    * at +0). */
+  if constexpr (RES) { /* columns hres + c0 + sl*N: one float at a time (not 16-byte aligned) */
+    float *const wsr = p.ws + (int64_t)g * p.n;
+    auto out = [&](int col, float v) {
+      if (p.dw != nullptr) store_dw(p.dw, p.w_dtype, col, v);
+      else wsr[col] = v;
+    };
+#pragma unroll
+    for (int k = 0; k < SPT; ++k) {
+      const int sl = tid + k * nthr, rcol = hres + c0 + sl * N;
+#pragma unroll
+      for (int e = 0; e < N; ++e)
+        if (sl < cslots && rcol + e < p.n) out(rcol + e, dw[k][e]);
+    }
+    if (head_mine)
+#pragma unroll
+      for (int e = 0; e < N; ++e)
+        if (head_col(e)) out(e - (N - hres), head_dw[e]);
+    return;
+  }
   if (p.dw != nullptr) {
 #pragma unroll
     for (int k = 0; k < SPT; ++k) {
@@ -462,32 +569,33 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   }
 }
 
-template <typename T, int SPT, bool HS, bool DD>
+template <typename T, int SPT, bool HS, bool DD, bool RES = false>
 __global__ void __launch_bounds__(FN_SPLIT_MAX_THREADS(SPT, sizeof(T))) rms_norm_bwd_split(const SplitParams p) {
-  split_body<T, SPT, HS, DD>(p);
+  split_body<T, SPT, HS, DD, RES>(p);
 }
 
-template <typename T, bool HS, bool DD>
+template <typename T, bool HS, bool DD, bool RES = false>
 static const void *split_kernel_for(int spt) {
   switch (spt) {
-    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1, HS, DD>);
-    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2, HS, DD>);
-    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4, HS, DD>);
+    case 1: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 1, HS, DD, RES>);
+    case 2: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 2, HS, DD, RES>);
+    case 4: return reinterpret_cast<const void *>(&rms_norm_bwd_split<T, 4, HS, DD, RES>);
   }
   return nullptr;
 }
 
 template <typename T>
-static const void *split_kernel_for(int spt, bool head_split, bool ds_direct) {
-  if (head_split) return ds_direct ? nullptr : split_kernel_for<T, true, false>(spt);
+static const void *split_kernel_for(int spt, bool head_split, bool ds_direct, bool by_residue) {
+  if (head_split && ds_direct) return nullptr;
+  if (head_split) return by_residue ? split_kernel_for<T, false, false, true>(spt) : split_kernel_for<T, true, false>(spt);
   return ds_direct ? split_kernel_for<T, false, true>(spt) : split_kernel_for<T, false, false>(spt);
 }
 
-const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct) {
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct, bool by_residue) {
   switch (x) {
-    case FUSEDNORM_F32: return split_kernel_for<float>(spt, head_split, ds_direct);
-    case FUSEDNORM_F16: return split_kernel_for<__half>(spt, head_split, ds_direct);
-    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt, head_split, ds_direct);
+    case FUSEDNORM_F32: return split_kernel_for<float>(spt, head_split, ds_direct, by_residue);
+    case FUSEDNORM_F16: return split_kernel_for<__half>(spt, head_split, ds_direct, by_residue);
+    case FUSEDNORM_BF16: return split_kernel_for<__nv_bfloat16>(spt, head_split, ds_direct, by_residue);
   }
   return nullptr;
 }

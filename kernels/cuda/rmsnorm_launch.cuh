@@ -198,9 +198,11 @@ const void *bwd_kernel(fusednorm_dtype x, int cache);
 /* The lean persistent backward (rmsnorm_bwd_row.cu) for cache sizes 1, 2, 4, aligned or
  * head-split (`unaligned`); with `one_row` (every CTA at most one row), head-split at one slot per
  * thread, the instance without the staging (rms_norm_bwd_row_u1), which needs no dynamic shared
- * memory; NULL otherwise. */
+ * memory; else head-split with `by_residue` (rows of one stride, a grid of at least the row
+ * addresses' period modulo 16 bytes or covering the rows: fn_bwd_row_by_residue), the instance
+ * whose CTAs take rows of one head (rms_norm_bwd_row_hs); NULL otherwise. */
 const void *bwd_row_kernel(fusednorm_dtype x, int cache, bool has_ds, bool unaligned, bool one_row, bool w16,
-                           bool narrow64);
+                           bool narrow64, bool by_residue);
 /* The row-pipelined row-packed backward (rmsnorm_bwd.cu), with or without the fused add's ds, with
  * N-d row addressing (`nd`: rows of more than one stride) or without. */
 const void *bwd_pipe_kernel(fusednorm_dtype x, int slots, bool has_ds, bool nd);
@@ -215,8 +217,11 @@ const void *dw_reduce_chain_kernel();
 constexpr int kDwChainThreads = 256;
 /* Split-row wide backward instance for (x dtype, slots per thread in {1,2,4}, the head-split ring
  * for congruent rows that are not aligned: the plan's unaligned, the fused add's ds read from
- * global memory instead of the ring: the plan's ds_direct); NULL if none. */
-const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct);
+ * global memory instead of the ring: the plan's ds_direct; `by_residue`: head-split rows of one
+ * stride whose row groups are at least the row addresses' period modulo 16 bytes or cover the
+ * rows (fn_bwd_row_by_residue), the instance whose row groups take rows of one head); NULL if
+ * none. */
+const void *bwd_split_kernel(fusednorm_dtype x, int spt, bool head_split, bool ds_direct, bool by_residue);
 
 }  // namespace fn
 

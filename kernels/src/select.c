@@ -1797,6 +1797,10 @@ static int bwd_persistent(const ctx *c, fusednorm_launch *l, fusednorm_kernel wa
     if (lean == 2) {
       l->unaligned = 1;
       l->smem_bytes = (size_t)fn_u_bwd_smem(c->p->n, c->vec);
+      if (c->xs == 2) /* 16-bit rows: the grid by the head-split kernels' own registers */
+        l->grid = grid_of(c->p->rows, (int64_t)c->d->sm_count * ctas_per_sm(c->d, threads,
+                                                                            fn_regs_estimate_bwd_row_u16(cache, c->fused),
+                                                                            (int64_t)l->smem_bytes));
     } else if (c->xs == 2) { /* 16-bit rows: the grid by the lean kernel's own registers */
       l->narrow = cache == 1 && threads == 64 && c->d->max_ctas_per_sm >= FN_BWD_ROW_NARROW_MIN_CTAS &&
                   c->p->rows >= (int64_t)FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM * c->d->sm_count;

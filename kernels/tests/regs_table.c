@@ -33,6 +33,9 @@ int main(void) {
     for (int c = 0; c < 3 && dt[d].size == 2; ++c)
       for (int f = 0; f < 2; ++f)
         printf("bwd_row %s %d %d %d\n", dt[d].name, pipe_caches[c], f, fn_regs_estimate_bwd_row16(pipe_caches[c], f));
+    for (int c = 0; c < 3 && dt[d].size == 2; ++c) /* ... its head-split instances */
+      for (int f = 0; f < 2; ++f)
+        printf("bwd_row_u %s %d %d %d\n", dt[d].name, pipe_caches[c], f, fn_regs_estimate_bwd_row_u16(pipe_caches[c], f));
     for (int f = 0; f < 2 && dt[d].size == 2; ++f) /* ... and its one-slot instance of 64-thread CTAs */
       printf("bwd_row_narrow %s 1 %d %d\n", dt[d].name, f, FN_BWD_ROW_NARROW_REGS);
     /* The warp backward at every instance (columns a lane), with and without ds. */

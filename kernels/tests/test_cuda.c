@@ -33,6 +33,7 @@
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -585,15 +586,45 @@ static int dw_in_kernel_check(cudaStream_t st, int64_t M, int64_t N, int fused, 
   return fails;
 }
 
-/* ---- the split-row backward on congruent rows that are not aligned (plan `unaligned`: the ring
- * holds each row's own 16-byte vectors from its head) against the same rows aligned (a padded
- * row stride): every column's arithmetic is the aligned kernel's, so dx and dw must be bitwise
- * equal. Contiguous rows of an odd width starting `shift` elements past 16 bytes (each row's head
- * differs), in AUTO where it takes this kernel (wider than FN_SPLIT_AUTO_MIN_SLOTS slots), else in
- * the forced wide mode, against the forced wide mode on the aligned copy; both plans are asserted. ---- */
+/* ---- the split-row backward on congruent rows that are not aligned (plan `unaligned`) against
+ * the same rows aligned (a padded row stride). Rows of an odd width starting `shift` elements past
+ * 16 bytes (each row's head differs), in AUTO where it takes this kernel (wider than
+ * FN_SPLIT_AUTO_MIN_SLOTS slots), else in the forced wide mode, against the forced wide mode on the
+ * aligned copy; both plans are asserted.
+ * `nd2`: the rows given as two halves [2, M/2] a gap apart (an N-d layout, congruent): the
+ * launcher takes the ring instance (its ring holds each row's own 16-byte vectors from its head,
+ * and every column's arithmetic is the aligned kernel's), so dx and dw must be bitwise equal.
+ * Without: rows of one stride, where the launcher takes the residue-class instance
+ * (fn_bwd_row_by_residue: its chunks sit on each row group's head, so the partial dots and dw
+ * rows are other sums): dx within one unit in the last place of its dtype and dw within 2^-16
+ * of its largest magnitude. ---- */
+/* One element of a row tensor (f32, bf16 or f16 bits) as a double. */
+static double x_value(const unsigned char *p, fusednorm_dtype d) {
+  if (d == FUSEDNORM_F32) {
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  uint16_t h;
+  memcpy(&h, p, 2);
+  if (d == FUSEDNORM_BF16) {
+    const uint32_t b = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &b, 4);
+    return v;
+  }
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return (h >> 15) ? -v : v;
+}
+
 static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dtype xdt, int fused, int shift,
-                            uint64_t seed) {
+                            int nd2, uint64_t seed) {
   const char *const tag = "split head-split";
+  if (nd2 && M % 2) {
+    printf("FAIL split head-split %lldx%lld: two halves need an even row count\n", (long long)M, (long long)N);
+    return 1;
+  }
   const size_t es = fusednorm_dtype_size(xdt);
   const int64_t ld = (N + 7) / 8 * 8; /* the aligned copy's row stride (16 bytes for any dtype) */
   fusednorm_problem pa = fusednorm_problem_init(M, N, xdt, FUSEDNORM_F32);
@@ -601,6 +632,9 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   pa.mode = FUSEDNORM_MODE_WIDE;
   fusednorm_problem pu = pa; /* AUTO where it takes the split-row kernel, else forced */
   if ((N + 16 / (int64_t)es - 1) / (16 / (int64_t)es) > FN_SPLIT_AUTO_MIN_SLOTS) pu.mode = FUSEDNORM_MODE_AUTO;
+  /* nd2: half h's row r at element h * outer0 + r * N; the gap keeps the halves congruent */
+  const int64_t half = M / 2, outer0 = half * N + 16 / (int64_t)es;
+  if (nd2) pu.row_dims = 2, pu.row_shape[0] = 2, pu.row_shape[1] = half;
   fusednorm_device_info info;
   BCHECK(fusednorm_cuda_device_info(-1, &info));
   const fusednorm_layout lal = {1, 1, 0, 16}, lcg16 = {0, 1, 0, 0};
@@ -633,7 +667,10 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   /* The shifted tensors end exactly at their allocation's end, so memcheck (the GPU suite runs it
    * over --bitwise) sees any read past the last row's tail; the bytes before their first row are
    * NaN, so a head read that reached a slot would show in dx and dw. */
-  const size_t off = (size_t)shift * es, cb = off + mn * es, pb = (size_t)M * ld * es;
+  const size_t off = (size_t)shift * es, pb = (size_t)M * ld * es;
+  const size_t cb = off + (nd2 ? (size_t)(outer0 + half * N) : mn) * es;
+  /* row i of the unaligned tensors: its element offset past `off` */
+#define UROW(i) ((size_t)(nd2 && (i) >= half ? outer0 + ((i) - half) * N : (i) * N))
   char *su, *dyu, *dsu, *dxu, *sa, *dya, *dsa, *dxa;
   void *w, *dwu, *dwa, *ws;
   float *rstd;
@@ -645,7 +682,9 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   char *ubuf[3] = {su, dyu, dsu}, *abuf[3] = {sa, dya, dsa};
   for (int t = 0; t < 3; ++t) {
     BCHECK(cudaMemset(ubuf[t], 0xFF, cb));
-    BCHECK(cudaMemcpy(ubuf[t] + off, hv + t * mn * es, mn * es, cudaMemcpyHostToDevice));
+    for (int64_t i = 0; i < M; i += nd2 ? half : M) /* (each half's rows contiguous) */
+      BCHECK(cudaMemcpy(ubuf[t] + off + UROW(i) * es, hv + (t * mn + (size_t)i * N) * es,
+                        (size_t)(nd2 ? half : M) * N * es, cudaMemcpyHostToDevice));
     memset(hp, 0x7f, (size_t)M * ld * es); /* padding: poison the aligned copy never reads */
     for (int64_t i = 0; i < M; ++i) memcpy(hp + (size_t)i * ld * es, hv + (t * mn + (size_t)i * N) * es, N * es);
     BCHECK(cudaMemcpy(abuf[t], hp, (size_t)M * ld * es, cudaMemcpyHostToDevice));
@@ -656,7 +695,7 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   BCHECK(cudaMemset(dwu, 0xFF, N * 4)); BCHECK(cudaMemset(dwa, 0x7F, N * 4));
   BCHECK(cudaDeviceSynchronize());
   fusednorm_bwd_args bu = {dyu + off, N, su + off, N, fused ? dsu + off : NULL, fused ? N : 0, w, rstd, dxu + off, N,
-                           dwu, ws, wsb, {0}, {0}, {0}, {0}};
+                           dwu, ws, wsb, {outer0}, {outer0}, {outer0}, {outer0}};
   fusednorm_bwd_args ba = {dya, ld, sa, ld, fused ? dsa : NULL, fused ? ld : 0, w, rstd, dxa, ld,
                            dwa, ws, wsb, {0}, {0}, {0}, {0}};
   BCHECK(fusednorm_backward_cuda(&pu, &bu, st));
@@ -664,29 +703,56 @@ static int split_head_check(cudaStream_t st, int64_t M, int64_t N, fusednorm_dty
   float *hdwu = malloc(N * 4), *hdwa = malloc(N * 4);
   unsigned char *hdxu = malloc(mn * es), *hdxa = malloc((size_t)M * ld * es);
   BCHECK(cudaMemcpy(hdwu, dwu, N * 4, cudaMemcpyDeviceToHost));
-  BCHECK(cudaMemcpy(hdxu, dxu + off, mn * es, cudaMemcpyDeviceToHost));
+  for (int64_t i = 0; i < M; i += nd2 ? half : M)
+    BCHECK(cudaMemcpy(hdxu + (size_t)i * N * es, dxu + off + UROW(i) * es, (size_t)(nd2 ? half : M) * N * es,
+                      cudaMemcpyDeviceToHost));
+#undef UROW
   BCHECK(fusednorm_backward_cuda(&pa, &ba, st)); /* (the same workspace, after the first is done) */
   BCHECK(cudaStreamSynchronize(st));
   BCHECK(cudaMemcpy(hdwa, dwa, N * 4, cudaMemcpyDeviceToHost));
   BCHECK(cudaMemcpy(hdxa, dxa, (size_t)M * ld * es, cudaMemcpyDeviceToHost));
   int fails = 0;
   int64_t bad_rows = 0;
-  for (int64_t i = 0; i < M; ++i)
-    bad_rows += memcmp(hdxu + (size_t)i * N * es, hdxa + (size_t)i * ld * es, N * es) != 0;
+  for (int64_t i = 0; i < M; ++i) {
+    const unsigned char *u = hdxu + (size_t)i * N * es, *a = hdxa + (size_t)i * ld * es;
+    if (nd2) {
+      bad_rows += memcmp(u, a, N * es) != 0;
+      continue;
+    }
+    /* within one unit of T's last place (eps * |a|), or a small part of the row's largest |dx|
+     * where the terms cancel: fp32 sums of the same products in another order */
+    const double eps = es == 4 ? 0x1p-22 : xdt == FUSEDNORM_F16 ? 0x1p-10 : 0x1p-7;
+    double rmax = 0.0;
+    for (int64_t j = 0; j < N; ++j) rmax = fmax(rmax, fabs(x_value(a + j * es, xdt)));
+    for (int64_t j = 0; j < N; ++j) {
+      const double va = x_value(a + j * es, xdt), vu = x_value(u + j * es, xdt);
+      if (!(fabs(vu - va) <= eps * fabs(va) + 0x1p-20 * rmax)) {
+        bad_rows++;
+        break;
+      }
+    }
+  }
   if (bad_rows) {
-    printf("FAIL split head-split %lldx%lld: dx differs from the aligned run in %lld rows\n", (long long)M,
-           (long long)N, (long long)bad_rows);
+    printf("FAIL split head-split %lldx%lld%s: dx differs from the aligned run in %lld rows%s\n", (long long)M,
+           (long long)N, nd2 ? " (two halves)" : "", (long long)bad_rows, nd2 ? "" : " (beyond one ulp)");
     fails++;
   }
-  if (memcmp(hdwu, hdwa, N * 4)) {
-    printf("FAIL split head-split %lldx%lld: dw differs from the aligned run\n", (long long)M, (long long)N);
+  float dmax = 0.0f;
+  for (int64_t j = 0; j < N; ++j) dmax = fabsf(hdwa[j]) > dmax ? fabsf(hdwa[j]) : dmax;
+  int64_t bad_dw = 0;
+  for (int64_t j = 0; j < N; ++j)
+    bad_dw += nd2 ? memcmp(&hdwu[j], &hdwa[j], 4) != 0 : !(fabsf(hdwu[j] - hdwa[j]) <= dmax * 0x1p-16f);
+  if (bad_dw) {
+    printf("FAIL split head-split %lldx%lld%s: dw differs from the aligned run in %lld columns\n", (long long)M,
+           (long long)N, nd2 ? " (two halves)" : "", (long long)bad_dw);
     fails++;
   }
   void *all[] = {su, dyu, dsu, dxu, sa, dya, dsa, dxa, w, dwu, dwa, rstd, ws};
   for (size_t k = 0; k < sizeof all / sizeof *all; ++k) cudaFree(all[k]);
   free(hv), free(hp), free(hw), free(hr), free(hdwu), free(hdwa), free(hdxu), free(hdxa);
-  printf("[cuda] split-row backward, head-split %lldx%lld %s%s shift %d (%d CTAs a row): %s\n", (long long)M,
-         (long long)N, fusednorm_dtype_name(xdt), fused ? " fused" : "", shift, lu.ctas_per_row, fails ? "FAILED" : "OK");
+  printf("[cuda] split-row backward, head-split %lldx%lld %s%s shift %d%s (%d CTAs a row): %s\n", (long long)M,
+         (long long)N, fusednorm_dtype_name(xdt), fused ? " fused" : "", shift, nd2 ? ", two halves (ring)" : "",
+         lu.ctas_per_row, fails ? "FAILED" : "OK");
   return fails;
 }
 
@@ -986,8 +1052,10 @@ static int split_section(cuda_ctx *c, fn_backend *b, const fn_engine_opts *o, co
  * run): AUTO and the two modes whose families have head-split instances (persistent,
  * multi_wave_cached), over the first kQuickNs widths. 20001 and 40003 are wider than the lean
  * kernels hold: the generic forward's head-split path (reload and cached) and, with fewer rows
- * than SMs, the wide forward's. */
-static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 20001, 1025, 2887, 8191, 40003};
+ * than SMs, the wide forward's. 3: rows that end inside their head (up to 7 elements before a
+ * 16-byte boundary), whose head every head-split kernel must bound by the row's end, in every
+ * forced mode. */
+static const int64_t kUnalignedNs[] = {7, 127, 1023, 2881, 4097, 20001, 1025, 2887, 8191, 40003, 3};
 #define kQuickNs 6
 
 static int run_unaligned(fn_backend *b, cuda_ctx *c, const fn_engine_opts *o, int forced_only, int *runs) {
@@ -1488,13 +1556,19 @@ static int bitwise_checks(cudaStream_t st, const fusednorm_device_info *info, ui
   failed += df != 0;
   /* the split-row backward's head-split ring: odd widths just past the lean kernels (16-bit and
    * f32), wide rows, one row, the fused add's third tensor */
-  int sf = split_head_check(st, 37, 16391, FUSEDNORM_BF16, 0, 1, gseed);
-  sf += split_head_check(st, 5, 20001, FUSEDNORM_BF16, 1, 3, gseed);
-  sf += split_head_check(st, 1, 262147, FUSEDNORM_BF16, 1, 7, gseed);
-  sf += split_head_check(st, 300, 40003, FUSEDNORM_F16, 0, 2, gseed);
-  sf += split_head_check(st, 19, 8195, FUSEDNORM_F32, 1, 1, gseed);
-  sf += split_head_check(st, 3, 70001, FUSEDNORM_F32, 0, 3, gseed);
-  sf += split_head_check(st, 24, 32776, FUSEDNORM_BF16, 1, 3, gseed); /* every row the same head */
+  /* the ring instance (two halves), bitwise; then rows of one stride (the residue-class instance
+   * where the row groups allow it), within one ulp */
+  int sf = 0;
+  for (int nd2 = 1; nd2 >= 0; --nd2) {
+    sf += split_head_check(st, 36, 16391, FUSEDNORM_BF16, 0, 1, nd2, gseed);
+    sf += split_head_check(st, 6, 20001, FUSEDNORM_BF16, 1, 3, nd2, gseed);
+    sf += split_head_check(st, 2, 262147, FUSEDNORM_BF16, 1, 7, nd2, gseed);
+    sf += split_head_check(st, 300, 40003, FUSEDNORM_F16, 0, 2, nd2, gseed);
+    sf += split_head_check(st, 20, 8195, FUSEDNORM_F32, 1, 1, nd2, gseed);
+    sf += split_head_check(st, 4, 70001, FUSEDNORM_F32, 0, 3, nd2, gseed);
+    sf += split_head_check(st, 24, 32776, FUSEDNORM_BF16, 1, 3, nd2, gseed); /* every row the same head */
+    sf += split_head_check(st, 64, 65535, FUSEDNORM_BF16, 1, 5, nd2, gseed);
+  }
   failed += sf != 0;
   return failed;
 }

@@ -49,6 +49,7 @@ CHECKS = [
     (re.compile(r"rms_norm_fwd_tileI"), lambda m: 1, "the tile"),
     (re.compile(r"rms_norm_fwd_pipe_uI"), lambda m: 1, "the first row"),
     (re.compile(r"rms_norm_bwd_row_uI"), lambda m: 2, "the first row's dy and s"),
+    (re.compile(r"rms_norm_bwd_row_hsI"), lambda m: 2, "the first row's dy and s"),
     (re.compile(r"rms_norm_bwd_row_u1I.*Lb([01])E"), lambda m: 5 + 2 * int(m.group(1)),
      "the row's dy and s, its edge's (and ds of both), rstd"),
     # Two rows a warp (R = 2, the plain forward past 16 rows an SM, where other warps' loads are

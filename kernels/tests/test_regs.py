@@ -31,6 +31,9 @@ ENTRY = re.compile(r"^ Function _ZN2fn\d+rms_norm_(fwd_pipe_u|fwd_pipe|fwd|bwd_p
                    r"(13__nv_bfloat16|6__half|f)(?:Li(\d+)E)?(?:Lb([01])E)?(?:Lb[01]E)*E")
 # rms_norm_bwd_row's one-slot instance of 64-thread CTAs (its last bool, NARROW64): an estimate of its own
 NARROW = re.compile(r"^ Function _ZN2fn\d+rms_norm_bwd_rowI(13__nv_bfloat16|6__half)Li1ELb([01])ELb0ELb1EE")
+# rms_norm_bwd_row's head-split instances, both kinds (rms_norm_bwd_row_hs, rms_norm_bwd_row_u): one
+# estimate for the pair (the launcher picks between them after the plan)
+HEAD_SPLIT = re.compile(r"^ Function _ZN2fn\d+rms_norm_bwd_row_(?:u|hs)I(13__nv_bfloat16|6__half|f)Li(\d+)ELb([01])EE")
 USED = re.compile(r"^  REG:(\d+) ")
 
 
@@ -44,6 +47,10 @@ def reg_counts(res_usage):
         m = NARROW.search(line)
         if m:
             key = ("bwd_row_narrow", DTYPES[m.group(1)], "1", m.group(2))
+            continue
+        m = HEAD_SPLIT.search(line)
+        if m:
+            key = ("bwd_row_u", DTYPES[m.group(1)], m.group(2), m.group(3))
             continue
         m = ENTRY.search(line)
         if m:

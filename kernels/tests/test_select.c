@@ -2088,6 +2088,46 @@ static void test_bwd_row_grid(void) {
     }
     CHECK(nw >= NDEV - 2, "the narrow instance on %d of %d devices", nw, NDEV);
   }
+  {
+    /* Head-split rows (congruent, not whole aligned vectors): 16-bit rows by the head-split
+     * kernels' own registers (fn_regs_estimate_bwd_row_u16: S = 2 plain 12 CTAs of 64 threads an
+     * SM, fused 10), f32 rows by the generic estimate (S = 4 at 64 threads: 8). */
+    static const struct {
+      int64_t rows, n;
+      fusednorm_dtype x;
+      int fused, slots, per_sm;
+    } kU[] = {
+        {65536, 1023, FUSEDNORM_BF16, 0, 2, 12}, {65536, 1023, FUSEDNORM_BF16, 1, 2, 10},
+        {65536, 1021, FUSEDNORM_F16, 0, 2, 12},  {65536, 1023, FUSEDNORM_F32, 0, 4, 8},
+    };
+    for (i = 0; i < sizeof kU / sizeof kU[0]; ++i) {
+      fusednorm_launch a;
+      if (!auto_plan(5, &kCongruent, kU[i].rows, kU[i].n, kU[i].x, 1, kU[i].fused, 1, &a)) continue;
+      CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.unaligned && a.block_threads == 64 &&
+                a.slots_per_thread == kU[i].slots && a.grid == 132 * kU[i].per_sm,
+            "H200 head-split %s%lldx%lld %s: AUTO %s u%d t%d s%d g%lld, want bwd_row u1 t64 s%d g%d",
+            kU[i].fused ? "fused " : "", (long long)kU[i].rows, (long long)kU[i].n, fusednorm_dtype_name(kU[i].x),
+            fusednorm_kernel_name(a.kernel), a.unaligned, a.block_threads, a.slots_per_thread, (long long)a.grid,
+            kU[i].slots, 132 * kU[i].per_sm);
+    }
+  }
+  {
+    /* The residue classes of the head-split backward (fn_bwd_row_period, fn_bwd_row_by_residue):
+     * the row addresses modulo 16 bytes repeat every 16 / gcd(16, stride bytes) rows, and every
+     * class needs a CTA unless the grid covers the rows. */
+    static const struct {
+      int64_t stride, xs;
+      int period;
+    } kP[] = {{1023, 2, 8}, {1022, 2, 4}, {1020, 2, 2}, {1024, 2, 1}, {1021, 4, 4},
+              {1022, 4, 2}, {1020, 4, 1}, {3, 2, 8},    {12, 2, 2},   {0, 2, 1}};
+    for (i = 0; i < sizeof kP / sizeof kP[0]; ++i)
+      CHECK(fn_bwd_row_period(kP[i].stride, kP[i].xs) == kP[i].period, "period of stride %lld x %lld bytes: %d, want %d",
+            (long long)kP[i].stride, (long long)kP[i].xs, fn_bwd_row_period(kP[i].stride, kP[i].xs), kP[i].period);
+    CHECK(fn_bwd_row_by_residue(8, 100, 1023, 2) && !fn_bwd_row_by_residue(7, 100, 1023, 2) &&
+              fn_bwd_row_by_residue(7, 7, 1023, 2) && fn_bwd_row_by_residue(4, 100, 1022, 2) &&
+              !fn_bwd_row_by_residue(3, 100, 1022, 2) && fn_bwd_row_by_residue(1, 100, 1024, 2),
+          "fn_bwd_row_by_residue: a grid of at least the period, or covering the rows");
+  }
 }
 
 /* The 8-slot lean backward's weight stage (select.c bwd_row8, fn_bwd_row8_smem): fp32 wherever
