@@ -199,8 +199,10 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
    * holds columns hres + c0 + sl*N .. + N, ring vector sl + 1 (copied as the HS ring copies it,
    * the row's tail vector included), read by the thread that copied it: no barrier and no shifted
    * read. The weight is loaded once at those columns and dw stays in registers over them; chunk
-   * 0's thread 0 also takes the row's head (ring vector 0, the elements before the row zeroed),
-   * its weight and dw in shared memory. The last chunk's columns reach past the row (zeros). */
+   * 0's thread 0 also takes the row's head (ring vector 0's elements from the row's start, those
+   * before it skipped), its weight and dw in shared memory, element by element (elem_dot /
+   * elem_dx: slot_dot's and slot_dx's formulas). The last chunk's columns reach past the row
+   * (zeros). */
   constexpr bool res = RES;
   const int rslots = cslots + (hs || res ? 1 : 0); /* ring vectors per tensor and stage */
   auto head_of = [&](int64_t row) {
