@@ -2049,29 +2049,37 @@ static void test_warp_bwd(void) {
  * sub-partition (102 at S = 4: 8 CTAs an SM, where the whole register file over a CTA's would
  * give 9). Measured: kernels/RESULTS.md "The lean backward's grid by its own registers". */
 static void test_bwd_row_grid(void) {
+  /* u: head-split rows (congruent, not whole aligned vectors): 16-bit rows by the head-split
+   * kernels' own registers (fn_regs_estimate_bwd_row_u16: S = 2 plain 12 CTAs of 64 threads an
+   * SM, fused 10), f32 rows by the generic estimate (S = 4 at 64 threads: 8); never narrow. */
   static const struct {
     int64_t rows, n;
     fusednorm_dtype x;
-    int fused, slots, per_sm;
+    int fused, slots, per_sm, u;
   } kCases[] = {
-      {65536, 1024, FUSEDNORM_BF16, 0, 2, 12}, {65536, 1024, FUSEDNORM_BF16, 1, 2, 12},
-      {65536, 576, FUSEDNORM_F16, 1, 2, 12},   {65536, 2048, FUSEDNORM_BF16, 0, 4, 8},
-      {65536, 512, FUSEDNORM_BF16, 0, 1, 20},  {65536, 512, FUSEDNORM_F32, 0, 2, 10},
-      {65536, 1024, FUSEDNORM_F32, 1, 4, 8},   {13200, 384, FUSEDNORM_F16, 1, 1, 20},
-      {13199, 384, FUSEDNORM_F16, 1, 1, 16},   {4096, 512, FUSEDNORM_BF16, 0, 1, 16},
+      {65536, 1024, FUSEDNORM_BF16, 0, 2, 12, 0}, {65536, 1024, FUSEDNORM_BF16, 1, 2, 12, 0},
+      {65536, 576, FUSEDNORM_F16, 1, 2, 12, 0},   {65536, 2048, FUSEDNORM_BF16, 0, 4, 8, 0},
+      {65536, 512, FUSEDNORM_BF16, 0, 1, 20, 0},  {65536, 512, FUSEDNORM_F32, 0, 2, 10, 0},
+      {65536, 1024, FUSEDNORM_F32, 1, 4, 8, 0},   {13200, 384, FUSEDNORM_F16, 1, 1, 20, 0},
+      {13199, 384, FUSEDNORM_F16, 1, 1, 16, 0},   {4096, 512, FUSEDNORM_BF16, 0, 1, 16, 0},
+      {65536, 1023, FUSEDNORM_BF16, 0, 2, 12, 1}, {65536, 1023, FUSEDNORM_BF16, 1, 2, 10, 1},
+      {65536, 1021, FUSEDNORM_F16, 0, 2, 12, 1},  {65536, 1023, FUSEDNORM_F32, 0, 4, 8, 1},
   };
   size_t i;
   for (i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
     fusednorm_launch a;
-    if (!auto_plan(5, &kAligned, kCases[i].rows, kCases[i].n, kCases[i].x, 1, kCases[i].fused, 1, &a)) continue;
+    if (!auto_plan(5, kCases[i].u ? &kCongruent : &kAligned, kCases[i].rows, kCases[i].n, kCases[i].x, 1,
+                   kCases[i].fused, 1, &a))
+      continue;
     /* one slot a thread: the narrow instance (20 CTAs an SM) from FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM rows an SM */
-    const int narrow = kCases[i].slots == 1 && kCases[i].rows >= 132 * 100; /* (select.c FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM) */
-    CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.block_threads == 64 && a.slots_per_thread == kCases[i].slots &&
-              a.grid == 132 * kCases[i].per_sm && a.narrow == narrow,
-          "H200 %s%lldx%lld %s: AUTO %s t%d s%d g%lld narrow %d, want bwd_row t64 s%d g%d narrow %d",
-          kCases[i].fused ? "fused " : "", (long long)kCases[i].rows, (long long)kCases[i].n,
-          fusednorm_dtype_name(kCases[i].x), fusednorm_kernel_name(a.kernel), a.block_threads, a.slots_per_thread,
-          (long long)a.grid, a.narrow, kCases[i].slots, 132 * kCases[i].per_sm, narrow);
+    const int narrow = !kCases[i].u && kCases[i].slots == 1 && kCases[i].rows >= 132 * 100; /* (select.c FN_AUTO_BWD_ROW_NARROW_ROWS_PER_SM) */
+    CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.unaligned == kCases[i].u && a.block_threads == 64 &&
+              a.slots_per_thread == kCases[i].slots && a.grid == 132 * kCases[i].per_sm && a.narrow == narrow,
+          "H200 %s%s%lldx%lld %s: AUTO %s u%d t%d s%d g%lld narrow %d, want bwd_row u%d t64 s%d g%d narrow %d",
+          kCases[i].u ? "head-split " : "", kCases[i].fused ? "fused " : "", (long long)kCases[i].rows,
+          (long long)kCases[i].n, fusednorm_dtype_name(kCases[i].x), fusednorm_kernel_name(a.kernel), a.unaligned,
+          a.block_threads, a.slots_per_thread, (long long)a.grid, a.narrow, kCases[i].u, kCases[i].slots,
+          132 * kCases[i].per_sm, narrow);
   }
   {
     /* Every device: the narrow instance only where the device holds its bound's CTAs an SM (not
@@ -2087,29 +2095,6 @@ static void test_bwd_row_grid(void) {
       nw += a.narrow;
     }
     CHECK(nw >= NDEV - 2, "the narrow instance on %d of %d devices", nw, NDEV);
-  }
-  {
-    /* Head-split rows (congruent, not whole aligned vectors): 16-bit rows by the head-split
-     * kernels' own registers (fn_regs_estimate_bwd_row_u16: S = 2 plain 12 CTAs of 64 threads an
-     * SM, fused 10), f32 rows by the generic estimate (S = 4 at 64 threads: 8). */
-    static const struct {
-      int64_t rows, n;
-      fusednorm_dtype x;
-      int fused, slots, per_sm;
-    } kU[] = {
-        {65536, 1023, FUSEDNORM_BF16, 0, 2, 12}, {65536, 1023, FUSEDNORM_BF16, 1, 2, 10},
-        {65536, 1021, FUSEDNORM_F16, 0, 2, 12},  {65536, 1023, FUSEDNORM_F32, 0, 4, 8},
-    };
-    for (i = 0; i < sizeof kU / sizeof kU[0]; ++i) {
-      fusednorm_launch a;
-      if (!auto_plan(5, &kCongruent, kU[i].rows, kU[i].n, kU[i].x, 1, kU[i].fused, 1, &a)) continue;
-      CHECK(a.kernel == FUSEDNORM_KERNEL_BWD_ROW && a.unaligned && a.block_threads == 64 &&
-                a.slots_per_thread == kU[i].slots && a.grid == 132 * kU[i].per_sm,
-            "H200 head-split %s%lldx%lld %s: AUTO %s u%d t%d s%d g%lld, want bwd_row u1 t64 s%d g%d",
-            kU[i].fused ? "fused " : "", (long long)kU[i].rows, (long long)kU[i].n, fusednorm_dtype_name(kU[i].x),
-            fusednorm_kernel_name(a.kernel), a.unaligned, a.block_threads, a.slots_per_thread, (long long)a.grid,
-            kU[i].slots, 132 * kU[i].per_sm);
-    }
   }
   {
     /* The residue classes of the head-split backward (fn_bwd_row_period, fn_bwd_row_by_residue):
