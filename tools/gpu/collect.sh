@@ -206,8 +206,9 @@ if ! git ls-files -z -c -o --exclude-standard > "$listed"; then
   echo "collect: git ls-files failed: the room beside the working tree is measured from git" >&2
   exit 1
 fi
-# Counted as allocated blocks, not bytes: the device tool refused a carry that was under 64 MiB in
-# bytes, and the files' 4 KB blocks (about 4.5 MB more over this tree's 2000 files) put it over.
+# Counted as allocated blocks, not bytes: the device tool's 64 MiB carry limit counts what the
+# files occupy, and their 4 KB blocks come to about 4.5 MB more than their bytes over this tree's
+# 2000 files.
 tree=$( (xargs -0 -r stat -c '%b %B' < "$listed" 2>/dev/null || true) | awk '{s += $1 * $2} END {print s + 0}')
 rm -f "$listed"
 room=$((CARRY_BYTES - tree))
