@@ -81,8 +81,7 @@ __device__ __forceinline__ void bwd_row_body(const BwdParams &p) {
     return static_cast<const T *>(base) + (U ? row * stride : row_offset(p.nd, row, stride, outer));
   };
   if constexpr (U) {
-    const unsigned sb = (unsigned)((uint64_t)p.dy_stride * sizeof(T)) & 15u;
-    const int period = sb == 0u ? 1 : 16 >> (__ffs((int)sb) - 1);
+    const int period = row_period<T>(p.dy_stride);
     const int cls = (int)blockIdx.x % period;
     rstep = (int64_t)period * (((int)gridDim.x - cls + period - 1) / period);
     const RowSplit sp = row_split<T>(row_ptr(p.dy, blockIdx.x, p.dy_stride, p.dy_outer), p.n);

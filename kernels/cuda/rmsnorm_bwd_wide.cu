@@ -216,8 +216,7 @@ __device__ __forceinline__ void split_body(const SplitParams &p) {
   int64_t rstep = p.gr; /* local row j is row g + j * rstep */
   int hres = 0;
   if constexpr (RES) {
-    const unsigned sb = (unsigned)((uint64_t)p.dy_stride * sizeof(T)) & 15u;
-    const int period = sb == 0u ? 1 : 16 >> (__ffs((int)sb) - 1);
+    const int period = row_period<T>(p.dy_stride);
     const int cls = g % period;
     rstep = (int64_t)period * ((p.gr - cls + period - 1) / period);
     hres = head_of(g);

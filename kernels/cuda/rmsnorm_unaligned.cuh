@@ -46,6 +46,14 @@ template <typename T> __device__ __forceinline__ RowSplit row_split(const void *
   return r;
 }
 
+/* Rows apart in which a row tensor's addresses modulo 16 bytes repeat: 16 / gcd(16, the row
+ * stride in bytes), 1 to 8 (fn_bwd_row_period's value, on the device). The head-split backwards
+ * of rows of one stride give each CTA or row group the rows of one residue class of it. */
+template <typename T> __device__ __forceinline__ int row_period(int64_t stride) {
+  const unsigned sb = (unsigned)((uint64_t)stride * sizeof(T)) & 15u;
+  return sb == 0u ? 1 : 16 >> (__ffs((int)sb) - 1);
+}
+
 /* One element of a row as fp32 / stored from fp32 (RN-even). */
 template <typename T> __device__ __forceinline__ float ld_elem(const T *row, int col) { return to_f(row[col]); }
 template <typename T> __device__ __forceinline__ void st_elem(T *row, int col, float v) { row[col] = from_f<T>(v); }
